@@ -1,0 +1,35 @@
+"""GridGames: classic grid games as Gymnasium environments.
+
+Importing this package registers every ``GridGames/*`` id, so that
+``gymnasium.make("GridGames/Sokoban-v0")`` works (and ``"grid_envs:GridGames/Sokoban-v0"``
+without an import). The games themselves are imported only when an env is made.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gymnasium.envs.registration import register, registry
+
+__version__ = "0.1.0"
+
+# id -> (entry point, max_episode_steps, kwargs, one-line summary for `grid-games list`)
+ENVS: dict[str, tuple[str, int | None, dict[str, Any], str]] = {
+    "GridGames/Sokoban-v0": (
+        "grid_envs.sokoban.env:SokobanEnv", 120, {"rows": 10, "cols": 10, "num_boxes": 4},
+        "Sokoban, generated 10x10 rooms with 4 boxes (Boxoban conditions)",
+    ),
+    "GridGames/Sokoban-Small-v0": (
+        "grid_envs.sokoban.env:SokobanEnv", 60, {"rows": 7, "cols": 7, "num_boxes": 2},
+        "Sokoban, generated 7x7 rooms with 2 boxes, for quick experiments",
+    ),
+}  # fmt: skip
+
+
+def _register_all() -> None:
+    for env_id, (entry_point, steps, kwargs, _) in ENVS.items():
+        if env_id not in registry:
+            register(id=env_id, entry_point=entry_point, max_episode_steps=steps, kwargs=kwargs)
+
+
+_register_all()

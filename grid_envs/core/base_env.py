@@ -1,0 +1,280 @@
+"""The base environment: the contract of SPEC.md, implemented once for every game.
+
+A game subclasses :class:`GridEnv` and fills in small hooks (``_new_episode``,
+``_legal_mask``, ``_apply``, ``_planes``, ``_game_info``, ``_ansi``, ``_rgb``,
+``_get_state``/``_set_state``). The base class does the shared work:
+
+* actions outside the space raise ``ValueError`` naming the space;
+* actions the mask forbids are a no-op: the state is unchanged, the reward is
+  ``illegal_action_penalty`` and ``info["illegal_action"]`` is True;
+* the mask is exact after every reset and step and is returned both by
+  :meth:`action_masks` (sb3-contrib's MaskablePPO) and in ``info["action_mask"]``;
+* ``info["is_success"]`` is set at every step (stable-baselines3's evaluation reads it);
+* when no action is legal in a state that is not terminal the episode ends
+  (``terminated``), so a mask is never all False while an episode runs;
+* observation views (``"planes"``, ``"compact"``, ``"rgb"``), rendering and
+  exact snapshots with :meth:`snapshot` / :meth:`restore`.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+
+from grid_envs.core.render import HumanWindow
+
+OBSERVATION_MODES = ("planes", "compact", "rgb")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything needed to put an env back exactly where it was."""
+
+    game: Any  # the game's own state object (a deep copy)
+    steps: int
+    done: bool
+    won: bool
+    rng_state: dict[str, Any]
+    mask: np.ndarray  # (n_actions,) bool
+
+
+class GridEnv(gym.Env[np.ndarray, np.int64]):
+    """Shared machinery of the GridGames environments (see the module docstring)."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "rgb_array", "human"],
+        "render_fps": 8,
+    }
+    #: Default reward for an action the mask forbids; games override it.
+    default_illegal_action_penalty: ClassVar[float] = -0.1
+
+    def __init__(
+        self,
+        *,
+        n_actions: int,
+        obs_shape: tuple[int, int],
+        n_planes: int,
+        render_mode: str | None = None,
+        observation_mode: str = "planes",
+        illegal_action_penalty: float | None = None,
+        tile_size: int = 24,
+        planes_high: int = 1,
+        compact_high: int = 255,
+    ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                f"got {render_mode!r}"
+            )
+        if observation_mode not in OBSERVATION_MODES:
+            raise ValueError(
+                f"observation_mode must be one of {OBSERVATION_MODES}, got {observation_mode!r}"
+            )
+        if tile_size < 4:
+            raise ValueError(f"tile_size must be at least 4 pixels, got {tile_size!r}")
+        self.render_mode = render_mode
+        self.observation_mode = observation_mode
+        self.tile_size = int(tile_size)
+        self.illegal_action_penalty = float(
+            self.default_illegal_action_penalty
+            if illegal_action_penalty is None
+            else illegal_action_penalty
+        )
+        rows, cols = obs_shape
+        self.obs_shape = (int(rows), int(cols))
+        self.action_space = gym.spaces.Discrete(n_actions)
+        if observation_mode == "planes":
+            self.observation_space = gym.spaces.Box(
+                0, planes_high, (n_planes, rows, cols), dtype=np.uint8
+            )
+        elif observation_mode == "compact":
+            self.observation_space = gym.spaces.Box(0, compact_high, (rows, cols), dtype=np.uint8)
+        else:
+            t = self.tile_size
+            self.observation_space = gym.spaces.Box(0, 255, (rows * t, cols * t, 3), dtype=np.uint8)
+        self._mask = np.zeros(n_actions, dtype=bool)
+        self._steps = 0
+        self._done = True
+        self._won = False
+        self._window: HumanWindow | None = None
+
+    # ------------------------------------------------------------------ hooks
+    def _new_episode(self, options: dict[str, Any]) -> None:
+        """Set up a new game from ``self.np_random`` (and ``options``)."""
+        raise NotImplementedError
+
+    def _legal_mask(self) -> np.ndarray:
+        """The exact (n_actions,) bool mask of the current state."""
+        raise NotImplementedError
+
+    def _apply(self, action: int) -> tuple[float, bool, bool]:
+        """Play a legal action; return (reward, terminated, won)."""
+        raise NotImplementedError
+
+    def _planes(self) -> np.ndarray:
+        """The observation planes, (n_planes, *obs_shape) uint8."""
+        raise NotImplementedError
+
+    def _compact(self) -> np.ndarray:
+        """A (rows, cols) uint8 code grid; by default the index of the first set plane."""
+        return self._planes().argmax(axis=0).astype(np.uint8)
+
+    def _game_info(self) -> dict[str, Any]:
+        return {}
+
+    def _ansi(self) -> str:
+        raise NotImplementedError
+
+    def _rgb(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def _get_state(self) -> Any:
+        raise NotImplementedError
+
+    def _set_state(self, state: Any) -> None:
+        raise NotImplementedError
+
+    def _no_legal_action(self) -> float:
+        """Called when a non-terminal state has no legal action; returns the extra reward.
+
+        The episode then ends as a loss. Games override this to give their loss penalty.
+        """
+        return 0.0
+
+    # ---------------------------------------------------------- gymnasium API
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        self._new_episode(dict(options or {}))
+        self._steps = 0
+        self._done = False
+        self._won = False
+        self._mask = self._legal_mask()
+        info = self._info(illegal=False)
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), info
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        a = self._check_action(action)
+        if self._done:
+            raise RuntimeError("the episode has ended: call reset() before step()")
+        self._steps += 1
+        illegal = not self._mask[a]
+        if illegal:
+            reward, terminated = self.illegal_action_penalty, False
+        else:
+            reward, terminated, won = self._apply(a)
+            self._won = won
+            self._mask = self._legal_mask()
+            if not terminated and not self._mask.any():
+                reward += self._no_legal_action()
+                terminated = True
+        self._done = terminated
+        info = self._info(illegal=illegal)
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), float(reward), terminated, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions now, (n_actions,) bool (the method MaskablePPO calls)."""
+        return self._mask.copy()
+
+    def render(self) -> Any:
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode= to make()")
+            return None
+        if self.render_mode == "ansi":
+            return self._ansi()
+        frame = self._rgb()
+        if self.render_mode == "rgb_array":
+            return frame
+        if self._window is None:
+            self._window = HumanWindow(title=type(self).__name__, fps=self.metadata["render_fps"])
+        self._window.show(frame)
+        return None
+
+    def close(self) -> None:
+        if self._window is not None:
+            self._window.close()
+            self._window = None
+
+    # --------------------------------------------------------- public extras
+    @property
+    def steps(self) -> int:
+        """Steps taken in this episode, illegal ones included."""
+        return self._steps
+
+    @property
+    def won(self) -> bool:
+        return self._won
+
+    @property
+    def episode_over(self) -> bool:
+        return self._done
+
+    def snapshot(self) -> Snapshot:
+        """An exact copy of the episode's state, random generator included.
+
+        This is the documented hook through which planning agents read the game.
+        """
+        return Snapshot(
+            game=copy.deepcopy(self._get_state()),
+            steps=self._steps,
+            done=self._done,
+            won=self._won,
+            rng_state=copy.deepcopy(self.np_random.bit_generator.state),
+            mask=self._mask.copy(),
+        )
+
+    def restore(self, snapshot: Snapshot) -> None:
+        """Put the env back exactly where :meth:`snapshot` found it."""
+        self._set_state(copy.deepcopy(snapshot.game))
+        self._steps = snapshot.steps
+        self._done = snapshot.done
+        self._won = snapshot.won
+        self.np_random.bit_generator.state = copy.deepcopy(snapshot.rng_state)
+        self._mask = snapshot.mask.copy()
+
+    def observe(self) -> np.ndarray:
+        """The current observation (what the last reset/step returned)."""
+        return self._observation()
+
+    def action_for_key(self, key: str) -> int | None:
+        """Map a key typed by a person to an action (``grid-games play``); None if unknown.
+
+        The default accepts an action number; games map their own keys.
+        """
+        return int(key) if key.isdigit() and int(key) < self.action_space.n else None
+
+    # --------------------------------------------------------------- helpers
+    def _check_action(self, action: Any) -> int:
+        ok = isinstance(action, (int, np.integer)) and not isinstance(action, bool)
+        if not ok and isinstance(action, np.ndarray) and action.shape in ((), (1,)):
+            ok = np.issubdtype(action.dtype, np.integer)
+            action = action.reshape(()).item() if ok else action
+        if not ok or not 0 <= int(action) < self.action_space.n:
+            raise ValueError(
+                f"action {action!r} is outside the action space {self.action_space} "
+                f"(an integer in [0, {self.action_space.n - 1}])"
+            )
+        return int(action)
+
+    def _observation(self) -> np.ndarray:
+        if self.observation_mode == "planes":
+            return self._planes()
+        if self.observation_mode == "compact":
+            return self._compact()
+        return self._rgb()
+
+    def _info(self, *, illegal: bool) -> dict[str, Any]:
+        info = self._game_info()
+        info["action_mask"] = self._mask.copy()
+        info["illegal_action"] = illegal
+        info["is_success"] = self._won
+        return info

@@ -1,0 +1,119 @@
+"""Grid helpers shared by every game: directions, neighbourhoods, BFS and flood fill.
+
+All searches are iterative (a queue, never recursion), so a 1000x1000 board cannot hit
+Python's recursion limit. Cells are ``(row, col)`` tuples in the public helpers; the
+hot loops work on flat indices ``row * cols + col``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+
+import numpy as np
+
+Cell = tuple[int, int]
+
+# The four directions in the order every game's action tables use: up, down, left, right.
+UP, DOWN, LEFT, RIGHT = 0, 1, 2, 3
+DIRECTIONS: tuple[Cell, ...] = ((-1, 0), (1, 0), (0, -1), (0, 1))
+DIRECTION_NAMES = ("up", "down", "left", "right")
+OPPOSITE = (DOWN, UP, RIGHT, LEFT)
+
+# 8-neighbourhood offsets (Minesweeper's numbers, Lines98's diagonals).
+NEIGHBOURS_8: tuple[Cell, ...] = (
+    (-1, -1), (-1, 0), (-1, 1),
+    (0, -1),           (0, 1),
+    (1, -1),  (1, 0),  (1, 1),
+)  # fmt: skip
+
+
+def in_bounds(cell: Cell, shape: tuple[int, int]) -> bool:
+    r, c = cell
+    return 0 <= r < shape[0] and 0 <= c < shape[1]
+
+
+def neighbours(cell: Cell, shape: tuple[int, int], connectivity: int = 4) -> Iterator[Cell]:
+    """Yield the in-bounds neighbours of ``cell`` (4- or 8-connected)."""
+    offsets = _offsets(connectivity)
+    r, c = cell
+    for dr, dc in offsets:
+        rr, cc = r + dr, c + dc
+        if 0 <= rr < shape[0] and 0 <= cc < shape[1]:
+            yield rr, cc
+
+
+def _offsets(connectivity: int) -> tuple[Cell, ...]:
+    if connectivity == 4:
+        return DIRECTIONS
+    if connectivity == 8:
+        return NEIGHBOURS_8
+    raise ValueError(f"connectivity must be 4 or 8, got {connectivity!r}")
+
+
+def flat_neighbour_table(shape: tuple[int, int], connectivity: int = 4) -> list[tuple[int, ...]]:
+    """For each flat index, the flat indices of its in-bounds neighbours."""
+    rows, cols = shape
+    offsets = _offsets(connectivity)
+    table: list[tuple[int, ...]] = []
+    for r in range(rows):
+        for c in range(cols):
+            table.append(
+                tuple(
+                    (r + dr) * cols + (c + dc)
+                    for dr, dc in offsets
+                    if 0 <= r + dr < rows and 0 <= c + dc < cols
+                )
+            )
+    return table
+
+
+def bfs_distances(passable: np.ndarray, start: Cell, connectivity: int = 4) -> np.ndarray:
+    """Steps from ``start`` to every cell through ``passable`` cells; -1 where unreachable.
+
+    ``start`` itself need not be passable (a ball that moves off its own cell, say).
+    """
+    rows, cols = passable.shape
+    free = passable.ravel().tolist()
+    table = flat_neighbour_table((rows, cols), connectivity)
+    dist = [-1] * (rows * cols)
+    s = start[0] * cols + start[1]
+    dist[s] = 0
+    queue = deque([s])
+    while queue:
+        i = queue.popleft()
+        d = dist[i] + 1
+        for j in table[i]:
+            if free[j] and dist[j] < 0:
+                dist[j] = d
+                queue.append(j)
+    return np.array(dist, dtype=np.int32).reshape(rows, cols)
+
+
+def flood_fill(passable: np.ndarray, start: Cell, connectivity: int = 4) -> np.ndarray:
+    """The connected region of ``passable`` cells that contains ``start`` (bool mask)."""
+    return bfs_distances(passable, start, connectivity) >= 0
+
+
+def shortest_path(passable: np.ndarray, start: Cell, goal: Cell) -> list[Cell] | None:
+    """A shortest 4-connected path from ``start`` to ``goal`` (both included), or None."""
+    rows, cols = passable.shape
+    free = passable.ravel().tolist()
+    table = flat_neighbour_table((rows, cols))
+    s, g = start[0] * cols + start[1], goal[0] * cols + goal[1]
+    parent = {s: -1}
+    queue = deque([s])
+    while queue and g not in parent:
+        i = queue.popleft()
+        for j in table[i]:
+            if free[j] and j not in parent:
+                parent[j] = i
+                queue.append(j)
+    if g not in parent:
+        return None
+    path = []
+    i = g
+    while i != -1:
+        path.append(divmod(i, cols))
+        i = parent[i]
+    return path[::-1]

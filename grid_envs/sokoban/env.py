@@ -1,0 +1,322 @@
+"""The Sokoban gymnasium environment."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from grid_envs.core.base_env import GridEnv
+from grid_envs.core.grid import DIRECTIONS, DOWN, LEFT, RIGHT, UP
+from grid_envs.sokoban import render, rules
+from grid_envs.sokoban.generator import SokobanGenerator
+from grid_envs.sokoban.levels import BoxobanDirectory, parse_xsb, read_collection
+from grid_envs.sokoban.state import (
+    BOX,
+    CHANNELS,
+    FLOOR,
+    PLAYER,
+    WALL,
+    Level,
+    SokobanState,
+)
+
+LevelSpec = str | Path | Level | Sequence[Level] | None
+_KEYS = {"w": UP, "up": UP, "k": UP, "s": DOWN, "down": DOWN, "j": DOWN,
+         "a": LEFT, "left": LEFT, "h": LEFT, "d": RIGHT, "right": RIGHT, "l": RIGHT}  # fmt: skip
+_CHANNEL_IDS = np.arange(len(CHANNELS), dtype=np.uint8)[:, None, None]
+
+
+def load_levels(levels: LevelSpec) -> list[Level] | BoxobanDirectory:
+    """Resolve the ``levels=`` argument: a Level, a list, XSB text, a file or a directory."""
+    if isinstance(levels, Level):
+        return [levels]
+    if isinstance(levels, (str, Path)):
+        text = str(levels)
+        if "\n" in text:
+            return parse_xsb(text)
+        path = Path(text)
+        if path.is_dir():
+            return BoxobanDirectory(path)
+        if path.is_file():
+            return read_collection(path)
+        raise ValueError(
+            f"levels={text!r} is neither an XSB file, a Boxoban directory nor XSB text"
+        )
+    items = list(levels or [])
+    if not items or not all(isinstance(x, Level) for x in items):
+        raise ValueError(f"levels must be a path, XSB text or a list of Level, got {levels!r}")
+    return items
+
+
+class SokobanEnv(GridEnv):
+    """Push every box onto a goal.
+
+    ## Description
+    The classic warehouse puzzle. The player walks on the floor and pushes boxes, one at a
+    time, never pulls. The level is solved when every goal holds a box. Levels are generated
+    (solvable by construction, see :class:`SokobanGenerator`) or read from XSB files, XSB
+    text or a local Boxoban directory (``levels=``).
+
+    ## Action Space
+    ``Discrete(8)``, the seed's moves and pushes; the mask opens at most one per direction.
+
+    | Num | Action     | Legal when                                          |
+    |-----|------------|-----------------------------------------------------|
+    | 0   | move up    | the cell above is floor without a box               |
+    | 1   | move down  | the cell below is floor without a box               |
+    | 2   | move left  | the cell left is floor without a box                |
+    | 3   | move right | the cell right is floor without a box               |
+    | 4   | push up    | a box is above and the cell beyond it is free floor |
+    | 5   | push down  | likewise below                                      |
+    | 6   | push left  | likewise left                                       |
+    | 7   | push right | likewise right                                      |
+
+    A masked action leaves the state unchanged, costs ``illegal_action_penalty`` and sets
+    ``info["illegal_action"]``.
+
+    ## Observation Space
+    ``Box(0, 1, (7, rows, cols), uint8)``: one-hot planes in the order wall, floor, goal,
+    box, box on goal, player, player on goal (exactly one plane is 1 in every cell). Levels
+    smaller than ``obs_shape`` sit in the top-left corner and the rest is wall.
+    ``observation_mode="compact"`` gives the (rows, cols) grid of those plane indices and
+    ``"rgb"`` the rendered image.
+
+    ## Rewards
+    The gym-sokoban / Boxoban / Jumanji anchor: ``-0.1`` per step, ``+1`` for a box pushed
+    onto a goal, ``-1`` for a box pushed off one, ``+10`` when solved. A deadlock ends the
+    episode with ``deadlock_penalty``, by default ``-0.1 x`` the time limit (``-12`` at 120
+    steps; ``-10`` without a limit), so a loss never pays better than running out of steps.
+    A masked action pays ``illegal_action_penalty`` (default ``-0.1``, a wasted step).
+
+    ## Starting State
+    A new generated level (or one drawn from ``levels``; ``options={"level": i}`` picks
+    level ``i``, ``options={"level": Level or XSB text}`` plays that level).
+
+    ## Episode End
+    Terminated: solved (``info["is_success"]``), or deadlocked (dead square or frozen box
+    off its goal; only when ``terminate_on_deadlock``), or no legal action left.
+    Truncated: by the time limit given at registration (120 steps for ``Sokoban-v0``).
+
+    ## Arguments
+    - ``levels``: XSB path, Boxoban directory, XSB text, a ``Level`` or a list of them.
+    - ``generator``: a :class:`SokobanGenerator`; by default one of ``rows x cols`` with
+      ``num_boxes`` boxes (10, 10, 4).
+    - ``obs_shape``: the observation grid; by default the largest level or the generator's.
+    - ``level_order``: ``"random"`` (seeded) or ``"sequential"`` for level lists.
+    - ``step_penalty``, ``box_on_reward``, ``box_off_penalty``, ``solve_reward``,
+      ``deadlock_penalty``, ``illegal_action_penalty``: the rewards above.
+    - ``terminate_on_deadlock``: end the episode at a deadlock (default True).
+    - ``observation_mode``, ``render_mode``, ``tile_size``: views and drawing.
+
+    ## Version History
+    - v0: first release.
+    """
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        *,
+        levels: LevelSpec = None,
+        generator: SokobanGenerator | None = None,
+        rows: int = 10,
+        cols: int = 10,
+        num_boxes: int = 4,
+        obs_shape: tuple[int, int] | None = None,
+        level_order: str = "random",
+        step_penalty: float = -0.1,
+        box_on_reward: float = 1.0,
+        box_off_penalty: float = -1.0,
+        solve_reward: float = 10.0,
+        deadlock_penalty: float | None = None,
+        terminate_on_deadlock: bool = True,
+        illegal_action_penalty: float | None = None,
+        observation_mode: str = "planes",
+        tile_size: int = 24,
+    ) -> None:
+        if level_order not in ("random", "sequential"):
+            raise ValueError(f"level_order must be 'random' or 'sequential', got {level_order!r}")
+        self.levels = load_levels(levels) if levels is not None else None
+        self.generator = generator
+        if self.levels is None and generator is None:
+            self.generator = SokobanGenerator(rows, cols, num_boxes)
+        shape = obs_shape or self._default_shape()
+        super().__init__(
+            n_actions=rules.N_ACTIONS,
+            obs_shape=shape,
+            n_planes=len(CHANNELS),
+            render_mode=render_mode,
+            observation_mode=observation_mode,
+            illegal_action_penalty=illegal_action_penalty,
+            tile_size=tile_size,
+            compact_high=len(CHANNELS) - 1,
+        )
+        self.level_order = level_order
+        self.step_penalty = float(step_penalty)
+        self.box_on_reward = float(box_on_reward)
+        self.box_off_penalty = float(box_off_penalty)
+        self.solve_reward = float(solve_reward)
+        self._deadlock_penalty = deadlock_penalty
+        self.terminate_on_deadlock = bool(terminate_on_deadlock)
+        self._next_index = 0
+        self.level: Level | None = None
+        self.level_index = -1
+        self.state: SokobanState | None = None
+        self._deadlocked = False
+        self._codes = np.zeros(self.obs_shape, dtype=np.uint8)
+        self._outside = np.ones(self.obs_shape, dtype=bool)
+
+    def _default_shape(self) -> tuple[int, int]:
+        if isinstance(self.levels, list):
+            return (max(lv.shape[0] for lv in self.levels), max(lv.shape[1] for lv in self.levels))
+        if isinstance(self.levels, BoxobanDirectory):
+            first = self.levels.file_levels(0)
+            return (max(lv.shape[0] for lv in first), max(lv.shape[1] for lv in first))
+        assert self.generator is not None
+        return self.generator.shape
+
+    @property
+    def deadlock_penalty(self) -> float:
+        if self._deadlock_penalty is not None:
+            return float(self._deadlock_penalty)
+        limit = self.spec.max_episode_steps if self.spec is not None else None
+        return -abs(self.step_penalty) * limit if limit else -10.0
+
+    # ------------------------------------------------------------- episode
+    def _pick_level(self, choice: Any) -> tuple[int, Level]:
+        if isinstance(choice, Level):
+            return -1, choice
+        if isinstance(choice, str):
+            return -1, parse_xsb(choice)[0]
+        if isinstance(self.levels, list):
+            if choice is not None:
+                if not isinstance(choice, (int, np.integer)) or not 0 <= choice < len(self.levels):
+                    raise ValueError(
+                        f"options['level'] must be an index in [0, {len(self.levels) - 1}], "
+                        f"a Level or XSB text, got {choice!r}"
+                    )
+                return int(choice), self.levels[int(choice)]
+            if self.level_order == "sequential":
+                i = self._next_index % len(self.levels)
+                self._next_index += 1
+            else:
+                i = int(self.np_random.integers(len(self.levels)))
+            return i, self.levels[i]
+        if choice is not None:
+            raise ValueError("options['level'] as an index needs a level list (levels=...)")
+        source = self.levels if self.levels is not None else self.generator
+        assert source is not None
+        return source.sample(self.np_random)
+
+    def _new_episode(self, options: dict[str, Any]) -> None:
+        index, level = self._pick_level(options.get("level"))
+        rows, cols = level.shape
+        if rows > self.obs_shape[0] or cols > self.obs_shape[1]:
+            raise ValueError(
+                f"level {index} is {rows}x{cols}, larger than obs_shape {self.obs_shape}; "
+                f"pass obs_shape= to make()"
+            )
+        self.level, self.level_index = level, index
+        self.state = rules.new_state(level)
+        self._deadlocked = rules.is_deadlocked(self.state)
+        self._outside[:] = True
+        self._outside[:rows, :cols] = ~(level.floor | level.walls)
+        self._redraw()
+
+    def _redraw(self) -> None:
+        s = self.state
+        assert s is not None
+        rows, cols = s.floor.shape
+        codes = np.full(self.obs_shape, WALL, dtype=np.uint8)
+        view = codes[:rows, :cols]
+        view[s.floor] = FLOOR
+        view += s.goals.astype(np.uint8)  # FLOOR -> GOAL
+        view[s.boxes] = BOX + s.goals[s.boxes]
+        view[s.player] = PLAYER + s.goals[s.player]
+        self._codes = codes
+
+    def _set_code(self, cell: tuple[int, int]) -> None:
+        s = self.state
+        assert s is not None
+        base = BOX if s.boxes[cell] else PLAYER if cell == s.player else FLOOR
+        self._codes[cell] = base + s.goals[cell]
+
+    def _legal_mask(self) -> np.ndarray:
+        assert self.state is not None
+        return rules.legal_mask(self.state)
+
+    def _apply(self, action: int) -> tuple[float, bool, bool]:
+        s = self.state
+        assert s is not None
+        old = s.player
+        delta = rules.apply_action(s, action)
+        reward = self.step_penalty
+        if delta > 0:
+            reward += self.box_on_reward
+        elif delta < 0:
+            reward += self.box_off_penalty
+        self._set_code(old)
+        self._set_code(s.player)
+        if action < 4:
+            return reward, False, False
+        d = DIRECTIONS[action % 4]
+        box = (s.player[0] + d[0], s.player[1] + d[1])
+        self._set_code(box)
+        if rules.is_solved(s):
+            return reward + self.solve_reward, True, True
+        self._deadlocked = rules.is_deadlocked(s)
+        if self._deadlocked and self.terminate_on_deadlock:
+            return reward + self.deadlock_penalty, True, False
+        return reward, False, False
+
+    def _no_legal_action(self) -> float:
+        self._deadlocked = True
+        return self.deadlock_penalty
+
+    # ------------------------------------------------------------ views
+    def _planes(self) -> np.ndarray:
+        return (self._codes[None] == _CHANNEL_IDS).astype(np.uint8)
+
+    def _compact(self) -> np.ndarray:
+        return self._codes.copy()
+
+    def _render_codes(self) -> np.ndarray:
+        codes = self._codes.copy()
+        codes[self._outside] = render.OUTSIDE
+        return codes
+
+    def _ansi(self) -> str:
+        return render.ansi(self._render_codes())
+
+    def _rgb(self) -> np.ndarray:
+        return render.rgb(self._render_codes(), self.tile_size)
+
+    def _game_info(self) -> dict[str, Any]:
+        s = self.state
+        assert s is not None
+        return {
+            "boxes_on_target": rules.boxes_on_goals(s),
+            "num_boxes": int(s.goals.sum()),
+            "solved": self._won,
+            "deadlocked": self._deadlocked,
+            "level_index": self.level_index,
+            "pushes": s.pushes,
+            "moves": s.moves,
+        }
+
+    # -------------------------------------------------------- snapshots
+    def _get_state(self) -> Any:
+        return (self.state, self.level, self.level_index, self._deadlocked,
+                self._codes, self._outside, self._next_index)  # fmt: skip
+
+    def _set_state(self, state: Any) -> None:
+        (self.state, self.level, self.level_index, self._deadlocked,
+         self._codes, self._outside, self._next_index) = state  # fmt: skip
+
+    def action_for_key(self, key: str) -> int | None:
+        """w/a/s/d, arrows or h/j/k/l: the move or push in that direction."""
+        if key.lower() in _KEYS and self.state is not None:
+            return rules.action_for_direction(self.state, _KEYS[key.lower()])
+        return super().action_for_key(key)
