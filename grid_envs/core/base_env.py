@@ -138,6 +138,10 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
     def _set_state(self, state: Any) -> None:
         raise NotImplementedError
 
+    def _public_state(self) -> Any:
+        """The game's state object that planners read (see :meth:`game_state`)."""
+        raise NotImplementedError
+
     def _no_legal_action(self) -> float:
         """Called when a non-terminal state has no legal action; returns the extra reward.
 
@@ -219,10 +223,7 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         return self._done
 
     def snapshot(self) -> Snapshot:
-        """An exact copy of the episode's state, random generator included.
-
-        This is the documented hook through which planning agents read the game.
-        """
+        """An exact copy of the episode's state, random generator included."""
         return Snapshot(
             game=copy.deepcopy(self._get_state()),
             steps=self._steps,
@@ -231,6 +232,14 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
             rng_state=copy.deepcopy(self.np_random.bit_generator.state),
             mask=self._mask.copy(),
         )
+
+    def game_state(self) -> Any:
+        """A copy of the game's state dataclass (e.g. ``SokobanState``).
+
+        This is the documented hook through which planning agents read the game; changing
+        the copy never changes the env.
+        """
+        return copy.deepcopy(self._public_state())
 
     def restore(self, snapshot: Snapshot) -> None:
         """Put the env back exactly where :meth:`snapshot` found it."""
@@ -244,6 +253,14 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
     def observe(self) -> np.ndarray:
         """The current observation (what the last reset/step returned)."""
         return self._observation()
+
+    def render_text(self) -> str:
+        """The board as text, whatever the render mode."""
+        return self._ansi()
+
+    def window_keys(self) -> list[str]:
+        """Keys pressed in the ``"human"`` window since the last call (empty without one)."""
+        return self._window.keys() if self._window is not None else []
 
     def action_for_key(self, key: str) -> int | None:
         """Map a key typed by a person to an action (``grid-games play``); None if unknown.

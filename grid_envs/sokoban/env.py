@@ -315,6 +315,10 @@ class SokobanEnv(GridEnv):
         (self.state, self.level, self.level_index, self._deadlocked,
          self._codes, self._outside, self._next_index) = state  # fmt: skip
 
+    def _public_state(self) -> SokobanState:
+        assert self.state is not None
+        return self.state
+
     def action_for_key(self, key: str) -> int | None:
         """w/a/s/d, arrows or h/j/k/l: the move or push in that direction."""
         if key.lower() in _KEYS and self.state is not None:

@@ -176,7 +176,17 @@ def player_region(state: SokobanState) -> np.ndarray:
 
 
 def new_state(level: Level) -> SokobanState:
-    return SokobanState.from_level(level, dead_squares(level.floor, level.goals))
+    return SokobanState.from_level(level, push_distances(level.floor, level.goals))
+
+
+def distance_to_goals(state: SokobanState) -> int:
+    """Sum over boxes of their fewest pushes to the nearest goal (a simple lower bound).
+
+    A box on a dead square counts as the largest distance in the level plus one.
+    """
+    d = state.push_dist[state.boxes]
+    worst = int(state.push_dist.max()) + 1
+    return int(np.where(d < 0, worst, d).sum())
 
 
 def lurd_to_actions(state: SokobanState, lurd: str) -> list[int]:
@@ -199,3 +209,13 @@ def lurd_to_actions(state: SokobanState, lurd: str) -> list[int]:
 
 def actions_to_lurd(actions: list[int]) -> str:
     return "".join(LURD[a % 4].upper() if a >= 4 else LURD[a % 4] for a in actions)
+
+
+def distance_potential(state: SokobanState) -> float:
+    """Shaping potential: minus the boxes' total push distance to their nearest goals."""
+    return -float(distance_to_goals(state))
+
+
+def boxes_potential(state: SokobanState) -> float:
+    """Shaping potential: the number of boxes on goals."""
+    return float(boxes_on_goals(state))

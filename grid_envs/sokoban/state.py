@@ -66,19 +66,21 @@ class SokobanState:
     player: Cell
     pushes: int = 0
     moves: int = 0
+    push_dist: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.int32))
+    # (rows, cols) int32: fewest pushes of a lone box to a goal, -1 if none (static per level)
     dead: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=bool))
     # (rows, cols) bool: floor cells from which a box can reach no goal (static per level)
 
     @classmethod
-    def from_level(cls, level: Level, dead: np.ndarray) -> SokobanState:
+    def from_level(cls, level: Level, push_dist: np.ndarray) -> SokobanState:
         return cls(
             floor=level.floor, goals=level.goals, boxes=level.boxes.copy(),
-            player=level.player, dead=dead,
+            player=level.player, push_dist=push_dist, dead=level.floor & (push_dist < 0),
         )  # fmt: skip
 
     def __deepcopy__(self, memo: dict[int, object]) -> SokobanState:
         # The static arrays are shared on purpose: copying them would cost time, not safety.
         return SokobanState(
             floor=self.floor, goals=self.goals, boxes=self.boxes.copy(), player=self.player,
-            pushes=self.pushes, moves=self.moves, dead=self.dead,
+            pushes=self.pushes, moves=self.moves, push_dist=self.push_dist, dead=self.dead,
         )  # fmt: skip

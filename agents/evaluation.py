@@ -1,0 +1,152 @@
+"""One evaluation routine for every agent: random, algorithmic or learned.
+
+Episode ``i`` is reset with seed ``seed + i`` and the agent is seeded with ``seed``, so the
+same call gives the same numbers. Win rate comes with a 95% Wilson score interval.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from agents.base import Agent
+from agents.registry import env_id_of, make_agent
+
+
+@dataclass
+class EvalResult:
+    env: str
+    agent: str
+    episodes: int
+    seed: int
+    wins: int
+    win_rate: float
+    win_rate_ci: tuple[float, float]
+    mean_return: float
+    std_return: float
+    mean_length: float
+    steps_per_second: float
+    returns: list[float] = field(repr=False, default_factory=list)
+    lengths: list[int] = field(repr=False, default_factory=list)
+
+    def to_dict(self, with_episodes: bool = False) -> dict[str, Any]:
+        d = asdict(self)
+        d["win_rate_ci"] = list(self.win_rate_ci)
+        if not with_episodes:
+            d.pop("returns")
+            d.pop("lengths")
+        return d
+
+
+def wilson_interval(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a success rate (good near 0 and 1, unlike Wald's)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+class _Progress:
+    """A one-line progress bar on stderr (no dependency)."""
+
+    def __init__(self, total: int, label: str, enabled: bool) -> None:
+        self.total, self.label = total, label
+        self.enabled = enabled and sys.stderr.isatty()  # never litter logs and pipes
+        self.start = self.last = time.perf_counter()
+
+    def update(self, done: int, wins: int) -> None:
+        now = time.perf_counter()
+        if not self.enabled or (done < self.total and now - self.last < 0.1):
+            return
+        self.last = now
+        width = 30
+        filled = int(width * done / max(1, self.total))
+        rate = done / max(1e-9, now - self.start)
+        sys.stderr.write(
+            f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} "
+            f"wins {wins} ({rate:.1f} ep/s)"
+        )
+        if done == self.total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def evaluate(
+    env: str | gym.Env,
+    agent: str | Agent | Any,
+    episodes: int = 100,
+    seed: int = 0,
+    env_kwargs: dict[str, Any] | None = None,
+    progress: bool = False,
+    deterministic: bool = True,
+) -> EvalResult:
+    """Play ``episodes`` episodes of ``agent`` on ``env`` and summarise them.
+
+    ``env`` is an id (made with ``env_kwargs``) or an env made by ``gymnasium.make``;
+    ``agent`` is a registered name or anything with SB3's ``predict`` signature.
+    """
+    if episodes < 1:
+        raise ValueError(f"episodes must be at least 1, got {episodes!r}")
+    own_env = isinstance(env, str)
+    e = gym.make(env, **(env_kwargs or {})) if isinstance(env, str) else env
+    env_id = env_id_of(e)
+    if isinstance(agent, str):
+        player: Any = make_agent(agent, e, seed=seed)
+        agent_name = agent
+    else:
+        player = agent
+        agent_name = getattr(agent, "name", type(agent).__name__)
+        if isinstance(agent, Agent):
+            agent.bind(e)
+            agent.seed(seed)
+    bar = _Progress(episodes, f"{env_id} {agent_name}", progress)
+    returns: list[float] = []
+    lengths: list[int] = []
+    wins = 0
+    steps = 0
+    start = time.perf_counter()
+    try:
+        for i in range(episodes):
+            obs, info = e.reset(seed=seed + i)
+            if isinstance(player, Agent):
+                player.reset()
+            total, length, done = 0.0, 0, False
+            while not done:
+                action, _ = player.predict(obs, deterministic=deterministic)
+                obs, reward, terminated, truncated, info = e.step(int(np.asarray(action)))
+                total += float(reward)
+                length += 1
+                done = terminated or truncated
+            wins += bool(info.get("is_success", False))
+            returns.append(total)
+            lengths.append(length)
+            steps += length
+            bar.update(i + 1, wins)
+    finally:
+        if own_env:
+            e.close()
+    elapsed = time.perf_counter() - start
+    return EvalResult(
+        env=env_id,
+        agent=agent_name,
+        episodes=episodes,
+        seed=seed,
+        wins=wins,
+        win_rate=wins / episodes,
+        win_rate_ci=wilson_interval(wins, episodes),
+        mean_return=float(np.mean(returns)),
+        std_return=float(np.std(returns)),
+        mean_length=float(np.mean(lengths)),
+        steps_per_second=steps / max(elapsed, 1e-9),
+        returns=returns,
+        lengths=lengths,
+    )

@@ -1,0 +1,197 @@
+"""The ``grid-games`` command line: list, play and evaluate the GridGames envs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
+
+import gymnasium as gym
+
+import grid_envs
+from grid_envs.core.base_env import GridEnv
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
+
+
+def command(name: str) -> Callable[[Callable[[argparse.Namespace], int]], Any]:
+    def deco(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+        COMMANDS[name] = fn
+        return fn
+
+    return deco
+
+
+def env_id(name: str) -> str:
+    """Accept ``Sokoban-v0`` as well as ``GridGames/Sokoban-v0``; reject unknown ids."""
+    full = name if "/" in name else f"GridGames/{name}"
+    if full not in gym.registry:
+        known = ", ".join(sorted(grid_envs.ENVS))
+        raise SystemExit(f"grid-games: unknown env {name!r}; known: {known}")
+    return full
+
+
+def parse_settings(items: Sequence[str]) -> dict[str, Any]:
+    """``--set key=value`` pairs; values are read as JSON when they parse, else as text."""
+    out: dict[str, Any] = {}
+    for item in items:
+        if "=" not in item:
+            raise SystemExit(f"grid-games: --set expects key=value, got {item!r}")
+        key, raw = item.split("=", 1)
+        try:
+            out[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key] = raw
+    return out
+
+
+@command("list")
+def cmd_list(args: argparse.Namespace) -> int:
+    width = max(len(i) for i in grid_envs.ENVS)
+    for env, (_, steps, _, summary) in grid_envs.ENVS.items():
+        limit = f"{steps} steps" if steps else "no limit"
+        print(f"{env:<{width}}  {summary} ({limit})")
+    return 0
+
+
+def play_terminal(env: gym.Env[Any, Any], base: GridEnv, seed: int | None, stdin: TextIO) -> int:
+    """Read keys line by line: game keys (``wasd``...), action numbers, u(ndo), r(eset), q."""
+    obs, info = env.reset(seed=seed)
+    history = []
+    total = 0.0
+    print(base.render_text())
+    print("keys: the game's keys or an action number; u undo, r restart, q quit")
+    for line in stdin:
+        text = line.strip()
+        tokens = text.split() if " " in text or text.isdigit() else list(text)
+        for token in tokens:
+            if token == "q":
+                return 0
+            if token == "r":
+                obs, info = env.reset(seed=seed)
+                history.clear()
+                total = 0.0
+                continue
+            if token == "u":
+                if history:
+                    snap, total = history.pop()
+                    base.restore(snap)
+                continue
+            action = base.action_for_key(token)
+            if action is None:
+                print(f"unknown key {token!r}")
+                continue
+            history.append((base.snapshot(), total))
+            obs, reward, terminated, truncated, info = env.step(action)
+            total += reward
+            if info.get("illegal_action"):
+                print(f"{token!r} is not legal here (the state is unchanged)")
+            if terminated or truncated:
+                print(base.render_text())
+                outcome = "won" if info.get("is_success") else "over"
+                print(f"episode {outcome}: return {total:.2f} in {base.steps} steps (r restarts)")
+                history.clear()
+                break
+        else:
+            print(base.render_text())
+            print(f"return {total:.2f}  steps {base.steps}")
+    return 0
+
+
+def play_window(env: gym.Env[Any, Any], base: GridEnv, seed: int | None) -> int:
+    env.reset(seed=seed)
+    names = {"escape": "q", "backspace": "u"}
+    while True:
+        for key in base.window_keys():
+            key = names.get(key, key)
+            if key in ("quit", "q"):
+                return 0
+            if key == "r":
+                env.reset(seed=seed)
+                continue
+            action = base.action_for_key(key)
+            if action is not None:
+                _, _, terminated, truncated, _ = env.step(action)
+                if terminated or truncated:
+                    env.reset()
+        env.render()
+
+
+@command("play")
+def cmd_play(args: argparse.Namespace) -> int:
+    kwargs = parse_settings(args.set)
+    mode = "human" if args.window else "ansi"
+    env = gym.make(env_id(args.env), render_mode=mode, **kwargs)
+    base = env.unwrapped
+    assert isinstance(base, GridEnv)
+    try:
+        if args.window:
+            return play_window(env, base, args.seed)
+        return play_terminal(env, base, args.seed, sys.stdin)
+    finally:
+        env.close()
+
+
+@command("eval")
+def cmd_eval(args: argparse.Namespace) -> int:
+    from agents import evaluate
+
+    result = evaluate(
+        env_id(args.env),
+        args.agent,
+        episodes=args.episodes,
+        seed=args.seed,
+        env_kwargs=parse_settings(args.set),
+        progress=not args.no_progress,
+    )
+    if args.json:
+        print(json.dumps(result.to_dict()))
+    else:
+        lo, hi = result.win_rate_ci
+        print(
+            f"{result.env}  agent={result.agent}  episodes={result.episodes}  "
+            f"win rate {result.win_rate:.3f} [95% CI {lo:.3f}-{hi:.3f}]  "
+            f"return {result.mean_return:.2f} +- {result.std_return:.2f}  "
+            f"length {result.mean_length:.1f}  {result.steps_per_second:,.0f} steps/s"
+        )
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="grid-games", description="Classic grid games as Gymnasium environments."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="list the registered env ids")
+
+    p = sub.add_parser("play", help="play an env yourself, in the terminal or a window")
+    p.add_argument("env", help="env id, e.g. Sokoban-v0 or GridGames/Sokoban-v0")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--window", action="store_true", help="a pygame window (needs [human])")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="env argument, e.g. --set levels=my.xsb (repeatable)")  # fmt: skip
+
+    p = sub.add_parser("eval", help="evaluate an agent: win rate, return, length, speed")
+    p.add_argument("env")
+    p.add_argument("--agent", default="random", help="a registered agent name")
+    p.add_argument("--episodes", type=int, default=100)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except ValueError as exc:
+        print(f"grid-games: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
