@@ -29,6 +29,9 @@ ENVS: dict[str, tuple[str, int | None, dict[str, Any], str]] = {
 def _register_all() -> None:
     for env_id, (entry_point, steps, kwargs, _) in ENVS.items():
         if env_id not in registry:
+            # The env is told its own limit: Gymnasium hides it from the unwrapped env, and
+            # Sokoban's deadlock penalty is defined from it.
+            kwargs = {**kwargs, "time_limit": steps}
             register(id=env_id, entry_point=entry_point, max_episode_steps=steps, kwargs=kwargs)
 
 

@@ -159,6 +159,11 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         self._done = False
         self._won = False
         self._mask = self._legal_mask()
+        if not self._mask.any():
+            raise ValueError(
+                f"{type(self).__name__}: the starting position has no legal action "
+                f"(the level or board cannot be played)"
+            )
         info = self._info(illegal=False)
         if self.render_mode == "human":
             self.render()

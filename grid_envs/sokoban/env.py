@@ -87,8 +87,9 @@ class SokobanEnv(GridEnv):
     ## Rewards
     The gym-sokoban / Boxoban / Jumanji anchor: ``-0.1`` per step, ``+1`` for a box pushed
     onto a goal, ``-1`` for a box pushed off one, ``+10`` when solved. A deadlock ends the
-    episode with ``deadlock_penalty``, by default ``-0.1 x`` the time limit (``-12`` at 120
-    steps; ``-10`` without a limit), so a loss never pays better than running out of steps.
+    episode with ``deadlock_penalty``, by default ``step_penalty x time_limit`` (``-12`` at
+    120 steps; ``-10`` without a limit), so a loss never pays better than running out of
+    steps would have.
     A masked action pays ``illegal_action_penalty`` (default ``-0.1``, a wasted step).
 
     ## Starting State
@@ -109,6 +110,9 @@ class SokobanEnv(GridEnv):
     - ``step_penalty``, ``box_on_reward``, ``box_off_penalty``, ``solve_reward``,
       ``deadlock_penalty``, ``illegal_action_penalty``: the rewards above.
     - ``terminate_on_deadlock``: end the episode at a deadlock (default True).
+    - ``time_limit``: the step limit the episode runs under, which sets the default
+      deadlock penalty; registration passes the registered limit. If you change
+      ``max_episode_steps`` in ``make``, pass the same ``time_limit``.
     - ``observation_mode``, ``render_mode``, ``tile_size``: views and drawing.
 
     ## Version History
@@ -132,6 +136,7 @@ class SokobanEnv(GridEnv):
         solve_reward: float = 10.0,
         deadlock_penalty: float | None = None,
         terminate_on_deadlock: bool = True,
+        time_limit: int | None = None,
         illegal_action_penalty: float | None = None,
         observation_mode: str = "planes",
         tile_size: int = 24,
@@ -160,6 +165,7 @@ class SokobanEnv(GridEnv):
         self.solve_reward = float(solve_reward)
         self._deadlock_penalty = deadlock_penalty
         self.terminate_on_deadlock = bool(terminate_on_deadlock)
+        self.time_limit = time_limit
         self._next_index = 0
         self.level: Level | None = None
         self.level_index = -1
@@ -181,8 +187,9 @@ class SokobanEnv(GridEnv):
     def deadlock_penalty(self) -> float:
         if self._deadlock_penalty is not None:
             return float(self._deadlock_penalty)
-        limit = self.spec.max_episode_steps if self.spec is not None else None
-        return -abs(self.step_penalty) * limit if limit else -10.0
+        if self.time_limit:
+            return -abs(self.step_penalty) * self.time_limit
+        return -10.0
 
     # ------------------------------------------------------------- episode
     def _pick_level(self, choice: Any) -> tuple[int, Level]:
