@@ -288,21 +288,33 @@ class SokobanGenerator:
     ) -> GeneratedLevel:  # fmt: skip
         shape = (self.rows, self.cols)
         floor_a = np.array(floor, dtype=bool).reshape(shape)
-        grown = np.zeros((self.rows + 2, self.cols + 2), dtype=bool)
-        for dr in range(3):
-            for dc in range(3):
-                grown[dr : dr + self.rows, dc : dc + self.cols] |= floor_a
-        walls = grown[1:-1, 1:-1] & ~floor_a  # walls only where they touch the room
         goals_a = np.zeros(self.rows * self.cols, dtype=bool)
         goals_a[goals] = True
         boxes_a = np.zeros(self.rows * self.cols, dtype=bool)
         boxes_a[boxes] = True
         # Forward solution: the reverse game read backwards, each step in the other direction.
-        solution = "".join(
-            LURD[d ^ 1].upper() if pull else LURD[d ^ 1] for d, pull in reversed(reverse_moves)
-        )
+        forward = [(d ^ 1, pull) for d, pull in reversed(reverse_moves)]
+        forward = forward[: self._solved_after(forward, set(boxes), set(goals), player)]
+        solution = "".join(LURD[d].upper() if push else LURD[d] for d, push in forward)
         level = Level(
-            walls=walls, floor=floor_a, goals=goals_a.reshape(shape), boxes=boxes_a.reshape(shape),
+            walls=~floor_a, floor=floor_a, goals=goals_a.reshape(shape), boxes=boxes_a.reshape(shape),
             player=self._rc[player],
         )  # fmt: skip
-        return GeneratedLevel(level, solution, sum(1 for _, pull in reverse_moves if pull))
+        return GeneratedLevel(level, solution, sum(1 for _, push in forward if push))
+
+    def _solved_after(
+        self, forward: list[tuple[int, bool]], boxes: set[int], goals: set[int], player: int
+    ) -> int:
+        """Length of the shortest prefix that covers every goal.
+
+        Boxes are interchangeable, so the forward game can cover all goals before the
+        reverse game's first pull is undone; the env ends the episode there.
+        """
+        for i, (d, push) in enumerate(forward):
+            player += self._offsets[d]
+            if push:
+                boxes.discard(player)
+                boxes.add(player + self._offsets[d])
+                if boxes == goals:
+                    return i + 1
+        return len(forward)
