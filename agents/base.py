@@ -80,9 +80,7 @@ class Agent:
         if obs.ndim == single_ndim:
             return np.asarray(self.act(self.envs[0], obs)), state
         if len(obs) != len(self.envs):
-            raise ValueError(
-                f"a batch of {len(obs)} observations but {len(self.envs)} bound envs"
-            )
+            raise ValueError(f"a batch of {len(obs)} observations but {len(self.envs)} bound envs")
         if episode_start is not None and np.any(episode_start):
             self.reset()
         actions = [self.act(env, o) for env, o in zip(self.envs, obs, strict=True)]

@@ -7,7 +7,7 @@ import os
 import gymnasium as gym
 import pytest
 
-import grid_envs  # noqa: F401
+import grid_envs
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # pygame windows work headless
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")

@@ -1,0 +1,69 @@
+"""The grid-games command line."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from grid_envs import cli
+
+
+def test_list_prints_every_id(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["list"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("GridGames/Sokoban-v0 ") for line in out)
+    assert len(out) == len(__import__("grid_envs").ENVS)
+
+
+def test_eval_json_has_the_promised_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["eval", "Sokoban-Small-v0", "--agent", "random", "--episodes", "5", "--seed", "1"]
+    assert cli.main([*args, "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert cli.main([*args, "--json"]) == 0
+    second = json.loads(capsys.readouterr().out)
+    for key in ("env", "agent", "episodes", "win_rate", "win_rate_ci", "mean_return",
+                "mean_length", "steps_per_second"):  # fmt: skip
+        assert key in first
+    first.pop("steps_per_second"), second.pop("steps_per_second")
+    assert first == second
+
+
+def test_eval_unknown_env_and_agent() -> None:
+    with pytest.raises(SystemExit, match="unknown env 'Nope-v0'"):
+        cli.main(["eval", "Nope-v0"])
+    assert cli.main(["eval", "Sokoban-v0", "--agent", "nope", "--episodes", "1"]) == 2
+
+
+def test_play_in_the_terminal(
+    tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "one.xsb"
+    path.write_text("#######\n#     #\n# .$@ #\n#     #\n#######\n")
+    # up, undo it, an unknown key, then left: the move becomes the winning push
+    monkeypatch.setattr("sys.stdin", io.StringIO("w\nu\nz\na\nq\n"))
+    assert cli.main(["play", "Sokoban-v0", "--set", f"levels={path}"]) == 0
+    out = capsys.readouterr().out
+    assert "# .$@ #" in out  # the start was drawn
+    assert "unknown key 'z'" in out
+    assert "episode won: return 10.90 in 1 steps" in out
+
+
+def test_set_parses_json_values() -> None:
+    assert cli.parse_settings(["rows=8", "levels=a.xsb", "flag=true"]) == {
+        "rows": 8, "levels": "a.xsb", "flag": True,
+    }  # fmt: skip
+    with pytest.raises(SystemExit, match="key=value"):
+        cli.parse_settings(["rows"])
+
+
+def test_readme_commands_use_only_real_subcommands() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    assert "<!-- test-command -->" in readme
+    for line in readme.splitlines():
+        if line.startswith("grid-games "):
+            name = line.split()[1]
+            assert name in cli.COMMANDS, f"README uses unknown subcommand {name!r}"
