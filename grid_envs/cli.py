@@ -58,7 +58,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def play_terminal(env: gym.Env[Any, Any], base: GridEnv, seed: int | None, stdin: TextIO) -> int:
     """Read keys line by line: game keys (``wasd``...), action numbers, u(ndo), r(eset), q."""
-    obs, info = env.reset(seed=seed)
+    env.reset(seed=seed)
     history = []
     total = 0.0
     print(base.render_text())
@@ -70,7 +70,7 @@ def play_terminal(env: gym.Env[Any, Any], base: GridEnv, seed: int | None, stdin
             if token == "q":
                 return 0
             if token == "r":
-                obs, info = env.reset(seed=seed)
+                env.reset(seed=seed)
                 history.clear()
                 total = 0.0
                 continue
@@ -84,7 +84,7 @@ def play_terminal(env: gym.Env[Any, Any], base: GridEnv, seed: int | None, stdin
                 print(f"unknown key {token!r}")
                 continue
             history.append((base.snapshot(), total))
-            obs, reward, terminated, truncated, info = env.step(action)
+            _obs, reward, terminated, truncated, info = env.step(action)
             total += reward
             if info.get("illegal_action"):
                 print(f"{token!r} is not legal here (the state is unchanged)")

@@ -118,7 +118,7 @@ def test_masked_action_is_a_noop_with_penalty(env_id: str) -> None:
     illegal = np.flatnonzero(~env.unwrapped.action_masks())
     assert len(illegal) > 0
     snap = env.unwrapped.snapshot()
-    obs2, reward, terminated, truncated, info = env.step(int(illegal[0]))
+    obs2, reward, terminated, _truncated, info = env.step(int(illegal[0]))
     np.testing.assert_array_equal(obs, obs2)
     assert info["illegal_action"] is True and not terminated
     assert reward == env.unwrapped.illegal_action_penalty
@@ -153,8 +153,8 @@ def test_snapshot_restores_exactly(env_id: str) -> None:
         actions.append(a)
         first.append(env.step(a))
     env.restore(snap)
-    for a, (obs, r, term, trunc, info) in zip(actions, first, strict=True):
-        obs2, r2, term2, trunc2, info2 = env.step(a)
+    for a, (obs, r, term, trunc, _info) in zip(actions, first, strict=True):
+        obs2, r2, term2, trunc2, _info2 = env.step(a)
         np.testing.assert_array_equal(obs, obs2)
         assert (r, term, trunc) == (r2, term2, trunc2)
 

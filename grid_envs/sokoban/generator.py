@@ -191,10 +191,13 @@ class SokobanGenerator:
             return None
         size = len(floor)
         adj = self._adjacency(floor)
-        pullable = [
-            i for i in cells
-            if any(0 <= i + 2 * o < size and floor[i + o] and floor[i + 2 * o] for o in self._offsets)
-        ]  # fmt: skip
+        pullable = [  # goal cells a box can be pulled off
+            i
+            for i in cells
+            if any(
+                0 <= i + 2 * o < size and floor[i + o] and floor[i + 2 * o] for o in self._offsets
+            )
+        ]
         if len(pullable) < self.num_boxes:
             return None
         best: tuple[int, list[int], list[tuple[int, bool]], list[int], int] | None = None
@@ -297,9 +300,12 @@ class SokobanGenerator:
         forward = forward[: self._solved_after(forward, set(boxes), set(goals), player)]
         solution = "".join(LURD[d].upper() if push else LURD[d] for d, push in forward)
         level = Level(
-            walls=~floor_a, floor=floor_a, goals=goals_a.reshape(shape), boxes=boxes_a.reshape(shape),
+            walls=~floor_a,
+            floor=floor_a,
+            goals=goals_a.reshape(shape),
+            boxes=boxes_a.reshape(shape),
             player=self._rc[player],
-        )  # fmt: skip
+        )
         return GeneratedLevel(level, solution, sum(1 for _, push in forward if push))
 
     def _solved_after(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sys
 import time
 
@@ -37,7 +38,7 @@ def test_flood_fill_eight_connected_crosses_diagonals() -> None:
 def test_shortest_path_is_shortest_and_connected() -> None:
     path = shortest_path(BOARD, (0, 0), (0, 4))
     assert path is not None and len(path) == 17
-    for (r0, c0), (r1, c1) in zip(path, path[1:], strict=False):
+    for (r0, c0), (r1, c1) in itertools.pairwise(path):
         assert abs(r0 - r1) + abs(c0 - c1) == 1 and BOARD[r1, c1]
     assert shortest_path(BOARD, (0, 0), (1, 0)) is None
 

@@ -38,7 +38,7 @@ def test_action_table(action: int, legal: bool, player: tuple, box: tuple) -> No
 
 
 def test_push_onto_target_scores_and_solves(one_push_env) -> None:
-    obs, reward, terminated, truncated, info = one_push_env.step(4 + LEFT)
+    _obs, reward, terminated, truncated, info = one_push_env.step(4 + LEFT)
     assert reward == pytest.approx(-0.1 + 1.0 + 10.0)
     assert terminated and not truncated
     assert info["is_success"] and info["solved"] and info["boxes_on_target"] == 1
