@@ -59,7 +59,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 def play_terminal(env: gym.Env[Any, Any], base: GridEnv, seed: int | None, stdin: TextIO) -> int:
     """Read keys line by line: game keys (``wasd``...), action numbers, u(ndo), r(eset), q."""
     env.reset(seed=seed)
-    history = []
+    history: list[tuple[Any, float]] = []
     total = 0.0
     print(base.render_text())
     print("keys: the game's keys or an action number; u undo, r restart, q quit")
@@ -85,7 +85,7 @@ def play_terminal(env: gym.Env[Any, Any], base: GridEnv, seed: int | None, stdin
                 continue
             history.append((base.snapshot(), total))
             _obs, reward, terminated, truncated, info = env.step(action)
-            total += reward
+            total += float(reward)
             if info.get("illegal_action"):
                 print(f"{token!r} is not legal here (the state is unchanged)")
             if terminated or truncated:

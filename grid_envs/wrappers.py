@@ -42,7 +42,8 @@ def get_potential(env_id: str, name: str) -> Potential:
     for pattern, table in POTENTIALS.items():
         if fnmatch.fnmatchcase(env_id, pattern) and name in table:
             module, func = table[name].split(":")
-            return getattr(importlib.import_module(module), func)  # type: ignore[no-any-return]
+            fn: Potential = getattr(importlib.import_module(module), func)
+            return fn
     raise ValueError(
         f"no potential {name!r} for {env_id}; known: {potential_names(env_id) or 'none'}"
     )

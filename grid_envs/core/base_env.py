@@ -45,10 +45,7 @@ class Snapshot:
 class GridEnv(gym.Env[np.ndarray, np.int64]):
     """Shared machinery of the GridGames environments (see the module docstring)."""
 
-    metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "rgb_array", "human"],
-        "render_fps": 8,
-    }
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 8}  # noqa: RUF012
     #: Default reward for an action the mask forbids; games override it.
     default_illegal_action_penalty: ClassVar[float] = -0.1
 
@@ -86,7 +83,7 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         )
         rows, cols = obs_shape
         self.obs_shape = (int(rows), int(cols))
-        self.action_space = gym.spaces.Discrete(n_actions)
+        self.action_space: gym.spaces.Discrete = gym.spaces.Discrete(n_actions)
         if observation_mode == "planes":
             self.observation_space = gym.spaces.Box(
                 0, planes_high, (n_planes, rows, cols), dtype=np.uint8
@@ -234,7 +231,7 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
             steps=self._steps,
             done=self._done,
             won=self._won,
-            rng_state=copy.deepcopy(self.np_random.bit_generator.state),
+            rng_state=copy.deepcopy(dict(self.np_random.bit_generator.state)),
             mask=self._mask.copy(),
         )
 

@@ -262,7 +262,7 @@ class SokobanGenerator:
             if not options:
                 break
             if last in options and s.uniform() < 0.5:
-                k, d = last  # type: ignore[misc]
+                k, d = last
             else:
                 k, d = options[s.below(len(options))]
             if last is not None and k != last[0]:
