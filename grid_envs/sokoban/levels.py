@@ -107,7 +107,10 @@ def _parse_board(raw: Sequence[str], first_line: int, source: str, meta: tuple[s
         raise ValueError(f"{where}: no box; a level needs at least one box and goal")
     player = (int(players[0][0]), int(players[0][1]))
     floor = _room(walls, player, row_lines, where)
-    for name, mask in (("box", boxes), ("goal", goals)):
+    # A box on a goal outside the room ('*' built into a wall, as in Microban's "The
+    # Dungeon") is decoration: it never moves and stays solved. A lone box or goal there
+    # would make the level unsolvable.
+    for name, mask in (("box", boxes & ~goals), ("goal", goals & ~boxes)):
         outside = np.argwhere(mask & ~floor)
         if len(outside):
             r, c = outside[0]
@@ -149,6 +152,8 @@ def level_to_xsb(level: Level) -> str:
         for c in range(cols):
             if level.walls[r, c]:
                 ch = "#"
+            elif level.boxes[r, c] and not level.floor[r, c]:
+                ch = "*"  # decoration outside the room
             elif not level.floor[r, c]:
                 ch = " "
             elif (r, c) == level.player:

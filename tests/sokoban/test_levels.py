@@ -79,6 +79,17 @@ def test_generated_levels_round_trip() -> None:
         assert back.same_puzzle(level)
 
 
+def test_box_on_goal_built_into_a_wall_is_decoration() -> None:
+    text = "#####\n#@$.#\n#####\n #*#\n ###"
+    (level,) = parse_xsb(text)
+    assert level.num_boxes == 2 and not level.floor[3, 2]
+    assert level_to_xsb(level) == text
+    env = gym.make("GridGames/Sokoban-v0", levels=level)
+    env.reset(seed=0)
+    _, _, terminated, _, info = env.step(4 + 3)
+    assert terminated and info["is_success"] and info["boxes_on_target"] == 2
+
+
 def test_floor_variants_are_floor() -> None:
     a = parse_xsb("#####\n#@$.#\n#####")[0]
     b = parse_xsb("#####\n#@$.#\n#####".replace(" ", "-"))[0]
@@ -96,6 +107,7 @@ def test_floor_variants_are_floor() -> None:
         ("#####\n#@$x#\n#####", r"line 2: unknown character 'x' at column 4"),
         ("#####\n#@$.\n#####", r"open border: the room leaks at line 2 column 5"),
         ("####\n#@ #\n####", r"no box"),
+        ("#####\n#@$.#\n#####\n#.$#\n####", r"the box at line 4 column 3 is outside the player"),
         ("; only a comment\n", r"no level found"),
     ],
 )
