@@ -1,0 +1,465 @@
+"""Push search: the seed's solver, made strong.
+
+The seed's idea is kept: search over *pushes* only, the player walking freely in between.
+A search state is the set of box cells plus the player's reachable region, normalised to its
+lowest cell, so positions that differ only by a walk are one state; a transposition table of
+those keys means no state is expanded twice.
+
+* Board sets are Python integers used as bitboards (bit ``r * cols + c``): the player's
+  region is a bit-parallel flood fill and all pushes in one direction come out of two shifts.
+* Lower bound: a minimum-cost perfect matching of boxes to goals (Hungarian algorithm) on
+  push distances that ignore other boxes. It is admissible and consistent (one push changes
+  one box's distance by at most one), so ``optimal`` mode (A*) returns the fewest pushes.
+  No finite matching means a bipartite deadlock and the state is dropped.
+* Deadlocks: dead squares (no goal reachable by pushing), freeze deadlocks (a box that can
+  move along neither axis, 2x2 blocks included), bipartite deadlocks (above).
+* PI-corral pruning (Junghanns and Schaeffer; used by YASS and JSoko): when the player cannot
+  reach an area fenced by boxes whose only possible pushes go *into* that area, and the
+  player can do all those pushes now, some of them must come first in every solution, and
+  doing one first never costs a push; the search then tries only those pushes. If such a
+  fenced area holds unsolved work but allows no push, the state is a deadlock. The checks are
+  conservative: a push that a move elsewhere could enable voids the corral.
+
+Modes: ``optimal`` (A*, fewest pushes) and ``fast`` (greedy best-first on the same bound with
+the same pruning; solutions need not be shortest). Both honour a time and a node limit and
+answer ``solved``, ``unsolvable`` (the space was exhausted; every pruning rule is sound) or
+``gave_up``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections import deque
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from grid_envs.sokoban.rules import LURD
+from grid_envs.sokoban.state import Level, SokobanState
+
+_BIG = 1 << 20  # "unreachable" in the distance tables; any sum >= _BIG is infeasible
+MODES = ("optimal", "fast")
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    status: str  # "solved", "unsolvable" or "gave_up"
+    solution: str  # LURD: lower case moves, upper case pushes ("" unless solved)
+    pushes: int
+    moves: int
+    nodes: int  # states expanded
+    generated: int  # states generated
+    seconds: float
+    mode: str
+    reason: str = ""  # why the search gave up, when it did
+
+    @property
+    def solved(self) -> bool:
+        return self.status == "solved"
+
+    @property
+    def nodes_per_second(self) -> float:
+        return self.nodes / max(self.seconds, 1e-9)
+
+
+def hungarian(cost: list[list[int]]) -> int:
+    """Minimum total cost of a perfect matching rows -> columns (square matrix).
+
+    The O(n^3) shortest augmenting path method with potentials.
+    """
+    n = len(cost)
+    inf = float("inf")
+    u = [0.0] * (n + 1)
+    v = [0.0] * (n + 1)
+    match = [0] * (n + 1)  # match[j]: row matched to column j (1-based), 0 if none
+    way = [0] * (n + 1)
+    for i in range(1, n + 1):
+        match[0] = i
+        j0 = 0
+        minv = [inf] * (n + 1)
+        used = [False] * (n + 1)
+        while True:
+            used[j0] = True
+            i0 = match[j0]
+            row = cost[i0 - 1]
+            ui0 = u[i0]
+            delta = inf
+            j1 = 0
+            for j in range(1, n + 1):
+                if not used[j]:
+                    cur = row[j - 1] - ui0 - v[j]
+                    if cur < minv[j]:
+                        minv[j] = cur
+                        way[j] = j0
+                    if minv[j] < delta:
+                        delta = minv[j]
+                        j1 = j
+            for j in range(n + 1):
+                if used[j]:
+                    u[match[j]] += delta
+                    v[j] -= delta
+                else:
+                    minv[j] -= delta
+            j0 = j1
+            if match[j0] == 0:
+                break
+        while j0:
+            j1 = way[j0]
+            match[j0] = match[j1]
+            j0 = j1
+    return int(round(-v[0]))
+
+
+class Solver:
+    """Push search on one room (floor and goals); solve any box layout and player in it."""
+
+    def __init__(self, floor: np.ndarray, goals: np.ndarray) -> None:
+        rows, cols = floor.shape
+        self.rows, self.cols = rows, cols
+        self.size = rows * cols
+        self.offsets = (-cols, cols, -1, 1)  # up, down, left, right
+        flat_floor = floor.ravel()
+        self.floor_bb = _bits(np.flatnonzero(flat_floor))
+        goal_cells = [int(i) for i in np.flatnonzero((goals & floor).ravel())]
+        self.goal_cells = goal_cells
+        self.goal_bb = _bits(goal_cells)
+        self.is_floor = flat_floor.tolist()
+        # dist[g][cell]: pushes that bring a lone box from cell to goal g (a pull search)
+        self.dist = [self._pull_distances(g) for g in goal_cells]
+        self.cost_row = [
+            [self.dist[k][c] for k in range(len(goal_cells))] for c in range(self.size)
+        ]
+        nearest = [min(row) if row else _BIG for row in self.cost_row]
+        self.dead_bb = _bits(c for c in range(self.size) if self.is_floor[c] and nearest[c] >= _BIG)
+
+    # ----------------------------------------------------------- tables
+    def _pull_distances(self, goal: int) -> list[int]:
+        dist = [_BIG] * self.size
+        dist[goal] = 0
+        queue = deque([goal])
+        is_floor, offsets = self.is_floor, self.offsets
+        while queue:
+            c = queue.popleft()
+            for o in offsets:
+                b, p = c + o, c + 2 * o  # box pulled from c to b, puller steps on to p
+                if 0 <= p < self.size and is_floor[b] and is_floor[p] and dist[b] == _BIG:
+                    dist[b] = dist[c] + 1
+                    queue.append(b)
+        return dist
+
+    # ------------------------------------------------------- bitboards
+    def _shift(self, x: int, d: int) -> int:
+        if d == 0:
+            return x >> self.cols
+        if d == 1:
+            return x << self.cols
+        if d == 2:
+            return x >> 1
+        return x << 1
+
+    def _flood(self, seed: int, free: int) -> int:
+        cols = self.cols
+        region = seed
+        while True:
+            grown = (region | (region << 1) | (region >> 1) | (region << cols) | (region >> cols)) & free
+            if grown == region:
+                return region
+            region = grown
+
+    def _around(self, x: int) -> int:
+        cols = self.cols
+        return (x << 1) | (x >> 1) | (x << cols) | (x >> cols)
+
+    # ------------------------------------------------------- deadlocks
+    def lower_bound(self, boxes: int) -> int:
+        """Matching lower bound on pushes; >= _BIG when no assignment works (deadlock)."""
+        cells = _cells(boxes)
+        rows = [self.cost_row[c] for c in cells]
+        if len(rows) == 1:
+            return rows[0][0]
+        # cheap screens before the cubic matching
+        total = 0
+        for row in rows:
+            m = min(row)
+            if m >= _BIG:
+                return _BIG
+            total += m
+        for k in range(len(self.goal_cells)):
+            if min(row[k] for row in rows) >= _BIG:
+                return _BIG
+        return max(total, hungarian(rows))
+
+    def _frozen(self, cell: int, boxes: int, seen: int) -> bool:
+        seen |= 1 << cell
+        for axis in (0, 1):
+            o = self.cols if axis == 0 else 1
+            a, b = cell - o, cell + o
+            if not self.is_floor[a] or not self.is_floor[b] or (seen >> a) & 1 or (seen >> b) & 1:
+                continue  # blocked on this axis
+            if (self.dead_bb >> a) & 1 and (self.dead_bb >> b) & 1:
+                continue
+            if (boxes >> a) & 1 and self._frozen(a, boxes, seen):
+                continue
+            if (boxes >> b) & 1 and self._frozen(b, boxes, seen):
+                continue
+            return False
+        return True
+
+    def freeze_deadlock(self, boxes: int, cell: int) -> bool:
+        """After a push onto ``cell``: a frozen box off its goal there or beside it."""
+        goal_bb = self.goal_bb
+        if not (goal_bb >> cell) & 1:
+            return self._frozen(cell, boxes, 0)
+        if not self._frozen(cell, boxes, 0):
+            return False
+        # the pushed box is frozen on a goal: a neighbour off goal may be frozen with it
+        for o in (-self.cols, self.cols, -1, 1, -self.cols - 1, -self.cols + 1, self.cols - 1, self.cols + 1):
+            n = cell + o
+            if (boxes >> n) & 1 and not (goal_bb >> n) & 1 and self._frozen(n, boxes, 0):
+                return True
+        return False
+
+    # ------------------------------------------------------- PI-corrals
+    def _pi_corral(self, boxes: int, reach: int, free: int) -> list[tuple[int, int]] | None:
+        """Pushes of the smallest PI-corral; [] for a corral deadlock; None if none applies."""
+        rest = free & ~reach
+        if not rest:
+            return None
+        comps = []
+        while rest:
+            comp = self._flood(rest & -rest, rest)
+            comps.append(comp)
+            rest &= ~comp
+        best: list[tuple[int, int]] | None = None
+        tried: set[int] = set()
+        for comp in comps:
+            pushes = self._corral_pushes(comp, comps, boxes, reach, tried)
+            if pushes is not None and (best is None or len(pushes) < len(best)):
+                best = pushes
+                if not best:
+                    return best  # deadlock: nothing can ever resolve this corral
+        return best
+
+    def _corral_pushes(
+        self, area: int, comps: list[int], boxes: int, reach: int, tried: set[int]
+    ) -> list[tuple[int, int]] | None:
+        offsets, is_floor, dead_bb = self.offsets, self.is_floor, self.dead_bb
+        while True:
+            if area in tried:
+                return None
+            tried.add(area)
+            barrier = self._around(area) & boxes
+            pushes: list[tuple[int, int]] = []
+            grow = 0
+            for b in _cells(barrier):
+                for d in range(4):
+                    p, t = b - offsets[d], b + offsets[d]
+                    if not is_floor[p] or not is_floor[t]:
+                        continue
+                    pb, tb = 1 << p, 1 << t
+                    if area & pb or barrier & pb:
+                        continue  # the player cannot stand there before the corral opens
+                    if not reach & pb and not boxes & pb:
+                        grow |= pb  # the player square lies in another corral: merge it
+                        continue
+                    if tb & boxes:
+                        if tb & barrier:
+                            continue  # blocked until the corral opens
+                        return None  # an outside box may leave and free the way out
+                    if tb & dead_bb:
+                        continue
+                    if tb & area:
+                        if not pb & reach:
+                            return None  # possible only after a move elsewhere
+                        pushes.append((b, d))
+                    elif tb & reach:
+                        return None  # a push along the fence, not into the corral
+                    else:
+                        grow |= tb  # into another corral: merge it
+            if grow:
+                for comp in comps:
+                    if comp & grow:
+                        area |= comp
+                continue
+            unsolved = (barrier & ~self.goal_bb) or (area & self.goal_bb)
+            return pushes if unsolved else None
+
+    # ----------------------------------------------------------- search
+    def solve(
+        self,
+        boxes: int,
+        player: int,
+        mode: str = "fast",
+        time_limit: float | None = 10.0,
+        node_limit: int | None = None,
+    ) -> SolveResult:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        start = time.perf_counter()
+        deadline = start + time_limit if time_limit is not None else float("inf")
+        if boxes & self.goal_bb == self.goal_bb:
+            return SolveResult("solved", "", 0, 0, 0, 0, 0.0, mode)
+        h0 = self.lower_bound(boxes)
+        if h0 >= _BIG or boxes & self.dead_bb:
+            return SolveResult("unsolvable", "", 0, 0, 0, 1, time.perf_counter() - start, mode)
+        greedy = mode == "fast"
+        offsets, floor_bb, goal_bb, dead_bb = self.offsets, self.floor_bb, self.goal_bb, self.dead_bb
+        # parent[(boxes, player)] = (parent boxes, parent player, box cell pushed, direction)
+        parent: dict[tuple[int, int], tuple[int, int, int, int] | None] = {(boxes, player): None}
+        best_g = {(boxes, player): 0}
+        closed: set[tuple[int, int]] = set()
+        counter = 0
+        heap = [(h0 if greedy else h0, 0, counter, boxes, player)]
+        expanded = 0
+        while heap:
+            _, neg_g, _, bx, pl = heapq.heappop(heap)
+            g = -neg_g
+            if best_g.get((bx, pl), g) < g:
+                continue
+            free = floor_bb & ~bx
+            reach = self._flood(1 << pl, free)
+            key = (bx, (reach & -reach).bit_length())
+            if key in closed:
+                continue
+            closed.add(key)
+            expanded += 1
+            if expanded & 255 == 0 and time.perf_counter() > deadline:
+                return self._gave_up("time limit", mode, expanded, counter, start)
+            if node_limit is not None and expanded > node_limit:
+                return self._gave_up("node limit", mode, expanded, counter, start)
+            restricted = self._pi_corral(bx, reach, free)
+            if restricted is not None:
+                moves = restricted
+            else:
+                moves = []
+                for d in range(4):
+                    movers = self._shift(reach, d) & bx
+                    targets = self._shift(movers, d) & free & ~dead_bb
+                    for t in _cells(targets):
+                        moves.append((t - offsets[d], d))
+            for b, d in moves:
+                t = b + offsets[d]
+                nb = bx ^ (1 << b) ^ (1 << t)
+                child = (nb, b)
+                if child in parent and best_g.get(child, 1 << 60) <= g + 1:
+                    continue
+                if nb & goal_bb == goal_bb:
+                    parent[child] = (bx, pl, b, d)
+                    return self._finish(child, parent, mode, expanded, counter, start)
+                if self.freeze_deadlock(nb, t):
+                    continue
+                h = self.lower_bound(nb)
+                if h >= _BIG:
+                    continue
+                parent[child] = (bx, pl, b, d)
+                best_g[child] = g + 1
+                counter += 1
+                priority = h if greedy else g + 1 + h
+                heapq.heappush(heap, (priority, -(g + 1), counter, nb, b))
+        return SolveResult(
+            "unsolvable", "", 0, 0, expanded, counter, time.perf_counter() - start, mode
+        )
+
+    def _gave_up(self, why: str, mode: str, expanded: int, generated: int, start: float) -> SolveResult:
+        return SolveResult(
+            "gave_up", "", 0, 0, expanded, generated, time.perf_counter() - start, mode, why
+        )
+
+    def _finish(
+        self,
+        last: tuple[int, int],
+        parent: dict[tuple[int, int], tuple[int, int, int, int] | None],
+        mode: str,
+        expanded: int,
+        generated: int,
+        start: float,
+    ) -> SolveResult:
+        pushes: list[tuple[int, int]] = []
+        key: tuple[int, int] | None = last
+        first = last
+        while key is not None:
+            link = parent[key]
+            if link is None:
+                first = key
+                break
+            pushes.append((link[2], link[3]))
+            key = (link[0], link[1])
+        pushes.reverse()
+        lurd = self.pushes_to_lurd(first[0], first[1], pushes)
+        return SolveResult(
+            "solved", lurd, len(pushes), len(lurd), expanded, generated,
+            time.perf_counter() - start, mode,
+        )  # fmt: skip
+
+    def pushes_to_lurd(self, boxes: int, player: int, pushes: list[tuple[int, int]]) -> str:
+        """Expand a push list into LURD with the walks in between (shortest walks)."""
+        out = []
+        offsets, is_floor = self.offsets, self.is_floor
+        for b, d in pushes:
+            goal = b - offsets[d]
+            prev = {player: -1}
+            queue = deque([player])
+            while queue and goal not in prev:
+                c = queue.popleft()
+                for k in range(4):
+                    n = c + offsets[k]
+                    if n not in prev and is_floor[n] and not (boxes >> n) & 1:
+                        prev[n] = k
+                        queue.append(n)
+            if goal not in prev:
+                raise RuntimeError("internal error: a planned push is out of the player's reach")
+            walk = []
+            c = goal
+            while prev[c] != -1:
+                walk.append(LURD[prev[c]])
+                c -= offsets[prev[c]]
+            out.extend(reversed(walk))
+            out.append(LURD[d].upper())
+            boxes ^= (1 << b) | (1 << (b + offsets[d]))
+            player = b
+        return "".join(out)
+
+
+def _bits(cells: object) -> int:
+    x = 0
+    for c in cells:  # type: ignore[attr-defined]
+        x |= 1 << int(c)
+    return x
+
+
+def _cells(x: int) -> list[int]:
+    out = []
+    while x:
+        low = x & -x
+        out.append(low.bit_length() - 1)
+        x ^= low
+    return out
+
+
+@lru_cache(maxsize=64)
+def _solver_for(shape: tuple[int, int], floor: bytes, goals: bytes) -> Solver:
+    f = np.frombuffer(floor, dtype=bool).reshape(shape)
+    g = np.frombuffer(goals, dtype=bool).reshape(shape)
+    return Solver(f, g)
+
+
+def solver_for(floor: np.ndarray, goals: np.ndarray) -> Solver:
+    """A (cached) solver for a room: levels replayed many times share their tables."""
+    return _solver_for(floor.shape, floor.tobytes(), goals.tobytes())
+
+
+def solve(
+    level: Level | SokobanState,
+    mode: str = "fast",
+    time_limit: float | None = 10.0,
+    node_limit: int | None = None,
+) -> SolveResult:
+    """Solve a level (or a game in progress) and return the LURD solution and statistics."""
+    floor, goals = level.floor, level.goals
+    solver = solver_for(floor, goals)
+    cols = floor.shape[1]
+    boxes = _bits(np.flatnonzero((level.boxes & floor).ravel()))
+    player = level.player[0] * cols + level.player[1]
+    return solver.solve(boxes, player, mode=mode, time_limit=time_limit, node_limit=node_limit)
