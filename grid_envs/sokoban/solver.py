@@ -64,56 +64,92 @@ class SolveResult:
         return self.nodes / max(self.seconds, 1e-9)
 
 
-def hungarian(cost: list[list[int]]) -> int:
-    """Minimum total cost of a perfect matching rows -> columns (square matrix).
+def _augment(rows: list[list[int]], u: list[float], v: list[float], match: list[int], i: int) -> None:
+    """Insert free row ``i`` (1-based) into the matching: one shortest augmenting path.
 
-    The O(n^3) shortest augmenting path method with potentials.
+    ``match[j]`` is the row matched to column j (1-based, 0 if none); ``u``, ``v`` are
+    feasible potentials (``u[r] + v[j] <= cost``), kept feasible. O(n^2).
+    """
+    n = len(rows)
+    inf = float("inf")
+    way = [0] * (n + 1)
+    match[0] = i
+    j0 = 0
+    minv = [inf] * (n + 1)
+    used = [False] * (n + 1)
+    while True:
+        used[j0] = True
+        i0 = match[j0]
+        row = rows[i0 - 1]
+        ui0 = u[i0]
+        delta = inf
+        j1 = 0
+        for j in range(1, n + 1):
+            if not used[j]:
+                cur = row[j - 1] - ui0 - v[j]
+                if cur < minv[j]:
+                    minv[j] = cur
+                    way[j] = j0
+                if minv[j] < delta:
+                    delta = minv[j]
+                    j1 = j
+        for j in range(n + 1):
+            if used[j]:
+                u[match[j]] += delta
+                v[j] -= delta
+            else:
+                minv[j] -= delta
+        j0 = j1
+        if match[j0] == 0:
+            break
+    while j0:
+        j1 = way[j0]
+        match[j0] = match[j1]
+        j0 = j1
+
+
+def hungarian(cost: list[list[int]]) -> tuple[int, list[float], list[float], list[int]]:
+    """Minimum-cost perfect matching of a square matrix (rows to columns).
+
+    Returns (total cost, row potentials, column potentials, match) where ``match[j]`` is the
+    row (1-based) of column ``j`` (1-based); the rest lets :func:`rematch` reuse the work.
     """
     n = len(cost)
-    inf = float("inf")
     u = [0.0] * (n + 1)
     v = [0.0] * (n + 1)
-    match = [0] * (n + 1)  # match[j]: row matched to column j (1-based), 0 if none
-    way = [0] * (n + 1)
+    match = [0] * (n + 1)
     for i in range(1, n + 1):
-        match[0] = i
-        j0 = 0
-        minv = [inf] * (n + 1)
-        used = [False] * (n + 1)
-        while True:
-            used[j0] = True
-            i0 = match[j0]
-            row = cost[i0 - 1]
-            ui0 = u[i0]
-            delta = inf
-            j1 = 0
-            for j in range(1, n + 1):
-                if not used[j]:
-                    cur = row[j - 1] - ui0 - v[j]
-                    if cur < minv[j]:
-                        minv[j] = cur
-                        way[j] = j0
-                    if minv[j] < delta:
-                        delta = minv[j]
-                        j1 = j
-            for j in range(n + 1):
-                if used[j]:
-                    u[match[j]] += delta
-                    v[j] -= delta
-                else:
-                    minv[j] -= delta
-            j0 = j1
-            if match[j0] == 0:
-                break
-        while j0:
-            j1 = way[j0]
-            match[j0] = match[j1]
-            j0 = j1
-    return int(round(-v[0]))
+        _augment(cost, u, v, match, i)
+    return _total(cost, match), u, v, match
+
+
+Matching = tuple[list[float], list[float], list[int]]  # row and column potentials, match
+
+
+def rematch(cost: list[list[int]], old: Matching, row: int) -> tuple[int, Matching]:
+    """The optimal matching after row ``row`` (0-based) of ``cost`` changed. O(n^2).
+
+    ``old`` comes from :func:`hungarian` (or an earlier ``rematch``) on the old matrix and
+    is not modified. Potentials stay feasible: column potentials only fall, and the changed
+    row restarts at 0, below every reduced cost.
+    """
+    u, v, match = old[0][:], old[1][:], old[2][:]
+    r = row + 1
+    u[r] = 0.0
+    match[match.index(r, 1)] = 0
+    _augment(cost, u, v, match, r)
+    return _total(cost, match), (u, v, match)
+
+
+def _total(cost: list[list[int]], match: list[int]) -> int:
+    return sum(cost[match[j] - 1][j - 1] for j in range(1, len(match)))
 
 
 class Solver:
     """Push search on one room (floor and goals); solve any box layout and player in it."""
+
+    #: ``fast`` mode orders states by ``greedy_weight * h + g`` (weighted A*).
+    greedy_weight = 1000
 
     def __init__(self, floor: np.ndarray, goals: np.ndarray) -> None:
         rows, cols = floor.shape
@@ -175,21 +211,7 @@ class Solver:
     # ------------------------------------------------------- deadlocks
     def lower_bound(self, boxes: int) -> int:
         """Matching lower bound on pushes; >= _BIG when no assignment works (deadlock)."""
-        cells = _cells(boxes)
-        rows = [self.cost_row[c] for c in cells]
-        if len(rows) == 1:
-            return rows[0][0]
-        # cheap screens before the cubic matching
-        total = 0
-        for row in rows:
-            m = min(row)
-            if m >= _BIG:
-                return _BIG
-            total += m
-        for k in range(len(self.goal_cells)):
-            if min(row[k] for row in rows) >= _BIG:
-                return _BIG
-        return max(total, hungarian(rows))
+        return hungarian([self.cost_row[c] for c in _cells(boxes)])[0]
 
     def _frozen(self, cell: int, boxes: int, seen: int) -> bool:
         seen |= 1 << cell
@@ -309,9 +331,11 @@ class Solver:
         # parent[(boxes, player)] = (parent boxes, parent player, box cell pushed, direction)
         parent: dict[tuple[int, int], tuple[int, int, int, int] | None] = {(boxes, player): None}
         best_g = {(boxes, player): 0}
+        # the optimal box-goal matching of each open state, reused by its children
+        matchings: dict[tuple[int, int], Matching] = {}
         closed: set[tuple[int, int]] = set()
         counter = 0
-        heap = [(h0 if greedy else h0, 0, counter, boxes, player)]
+        heap = [(h0, 0, counter, boxes, player)]
         expanded = 0
         while heap:
             _, neg_g, _, bx, pl = heapq.heappop(heap)
@@ -339,6 +363,11 @@ class Solver:
                     targets = self._shift(movers, d) & free & ~dead_bb
                     for t in _cells(targets):
                         moves.append((t - offsets[d], d))
+            cells = _cells(bx)  # ascending, the row order of the stored matching
+            rows = [self.cost_row[c] for c in cells]
+            parent_match = matchings.pop((bx, pl), None)
+            if parent_match is None:
+                parent_match = hungarian(rows)[1:]
             for b, d in moves:
                 t = b + offsets[d]
                 nb = bx ^ (1 << b) ^ (1 << t)
@@ -350,13 +379,19 @@ class Solver:
                     return self._finish(child, parent, mode, expanded, counter, start)
                 if self.freeze_deadlock(nb, t):
                     continue
-                h = self.lower_bound(nb)
+                k = cells.index(b)
+                child_rows = rows[:]
+                child_rows[k] = self.cost_row[t]
+                h, child_match = rematch(child_rows, parent_match, k)
                 if h >= _BIG:
                     continue
+                # keep rows in ascending cell order so the child can reuse this matching
+                child_match = _reorder(child_match, cells, k, t)
+                matchings[child] = child_match
                 parent[child] = (bx, pl, b, d)
                 best_g[child] = g + 1
                 counter += 1
-                priority = h if greedy else g + 1 + h
+                priority = h * self.greedy_weight + g + 1 if greedy else g + 1 + h
                 heapq.heappush(heap, (priority, -(g + 1), counter, nb, b))
         return SolveResult(
             "unsolvable", "", 0, 0, expanded, counter, time.perf_counter() - start, mode
@@ -420,6 +455,26 @@ class Solver:
             boxes ^= (1 << b) | (1 << (b + offsets[d]))
             player = b
         return "".join(out)
+
+
+def _reorder(m: Matching, cells: list[int], k: int, t: int) -> Matching:
+    """Move row ``k`` (box now on cell ``t``) to its place in ascending cell order."""
+    new_cells = cells[:k] + cells[k + 1 :]
+    pos = 0
+    while pos < len(new_cells) and new_cells[pos] < t:
+        pos += 1
+    if pos == k:
+        return m
+    u, v, match = m
+    # old row index (1-based) -> new row index
+    order = list(range(1, k + 1)) + list(range(k + 2, len(cells) + 1))
+    order.insert(pos, k + 1)
+    new_of_old = {old: new + 1 for new, old in enumerate(order)}
+    new_u = [0.0] * len(u)
+    for old_r, new_r in new_of_old.items():
+        new_u[new_r] = u[old_r]
+    new_match = [new_of_old.get(r, 0) if r else 0 for r in match]
+    return new_u, v, new_match
 
 
 def _bits(cells: object) -> int:
