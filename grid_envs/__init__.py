@@ -23,6 +23,10 @@ ENVS: dict[str, tuple[str, int | None, dict[str, Any], str]] = {
         "grid_envs.sokoban.env:SokobanEnv", 60, {"rows": 7, "cols": 7, "num_boxes": 2},
         "Sokoban, generated 7x7 rooms with 2 boxes, for quick experiments",
     ),
+    "GridGames/SokobanPush-v0": (
+        "grid_envs.sokoban.push_env:SokobanPushEnv", 80, {"rows": 10, "cols": 10, "num_boxes": 4},
+        "Sokoban with one action per push (box cell x direction); the player walks by BFS",
+    ),
 }  # fmt: skip
 
 

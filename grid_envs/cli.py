@@ -65,7 +65,8 @@ def play_terminal(env: gym.Env[Any, Any], base: GridEnv, seed: int | None, stdin
     print("keys: the game's keys or an action number; u undo, r restart, q quit")
     for line in stdin:
         text = line.strip()
-        tokens = text.split() if " " in text or text.isdigit() else list(text)
+        whole = " " in text or "," in text or text.isdigit()
+        tokens = text.split() if whole else list(text)
         for token in tokens:
             if token == "q":
                 return 0
@@ -159,6 +160,59 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+@command("solve")
+def cmd_solve(args: argparse.Namespace) -> int:
+    from grid_envs.sokoban import read_collection, rules
+    from grid_envs.sokoban.solver import solve
+
+    levels = read_collection(args.levels)
+    if args.level is not None and not 1 <= args.level <= len(levels):
+        raise ValueError(f"--level must be between 1 and {len(levels)}, got {args.level}")
+    picked = [args.level] if args.level is not None else range(1, len(levels) + 1)
+    rows = []
+    if not args.json and len(picked) > 1:
+        print(f"{'level':>5}  {'status':<10} {'pushes':>6} {'moves':>6} {'nodes':>9} {'seconds':>8}  title")
+    for n in picked:
+        level = levels[n - 1]
+        r = solve(level, mode=args.mode, time_limit=args.time_limit)
+        if r.solved:  # never report a solution that does not replay
+            s = rules.new_state(level)
+            for a in rules.lurd_to_actions(s, r.solution):
+                rules.apply_action(s, a)
+            if not rules.is_solved(s):
+                raise RuntimeError(f"level {n}: the solver's answer does not solve it")
+        row = {
+            "level": n, "title": level.title, "solved": r.solved, "status": r.status,
+            "solution": r.solution, "pushes": r.pushes, "moves": r.moves, "nodes": r.nodes,
+            "seconds": round(r.seconds, 4), "mode": r.mode,
+        }  # fmt: skip
+        rows.append(row)
+        if args.json:
+            print(json.dumps(row), flush=True)
+        elif len(picked) == 1:
+            print(f"level {n} {level.title!r}: {r.status}")
+            if r.solved:
+                print(f"pushes {r.pushes}  moves {r.moves}  nodes {r.nodes}  {r.seconds:.3f} s")
+                print(r.solution)
+            else:
+                print(f"nodes {r.nodes}  {r.seconds:.3f} s  {r.reason}")
+        else:
+            print(
+                f"{n:>5}  {r.status:<10} {r.pushes:>6} {r.moves:>6} {r.nodes:>9} "
+                f"{r.seconds:>8.3f}  {level.title[:30]}",
+                flush=True,
+            )
+    if not args.json and len(picked) > 1:
+        solved = [row for row in rows if row["solved"]]
+        times = sorted(row["seconds"] for row in solved)
+        print(f"solved {len(solved)}/{len(rows)} ({args.mode}, {args.time_limit:g} s a level)")
+        if times:
+            print(f"median {times[len(times) // 2]:.3f} s, slowest {times[-1]:.3f} s")
+        failed = [str(row["level"]) for row in rows if not row["solved"]]
+        print("not solved:", ", ".join(failed) or "none")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="grid-games", description="Classic grid games as Gymnasium environments."
@@ -172,6 +226,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--window", action="store_true", help="a pygame window (needs [human])")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="env argument, e.g. --set levels=my.xsb (repeatable)")  # fmt: skip
+
+    p = sub.add_parser("solve", help="solve Sokoban levels with push search")
+    p.add_argument("levels", help="an XSB file (one level or a collection)")
+    p.add_argument("--level", type=int, default=None, help="1-based level number")
+    p.add_argument("--time-limit", type=float, default=10.0, help="seconds per level")
+    p.add_argument("--mode", choices=("fast", "optimal"), default="fast")
+    p.add_argument("--json", action="store_true", help="one JSON object per level")
 
     p = sub.add_parser("eval", help="evaluate an agent: win rate, return, length, speed")
     p.add_argument("env")

@@ -24,6 +24,8 @@ POTENTIALS: dict[str, dict[str, str]] = {
     "GridGames/Sokoban*": {
         "distance": "grid_envs.sokoban.rules:distance_potential",
         "boxes": "grid_envs.sokoban.rules:boxes_potential",
+        "matching": "grid_envs.sokoban.solver:matching_potential",
+        "solver": "grid_envs.sokoban.solver:solver_potential",
     },
 }
 

@@ -104,7 +104,8 @@ class SokobanEnv(GridEnv):
     ## Arguments
     - ``levels``: XSB path, Boxoban directory, XSB text, a ``Level`` or a list of them.
     - ``generator``: a :class:`SokobanGenerator`; by default one of ``rows x cols`` with
-      ``num_boxes`` boxes (10, 10, 4).
+      ``num_boxes`` boxes (10, 10, 4) and ``min_pushes`` (0: no difficulty floor; when set,
+      ``info["optimal_pushes"]`` reports the solver's proved optimum).
     - ``obs_shape``: the observation grid; by default the largest level or the generator's.
     - ``level_order``: ``"random"`` (seeded) or ``"sequential"`` for level lists.
     - ``step_penalty``, ``box_on_reward``, ``box_off_penalty``, ``solve_reward``,
@@ -128,6 +129,7 @@ class SokobanEnv(GridEnv):
         rows: int = 10,
         cols: int = 10,
         num_boxes: int = 4,
+        min_pushes: int = 0,
         obs_shape: tuple[int, int] | None = None,
         level_order: str = "random",
         step_penalty: float = -0.1,
@@ -146,7 +148,7 @@ class SokobanEnv(GridEnv):
         self.levels = load_levels(levels) if levels is not None else None
         self.generator = generator
         if self.levels is None and generator is None:
-            self.generator = SokobanGenerator(rows, cols, num_boxes)
+            self.generator = SokobanGenerator(rows, cols, num_boxes, min_pushes=min_pushes)
         shape = obs_shape or self._default_shape()
         super().__init__(
             n_actions=rules.N_ACTIONS,
@@ -171,6 +173,7 @@ class SokobanEnv(GridEnv):
         self.level_index = -1
         self.state: SokobanState | None = None
         self._deadlocked = False
+        self._optimal_pushes: int | None = None
         self._codes = np.zeros(self.obs_shape, dtype=np.uint8)
         self._outside = np.ones(self.obs_shape, dtype=bool)
 
@@ -213,11 +216,15 @@ class SokobanEnv(GridEnv):
             return i, self.levels[i]
         if choice is not None:
             raise ValueError("options['level'] as an index needs a level list (levels=...)")
-        source = self.levels if self.levels is not None else self.generator
-        assert source is not None
-        return source.sample(self.np_random)
+        if self.levels is not None:
+            return self.levels.sample(self.np_random)
+        assert self.generator is not None
+        generated = self.generator.generate(self.np_random)
+        self._optimal_pushes = generated.optimal_pushes
+        return -1, generated.level
 
     def _new_episode(self, options: dict[str, Any]) -> None:
+        self._optimal_pushes: int | None = None
         index, level = self._pick_level(options.get("level"))
         rows, cols = level.shape
         if rows > self.obs_shape[0] or cols > self.obs_shape[1]:
@@ -311,16 +318,17 @@ class SokobanEnv(GridEnv):
             "level_index": self.level_index,
             "pushes": s.pushes,
             "moves": s.moves,
+            "optimal_pushes": self._optimal_pushes,  # known when the generator proved it
         }
 
     # -------------------------------------------------------- snapshots
     def _get_state(self) -> Any:
         return (self.state, self.level, self.level_index, self._deadlocked,
-                self._codes, self._outside, self._next_index)  # fmt: skip
+                self._codes, self._outside, self._next_index, self._optimal_pushes)  # fmt: skip
 
     def _set_state(self, state: Any) -> None:
         (self.state, self.level, self.level_index, self._deadlocked,
-         self._codes, self._outside, self._next_index) = state  # fmt: skip
+         self._codes, self._outside, self._next_index, self._optimal_pushes) = state  # fmt: skip
 
     def _public_state(self) -> SokobanState:
         assert self.state is not None

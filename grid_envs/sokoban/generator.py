@@ -38,6 +38,7 @@ class GeneratedLevel:
     level: Level
     solution: str  # a LURD solution found by construction (not necessarily the shortest)
     pushes: int  # pushes in that solution: an upper bound on the optimal push count
+    optimal_pushes: int | None = None  # proved by the solver when min_pushes is asked for
 
 
 class _Stream:
@@ -69,6 +70,8 @@ class SokobanGenerator:
             Defaults to ``8 * num_boxes + rows + cols``.
         floor_fraction: share of the inner rectangle carved into floor.
         plays_per_room: reverse games played per room; the best scoring one is kept.
+        min_pushes: keep only levels whose optimal solution (proved by the solver's
+            optimal mode) needs at least this many pushes; 0 skips the check.
         max_attempts: rooms tried before giving up with a ``RuntimeError``.
     """
 
@@ -80,6 +83,7 @@ class SokobanGenerator:
         pulls: int | None = None,
         floor_fraction: float = 0.55,
         plays_per_room: int = 3,
+        min_pushes: int = 0,
         max_attempts: int = 100,
     ) -> None:
         if rows < 5 or cols < 5:
@@ -98,6 +102,9 @@ class SokobanGenerator:
             raise ValueError(f"floor_fraction must be in [0.2, 1], got {floor_fraction!r}")
         if plays_per_room < 1:
             raise ValueError(f"plays_per_room must be at least 1, got {plays_per_room!r}")
+        if min_pushes < 0:
+            raise ValueError(f"min_pushes must be at least 0, got {min_pushes!r}")
+        self.min_pushes = int(min_pushes)
         self.floor_fraction = float(floor_fraction)
         self.plays_per_room = int(plays_per_room)
         self.max_attempts = int(max_attempts)
@@ -118,11 +125,22 @@ class SokobanGenerator:
         for _ in range(self.max_attempts):
             floor = self._carve(stream)
             result = self._reverse_play(floor, stream)
-            if result is not None:
+            if result is None:
+                continue
+            if not self.min_pushes:
                 return result
+            if result.pushes < self.min_pushes:
+                continue  # the certificate is an upper bound: already too easy
+            from grid_envs.sokoban.solver import solve  # the solver builds on this module's kin
+
+            proof = solve(result.level, mode="optimal", time_limit=None, node_limit=20_000)
+            if proof.solved and proof.pushes >= self.min_pushes:
+                return GeneratedLevel(result.level, result.solution, result.pushes, proof.pushes)
         raise RuntimeError(
-            f"no level with {self.num_boxes} boxes found in {self.max_attempts} rooms of "
-            f"{self.rows}x{self.cols}; use fewer boxes or a larger room"
+            f"no level with {self.num_boxes} boxes"
+            + (f" and at least {self.min_pushes} pushes" if self.min_pushes else "")
+            + f" found in {self.max_attempts} rooms of {self.rows}x{self.cols}; "
+            "use fewer boxes, a larger room or a smaller min_pushes"
         )
 
     # ----------------------------------------------------------------- room

@@ -518,3 +518,45 @@ def solve(
     boxes = _bits(np.flatnonzero((level.boxes & floor).ravel()))
     player = level.player[0] * cols + level.player[1]
     return solver.solve(boxes, player, mode=mode, time_limit=time_limit, node_limit=node_limit)
+
+
+def _cap(solver: Solver) -> int:
+    """A finite stand-in for 'no solution': more than any solvable position needs."""
+    finite = [d for row in solver.dist for d in row if d < _BIG]
+    return len(solver.goal_cells) * (max(finite, default=0) + 1)
+
+
+def matching_potential(state: SokobanState) -> float:
+    """Shaping potential: minus the matching lower bound on the pushes still needed.
+
+    A deadlocked position (no finite matching) gets minus a cap larger than any bound.
+    """
+    solver = solver_for(state.floor, state.goals)
+    bound = solver.lower_bound(_bits(np.flatnonzero((state.boxes & state.floor).ravel())))
+    return -float(min(bound, _cap(solver)))
+
+
+@lru_cache(maxsize=100_000)
+def _optimal_pushes(shape: tuple[int, int], floor: bytes, goals: bytes, boxes: bytes, player: int) -> int | None:
+    solver = _solver_for(shape, floor, goals)
+    b = _bits(np.flatnonzero(np.frombuffer(boxes, dtype=bool)))
+    r = solver.solve(b, player, mode="optimal", time_limit=0.5)
+    if r.solved:
+        return r.pushes
+    if r.status == "unsolvable":
+        return _cap(solver)
+    return None
+
+
+def solver_potential(state: SokobanState) -> float:
+    """Shaping potential: minus the optimal number of pushes left (small levels).
+
+    Exact when the optimal search finishes within 0.5 s (results are cached); otherwise
+    the matching lower bound stands in.
+    """
+    cols = state.floor.shape[1]
+    pushes = _optimal_pushes(
+        state.floor.shape, state.floor.tobytes(), state.goals.tobytes(),
+        (state.boxes & state.floor).tobytes(), state.player[0] * cols + state.player[1],
+    )  # fmt: skip
+    return -float(pushes) if pushes is not None else matching_potential(state)

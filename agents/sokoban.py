@@ -1,0 +1,90 @@
+"""Sokoban's algorithmic baseline: the push-search solver as an agent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent
+from agents.registry import register_agent
+from grid_envs.core.base_env import GridEnv
+from grid_envs.sokoban import rules
+from grid_envs.sokoban.push_env import SokobanPushEnv, push_action
+from grid_envs.sokoban.solver import solve
+from grid_envs.sokoban.state import SokobanState
+
+SOKOBAN_IDS = ("GridGames/Sokoban-v0", "GridGames/Sokoban-Small-v0", "GridGames/SokobanPush-v0")
+
+
+class SokobanSolverAgent(Agent):
+    """Plans with the push-search solver from the env's state, then follows the plan.
+
+    The state comes from ``env.game_state()``. After each action the agent predicts the
+    next state; if the env's state differs (a reset, another player's move, a level
+    change) it plans again. If the solver gives up or proves the position unsolvable, the
+    agent plays a random legal action and tries again at the next step.
+
+    Args:
+        mode: the solver's mode, ``"fast"`` (default) or ``"optimal"``.
+        time_limit: seconds the solver may spend on one plan.
+    """
+
+    name = "solver"
+
+    def __init__(
+        self, env: Any = None, seed: int | None = None, mode: str = "fast", time_limit: float = 5.0
+    ) -> None:
+        self.mode = mode
+        self.time_limit = time_limit
+        self._plans: dict[int, tuple[list[int], list[tuple[bytes, tuple[int, int]]]]] = {}
+        self.last_result: Any = None
+        super().__init__(env, seed)
+
+    def reset(self) -> None:
+        self._plans.clear()
+
+    @staticmethod
+    def _key(s: SokobanState) -> tuple[bytes, tuple[int, int]]:
+        return (s.boxes.tobytes(), s.player)
+
+    def _plan(self, env: GridEnv, s: SokobanState) -> tuple[list[int], list[Any]]:
+        result = solve(s, mode=self.mode, time_limit=self.time_limit)
+        self.last_result = result
+        if not result.solved:
+            return [], []
+        actions, expected = [], []
+        sim = rules.SokobanState(s.floor, s.goals, s.boxes.copy(), s.player, 0, 0, s.push_dist, s.dead)
+        pushes_only = isinstance(env, SokobanPushEnv)
+        cols = env.obs_shape[1]
+        for a in rules.lurd_to_actions(sim, result.solution):
+            if pushes_only and a < 4:
+                rules.apply_action(sim, a)
+                continue
+            if pushes_only:
+                dr, dc = rules.DIRECTIONS[a - 4]
+                box = (sim.player[0] + dr, sim.player[1] + dc)
+                actions.append(push_action(box, a - 4, cols))
+            else:
+                actions.append(a)
+            expected.append(self._key(sim))  # the state in which this action is played
+            rules.apply_action(sim, a)
+        return actions, expected
+
+    def act(self, env: GridEnv, observation: np.ndarray) -> int:
+        s = env.game_state()
+        plan = self._plans.get(id(env))
+        if plan is None or not plan[0] or plan[1][0] != self._key(s):
+            plan = self._plan(env, s)
+            self._plans[id(env)] = plan
+        actions, expected = plan
+        if actions:
+            self._plans[id(env)] = (actions[1:], expected[1:])
+            return actions[0]
+        legal = np.flatnonzero(env.action_masks())
+        return int(legal[self.rng.integers(len(legal))])
+
+
+register_agent(
+    "solver", SokobanSolverAgent, SOKOBAN_IDS, "push-search solver (fast mode), replans on surprise"
+)
