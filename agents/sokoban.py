@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -54,7 +55,7 @@ class SokobanSolverAgent(Agent):
         if not result.solved:
             return [], []
         actions, expected = [], []
-        sim = rules.SokobanState(s.floor, s.goals, s.boxes.copy(), s.player, 0, 0, s.push_dist, s.dead)
+        sim = copy.deepcopy(s)
         pushes_only = isinstance(env, SokobanPushEnv)
         cols = env.obs_shape[1]
         for a in rules.lurd_to_actions(sim, result.solution):

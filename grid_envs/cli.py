@@ -171,7 +171,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     picked = [args.level] if args.level is not None else range(1, len(levels) + 1)
     rows = []
     if not args.json and len(picked) > 1:
-        print(f"{'level':>5}  {'status':<10} {'pushes':>6} {'moves':>6} {'nodes':>9} {'seconds':>8}  title")
+        header = ("level", "status", "pushes", "moves", "nodes", "seconds")
+        print("{:>5}  {:<10} {:>6} {:>6} {:>9} {:>8}  title".format(*header))
     for n in picked:
         level = levels[n - 1]
         r = solve(level, mode=args.mode, time_limit=args.time_limit)

@@ -67,3 +67,23 @@ def test_readme_commands_use_only_real_subcommands() -> None:
         if line.startswith("grid-games "):
             name = line.split()[1]
             assert name in cli.COMMANDS, f"README uses unknown subcommand {name!r}"
+
+
+def test_solve_a_collection(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "two.xsb"
+    path.write_text(
+        "; a\n#######\n#     #\n# .$@ #\n#     #\n#######\n\n"
+        "; b\n########\n#      #\n# . $ @#\n#      #\n########\n"
+    )
+    assert cli.main(["solve", str(path), "--mode", "optimal", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["level"] for r in rows] == [1, 2]
+    assert [r["pushes"] for r in rows] == [1, 2]
+    for r in rows:
+        assert {"level", "solved", "solution", "pushes", "moves", "seconds"} <= set(r)
+    assert cli.main(["solve", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "solved 2/2" in out and "not solved: none" in out
+    assert cli.main(["solve", str(path), "--level", "2"]) == 0
+    assert "pushes 2" in capsys.readouterr().out
+    assert cli.main(["solve", str(path), "--level", "3"]) == 2

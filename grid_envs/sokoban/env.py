@@ -224,7 +224,7 @@ class SokobanEnv(GridEnv):
         return -1, generated.level
 
     def _new_episode(self, options: dict[str, Any]) -> None:
-        self._optimal_pushes: int | None = None
+        self._optimal_pushes = None
         index, level = self._pick_level(options.get("level"))
         rows, cols = level.shape
         if rows > self.obs_shape[0] or cols > self.obs_shape[1]:

@@ -12,7 +12,7 @@ from grid_envs.sokoban.env import SokobanEnv
 
 
 def push_action(cell: tuple[int, int], direction: int, cols: int) -> int:
-    """Action index of pushing the box on ``cell`` in ``direction`` (0 up, 1 down, 2 left, 3 right)."""
+    """Action of pushing the box on ``cell`` in ``direction`` (0 up, 1 down, 2 left, 3 right)."""
     return (cell[0] * cols + cell[1]) * 4 + direction
 
 
@@ -66,7 +66,6 @@ class SokobanPushEnv(SokobanEnv):
         free = s.floor & ~s.boxes
         self._walk = bfs_distances(free, s.player)
         reach = self._walk >= 0
-        rows, cols = s.floor.shape
         mask = np.zeros((*self.obs_shape, 4), dtype=bool)
         for r, c in np.argwhere(s.boxes & s.floor):
             for d, (dr, dc) in enumerate(DIRECTIONS):

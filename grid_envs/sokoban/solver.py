@@ -64,7 +64,9 @@ class SolveResult:
         return self.nodes / max(self.seconds, 1e-9)
 
 
-def _augment(rows: list[list[int]], u: list[float], v: list[float], match: list[int], i: int) -> None:
+def _augment(
+    rows: list[list[int]], u: list[float], v: list[float], match: list[int], i: int
+) -> None:
     """Insert free row ``i`` (1-based) into the matching: one shortest augmenting path.
 
     ``match[j]`` is the row matched to column j (1-based, 0 if none); ``u``, ``v`` are
@@ -199,7 +201,9 @@ class Solver:
         cols = self.cols
         region = seed
         while True:
-            grown = (region | (region << 1) | (region >> 1) | (region << cols) | (region >> cols)) & free
+            grown = (
+                region | (region << 1) | (region >> 1) | (region << cols) | (region >> cols)
+            ) & free
             if grown == region:
                 return region
             region = grown
@@ -237,7 +241,16 @@ class Solver:
         if not self._frozen(cell, boxes, 0):
             return False
         # the pushed box is frozen on a goal: a neighbour off goal may be frozen with it
-        for o in (-self.cols, self.cols, -1, 1, -self.cols - 1, -self.cols + 1, self.cols - 1, self.cols + 1):
+        for o in (
+            -self.cols,
+            self.cols,
+            -1,
+            1,
+            -self.cols - 1,
+            -self.cols + 1,
+            self.cols - 1,
+            self.cols + 1,
+        ):
             n = cell + o
             if (boxes >> n) & 1 and not (goal_bb >> n) & 1 and self._frozen(n, boxes, 0):
                 return True
@@ -327,7 +340,12 @@ class Solver:
         if h0 >= _BIG or boxes & self.dead_bb:
             return SolveResult("unsolvable", "", 0, 0, 0, 1, time.perf_counter() - start, mode)
         greedy = mode == "fast"
-        offsets, floor_bb, goal_bb, dead_bb = self.offsets, self.floor_bb, self.goal_bb, self.dead_bb
+        offsets, floor_bb, goal_bb, dead_bb = (
+            self.offsets,
+            self.floor_bb,
+            self.goal_bb,
+            self.dead_bb,
+        )
         # parent[(boxes, player)] = (parent boxes, parent player, box cell pushed, direction)
         parent: dict[tuple[int, int], tuple[int, int, int, int] | None] = {(boxes, player): None}
         best_g = {(boxes, player): 0}
@@ -397,7 +415,9 @@ class Solver:
             "unsolvable", "", 0, 0, expanded, counter, time.perf_counter() - start, mode
         )
 
-    def _gave_up(self, why: str, mode: str, expanded: int, generated: int, start: float) -> SolveResult:
+    def _gave_up(
+        self, why: str, mode: str, expanded: int, generated: int, start: float
+    ) -> SolveResult:
         return SolveResult(
             "gave_up", "", 0, 0, expanded, generated, time.perf_counter() - start, mode, why
         )
@@ -430,7 +450,7 @@ class Solver:
 
     def pushes_to_lurd(self, boxes: int, player: int, pushes: list[tuple[int, int]]) -> str:
         """Expand a push list into LURD with the walks in between (shortest walks)."""
-        out = []
+        out: list[str] = []
         offsets, is_floor = self.offsets, self.is_floor
         for b, d in pushes:
             goal = b - offsets[d]
@@ -537,7 +557,9 @@ def matching_potential(state: SokobanState) -> float:
 
 
 @lru_cache(maxsize=100_000)
-def _optimal_pushes(shape: tuple[int, int], floor: bytes, goals: bytes, boxes: bytes, player: int) -> int | None:
+def _optimal_pushes(
+    shape: tuple[int, int], floor: bytes, goals: bytes, boxes: bytes, player: int
+) -> int | None:
     solver = _solver_for(shape, floor, goals)
     b = _bits(np.flatnonzero(np.frombuffer(boxes, dtype=bool)))
     r = solver.solve(b, player, mode="optimal", time_limit=0.5)

@@ -90,3 +90,17 @@ def test_bfs_oracle_on_known_levels() -> None:
     assert min_pushes(parse_xsb("########\n#      #\n# . $ @#\n#      #\n########")[0]) == 2
     # a box in a corner can never reach the goal
     assert min_pushes(parse_xsb("######\n#$   #\n#  . #\n#  @ #\n######")[0]) is None
+
+
+def test_min_pushes_is_proved() -> None:
+    gen = SokobanGenerator(7, 7, 2, min_pushes=5)
+    rng = np.random.default_rng(2)
+    for _ in range(8):
+        g = gen.generate(rng)
+        assert g.optimal_pushes is not None and g.optimal_pushes >= 5
+        assert min_pushes(g.level) == g.optimal_pushes
+    env = gym.make("GridGames/Sokoban-Small-v0", min_pushes=5)
+    _, info = env.reset(seed=0)
+    assert info["optimal_pushes"] >= 5
+    with pytest.raises(ValueError, match="min_pushes must be at least 0"):
+        SokobanGenerator(min_pushes=-1)

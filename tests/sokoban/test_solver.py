@@ -1,0 +1,159 @@
+"""The push-search solver: exact against BFS, sound on unsolvable positions, replayed."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from grid_envs.sokoban import Level, SokobanGenerator, parse_xsb, rules
+from grid_envs.sokoban.bfs import min_pushes
+from grid_envs.sokoban.solver import hungarian, rematch, solve, solver_for
+from grid_envs.wrappers import get_potential
+
+
+def replay_through_env(level: Level, lurd: str) -> dict:
+    env = gym.make("GridGames/Sokoban-v0", levels=level, max_episode_steps=100_000)
+    env.reset(seed=0)
+    info: dict = {}
+    actions = rules.lurd_to_actions(env.unwrapped.game_state(), lurd)
+    for i, a in enumerate(actions):
+        _, _, terminated, _, info = env.step(a)
+        assert not info["illegal_action"]
+        assert terminated == (i == len(actions) - 1)
+    return info
+
+
+def generated(rows: int, cols: int, boxes: int, n: int, seed: int) -> list[Level]:
+    gen = SokobanGenerator(rows, cols, boxes)
+    rng = np.random.default_rng(seed)
+    return [gen.generate(rng).level for _ in range(n)]
+
+
+@pytest.mark.parametrize(("rows", "cols", "boxes", "n"), [(7, 7, 2, 40), (8, 8, 3, 15)])
+def test_optimal_agrees_with_brute_force_bfs(rows: int, cols: int, boxes: int, n: int) -> None:
+    for level in generated(rows, cols, boxes, n, seed=rows + boxes):
+        best = min_pushes(level)
+        r = solve(level, mode="optimal", time_limit=30)
+        assert r.solved and r.pushes == best
+        assert replay_through_env(level, r.solution)["is_success"]
+
+
+def test_fast_solutions_replay_to_a_win() -> None:
+    for level in generated(10, 10, 4, 15, seed=3):
+        r = solve(level, mode="fast", time_limit=10)
+        assert r.solved and r.moves == len(r.solution)
+        assert r.pushes == sum(ch.isupper() for ch in r.solution)
+        assert replay_through_env(level, r.solution)["is_success"]
+
+
+def test_never_calls_a_solvable_position_unsolvable() -> None:
+    """Random box placements, many of them dead: the solver agrees with BFS on each."""
+    rng = random.Random(0)
+    template = generated(7, 7, 2, 12, seed=9)
+    checked = unsolvable = 0
+    for level in template:
+        cells = [tuple(c) for c in np.argwhere(level.floor) if tuple(c) != level.player]
+        for _ in range(8):
+            boxes = np.zeros_like(level.boxes)
+            for r, c in rng.sample(cells, 2):
+                boxes[r, c] = True
+            trial = Level(level.walls, level.floor, level.goals, boxes, level.player)
+            if rules.is_solved(rules.new_state(trial)):
+                continue
+            truth = min_pushes(trial)
+            for mode in ("optimal", "fast"):
+                r = solve(trial, mode=mode, time_limit=30)
+                assert r.status != "gave_up"
+                assert (r.status == "unsolvable") == (truth is None), (mode, truth)
+                if mode == "optimal" and truth is not None:
+                    assert r.pushes == truth
+            checked += 1
+            unsolvable += truth is None
+    assert checked > 60 and unsolvable > 10  # both kinds were really exercised
+
+
+def test_bipartite_deadlock_is_unsolvable_at_once() -> None:
+    # both boxes can only slide along the top wall, and only one goal lies there
+    (level,) = parse_xsb("#######\n#. $$ #\n#     #\n#.   @#\n#######")
+    r = solve(level, mode="optimal")
+    assert r.status == "unsolvable" and r.nodes == 0
+
+
+def test_limits_give_up_with_a_reason() -> None:
+    level = generated(10, 10, 4, 1, seed=1)[0]
+    r = solve(level, mode="optimal", node_limit=1)
+    assert r.status == "gave_up" and r.reason == "node limit" and not r.solved
+    with pytest.raises(ValueError, match="mode must be one of"):
+        solve(level, mode="quick")
+
+
+def test_a_solved_position_needs_nothing() -> None:
+    (level,) = parse_xsb("#######\n#     #\n# .$@ #\n#     #\n#######")
+    s = rules.new_state(level)
+    rules.apply_action(s, 4 + 2)
+    r = solve(s)
+    assert r.solved and r.solution == "" and r.pushes == 0
+
+
+def test_solves_a_game_in_progress() -> None:
+    env = gym.make("GridGames/Sokoban-v0")
+    env.reset(seed=4)
+    mask = env.unwrapped.action_masks()
+    env.step(int(np.flatnonzero(mask[:4])[0]))  # one move first
+    r = solve(env.unwrapped.game_state(), mode="fast")
+    assert r.solved
+    for a in rules.lurd_to_actions(env.unwrapped.game_state(), r.solution):
+        _, _, terminated, _, info = env.step(a)
+    assert terminated and info["is_success"]
+
+
+def brute_matching(cost: list[list[int]]) -> int:
+    n = len(cost)
+    return min(sum(cost[i][p[i]] for i in range(n)) for p in itertools.permutations(range(n)))
+
+
+def test_hungarian_and_rematch_match_brute_force() -> None:
+    rng = random.Random(1)
+    big = 1 << 20
+    for _ in range(400):
+        n = rng.randint(1, 6)
+        cost = [[rng.choice([rng.randint(0, 9), big]) for _ in range(n)] for _ in range(n)]
+        total, *m = hungarian(cost)
+        assert total == brute_matching(cost)
+        state = tuple(m)
+        for _ in range(4):
+            k = rng.randrange(n)
+            cost = [row[:] for row in cost]
+            cost[k] = [rng.choice([rng.randint(0, 9), big]) for _ in range(n)]
+            total, state = rematch(cost, state, k)
+            assert total == brute_matching(cost)
+
+
+def test_pi_corral_restricts_to_pushes_into_the_corral() -> None:
+    # The player (right) cannot reach the left room; the two fence boxes can only be pushed
+    # into it, so only those two pushes are searched.
+    text = "########\n#.  $  #\n#  #   #\n#. $  @#\n########"
+    (level,) = parse_xsb(text)
+    s = solver_for(level.floor, level.goals)
+    cols = level.shape[1]
+    boxes = sum(1 << int(i) for i in np.flatnonzero(level.boxes.ravel()))
+    free = s.floor_bb & ~boxes
+    reach = s._flood(1 << (level.player[0] * cols + level.player[1]), free)
+    pushes = s._pi_corral(boxes, reach, free)
+    assert pushes is not None
+    assert sorted((divmod(b, cols), d) for b, d in pushes) == [((1, 4), 2), ((3, 3), 2)]
+    assert solve(level, mode="optimal").pushes == min_pushes(level) == 5
+
+
+def test_lower_bound_potentials_are_admissible() -> None:
+    matching = get_potential("GridGames/Sokoban-v0", "matching")
+    exact = get_potential("GridGames/Sokoban-v0", "solver")
+    for level in generated(7, 7, 2, 15, seed=21):
+        s = rules.new_state(level)
+        best = min_pushes(level)
+        assert -matching(s) <= best
+        assert -exact(s) == best
