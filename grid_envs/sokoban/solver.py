@@ -144,7 +144,10 @@ def rematch(cost: list[list[int]], old: Matching, row: int) -> tuple[int, Matchi
 
 
 def _total(cost: list[list[int]], match: list[int]) -> int:
-    return sum(cost[match[j] - 1][j - 1] for j in range(1, len(match)))
+    total = 0
+    for j in range(1, len(match)):
+        total += cost[match[j] - 1][j - 1]
+    return total
 
 
 class Solver:
@@ -350,7 +353,7 @@ class Solver:
         parent: dict[tuple[int, int], tuple[int, int, int, int] | None] = {(boxes, player): None}
         best_g = {(boxes, player): 0}
         # the optimal box-goal matching of each open state, reused by its children
-        matchings: dict[tuple[int, int], Matching] = {}
+        matchings: dict[tuple[int, int], tuple[list[int], Matching]] = {}
         closed: set[tuple[int, int]] = set()
         counter = 0
         heap = [(h0, 0, counter, boxes, player)]
@@ -381,11 +384,14 @@ class Solver:
                     targets = self._shift(movers, d) & free & ~dead_bb
                     for t in _cells(targets):
                         moves.append((t - offsets[d], d))
-            cells = _cells(bx)  # ascending, the row order of the stored matching
-            rows = [self.cost_row[c] for c in cells]
-            parent_match = matchings.pop((bx, pl), None)
-            if parent_match is None:
-                parent_match = hungarian(rows)[1:]
+            stored = matchings.pop((bx, pl), None)
+            if stored is None:
+                cells = _cells(bx)
+                rows = [self.cost_row[c] for c in cells]
+                parent_match: Matching = hungarian(rows)[1:]
+            else:
+                cells, parent_match = stored  # the box order the matching was built in
+                rows = [self.cost_row[c] for c in cells]
             for b, d in moves:
                 t = b + offsets[d]
                 nb = bx ^ (1 << b) ^ (1 << t)
@@ -403,9 +409,9 @@ class Solver:
                 h, child_match = rematch(child_rows, parent_match, k)
                 if h >= _BIG:
                     continue
-                # keep rows in ascending cell order so the child can reuse this matching
-                child_match = _reorder(child_match, cells, k, t)
-                matchings[child] = child_match
+                child_cells = cells[:]
+                child_cells[k] = t
+                matchings[child] = (child_cells, child_match)
                 parent[child] = (bx, pl, b, d)
                 best_g[child] = g + 1
                 counter += 1
@@ -475,26 +481,6 @@ class Solver:
             boxes ^= (1 << b) | (1 << (b + offsets[d]))
             player = b
         return "".join(out)
-
-
-def _reorder(m: Matching, cells: list[int], k: int, t: int) -> Matching:
-    """Move row ``k`` (box now on cell ``t``) to its place in ascending cell order."""
-    new_cells = cells[:k] + cells[k + 1 :]
-    pos = 0
-    while pos < len(new_cells) and new_cells[pos] < t:
-        pos += 1
-    if pos == k:
-        return m
-    u, v, match = m
-    # old row index (1-based) -> new row index
-    order = list(range(1, k + 1)) + list(range(k + 2, len(cells) + 1))
-    order.insert(pos, k + 1)
-    new_of_old = {old: new + 1 for new, old in enumerate(order)}
-    new_u = [0.0] * len(u)
-    for old_r, new_r in new_of_old.items():
-        new_u[new_r] = u[old_r]
-    new_match = [new_of_old.get(r, 0) if r else 0 for r in match]
-    return new_u, v, new_match
 
 
 def _bits(cells: object) -> int:
