@@ -27,6 +27,18 @@ ENVS: dict[str, tuple[str, int | None, dict[str, Any], str]] = {
         "grid_envs.sokoban.push_env:SokobanPushEnv", 80, {"rows": 10, "cols": 10, "num_boxes": 4},
         "Sokoban with one action per push (box cell x direction); the player walks by BFS",
     ),
+    "GridGames/Minesweeper-v0": (
+        "grid_envs.minesweeper.env:MinesweeperEnv", 162, {"rows": 9, "cols": 9, "mines": 10},
+        "Minesweeper beginner, 9x9 with 10 mines, safe first click",
+    ),
+    "GridGames/Minesweeper-Intermediate-v0": (
+        "grid_envs.minesweeper.env:MinesweeperEnv", 512, {"rows": 16, "cols": 16, "mines": 40},
+        "Minesweeper intermediate, 16x16 with 40 mines, safe first click",
+    ),
+    "GridGames/Minesweeper-Expert-v0": (
+        "grid_envs.minesweeper.env:MinesweeperEnv", 960, {"rows": 16, "cols": 30, "mines": 99},
+        "Minesweeper expert, 16 rows x 30 cols with 99 mines, safe first click",
+    ),
 }  # fmt: skip
 
 

@@ -87,3 +87,28 @@ def test_solve_a_collection(tmp_path, capsys: pytest.CaptureFixture[str]) -> Non
     assert cli.main(["solve", str(path), "--level", "2"]) == 0
     assert "pushes 2" in capsys.readouterr().out
     assert cli.main(["solve", str(path), "--level", "3"]) == 2
+
+
+def test_play_in_a_pygame_window(tmp_path) -> None:
+    """A real pygame window (SDL's dummy video driver): keys come in as events."""
+    import gymnasium as gym
+    import pygame
+
+    path = tmp_path / "one.xsb"
+    path.write_text("#######\n#     #\n# .$@ #\n#     #\n#######\n")
+    env = gym.make("GridGames/Sokoban-v0", render_mode="human", levels=str(path))
+    base = env.unwrapped
+    env.reset(seed=0)  # opens the window
+    for key in (pygame.K_a, pygame.K_ESCAPE):
+        pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=key))
+    pushed = []
+    original_step = env.step
+
+    def spy(action):  # record what the window's keys turned into
+        pushed.append(action)
+        return original_step(action)
+
+    env.step = spy  # type: ignore[method-assign]
+    assert cli.play_window(env, base, seed=0) == 0
+    assert pushed == [4 + 2]  # 'a' became the push left that solves the level
+    env.close()

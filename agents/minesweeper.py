@@ -1,0 +1,56 @@
+"""Minesweeper's algorithmic baseline: the logic and probability solver as an agent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent
+from agents.registry import register_agent
+from grid_envs.core.base_env import GridEnv
+from grid_envs.minesweeper.solver import HIDDEN, MinesweeperSolver
+
+MINESWEEPER_IDS = ("GridGames/Minesweeper*",)
+
+
+def view_from_observation(observation: np.ndarray) -> np.ndarray:
+    """What a player sees, (rows, cols) int: -1 hidden, else the number shown."""
+    obs = np.asarray(observation).astype(np.int16)  # uint8 would wrap -1 round to 255
+    if obs.ndim == 3:  # planes: hidden, numbers 0-8, (flags)
+        numbers = obs[1:10].argmax(axis=0)
+        return np.where(obs[0] == 1, HIDDEN, numbers)
+    if obs.ndim == 2:  # compact: 0-8 shown, 9 hidden, 10 flagged
+        return np.where(obs >= 9, HIDDEN, obs)
+    raise ValueError(f"the solver reads planes or compact observations, got shape {obs.shape}")
+
+
+class MinesweeperSolverAgent(Agent):
+    """Sure moves, then exact probabilities; it reads only the observation.
+
+    Besides the observation it uses what any player is told: the board size, the number of
+    mines and the first-click rule.
+    """
+
+    name = "solver"
+
+    def __init__(self, env: Any = None, seed: int | None = None) -> None:
+        self._solvers: dict[int, MinesweeperSolver] = {}
+        super().__init__(env, seed)
+
+    def reset(self) -> None:
+        for solver in self._solvers.values():
+            solver.reset()
+
+    def act(self, env: GridEnv, observation: np.ndarray) -> int:
+        solver = self._solvers.get(id(env))
+        if solver is None:
+            e: Any = env
+            solver = MinesweeperSolver(e.rows, e.cols, e.num_mines, e.first_click)
+            self._solvers[id(env)] = solver
+        return solver.act(view_from_observation(observation))
+
+
+register_agent(
+    "solver", MinesweeperSolverAgent, MINESWEEPER_IDS, "sure moves, then exact probabilities"
+)

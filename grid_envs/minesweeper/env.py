@@ -1,0 +1,197 @@
+"""The Minesweeper gymnasium environment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from grid_envs.core.base_env import GridEnv
+from grid_envs.minesweeper import render, rules
+from grid_envs.minesweeper.state import FLAGGED, HIDDEN, MinesweeperState
+
+N_NUMBER_PLANES = 9  # revealed 0 .. 8
+
+
+class MinesweeperEnv(GridEnv):
+    """Reveal every safe cell without touching a mine.
+
+    ## Description
+    The classic game. A revealed cell shows how many of its 8 neighbours hold a mine; a
+    cell with none opens its whole zero region and the numbered border (the seed's flood
+    fill, done without recursion). The mines are placed from the env's seed; under
+    ``first_click="safe"`` or ``"zero"`` they are placed at the first reveal, away from it.
+
+    ## Action Space
+    ``Discrete(rows * cols)``: action ``r * cols + c`` reveals cell ``(r, c)``. With
+    ``allow_flags=True`` it is ``Discrete(2 * rows * cols)`` and action
+    ``rows * cols + r * cols + c`` toggles a flag on a hidden cell. Flags only guard cells
+    (a flagged cell cannot be revealed until unflagged) and never change the outcome.
+
+    | Actions                          | Legal when                   |
+    |----------------------------------|------------------------------|
+    | ``0 .. rows*cols - 1``           | the cell is hidden, no flag  |
+    | ``rows*cols .. 2*rows*cols - 1`` | the cell is hidden (flags)   |
+
+    ## Observation Space
+    ``Box(0, 1, (10, rows, cols), uint8)``: plane 0 is 1 on hidden cells, plane ``1 + n``
+    on revealed cells showing ``n`` (0-8); with flags an 11th plane marks flagged cells.
+    Mines are never shown. ``observation_mode="compact"`` gives a (rows, cols) grid holding
+    the number of revealed cells, 9 for hidden and 10 for flagged ones.
+
+    ## Rewards
+    ``progress_reward`` (1.0) shared over the safe cells: revealing k of S safe cells pays
+    ``k / S``, so a won game sums to exactly 1.0 of progress whatever the board. Winning adds
+    ``win_reward`` (+1), revealing a mine pays ``loss_penalty`` (-1). Flag toggles pay 0; a
+    masked action pays ``illegal_action_penalty`` (-0.05) and changes nothing. Returns
+    therefore compare across board sizes: a win is 2.0, a loss 1.0 * progress - 1.
+
+    ## Starting State
+    All cells hidden; mines placed now (``"any"``) or at the first reveal.
+
+    ## Episode End
+    Terminated: every safe cell revealed (``info["is_success"]``) or a mine revealed.
+    Truncated: the registered time limit (twice the number of cells).
+
+    ## Arguments
+    - ``rows``, ``cols``, ``mines``: the board (beginner 9x9/10 by default); a ``ValueError``
+      names the limit when the mines do not fit the first-click rule.
+    - ``first_click``: ``"safe"`` (default), ``"zero"`` or ``"any"``.
+    - ``allow_flags``: add the flag actions and plane.
+    - ``progress_reward``, ``win_reward``, ``loss_penalty``, ``illegal_action_penalty``.
+    - ``observation_mode``, ``render_mode``, ``tile_size``.
+
+    ``info`` holds ``revealed`` (safe cells open), ``mines_left`` (mines minus flags),
+    ``first_click`` and, once the episode ends, ``mines`` (the (rows, cols) bool layout).
+
+    ## Version History
+    - v0: first release.
+    """
+
+    default_illegal_action_penalty = -0.05
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        *,
+        rows: int = 9,
+        cols: int = 9,
+        mines: int = 10,
+        first_click: str = "safe",
+        allow_flags: bool = False,
+        progress_reward: float = 1.0,
+        win_reward: float = 1.0,
+        loss_penalty: float = -1.0,
+        illegal_action_penalty: float | None = None,
+        observation_mode: str = "planes",
+        tile_size: int = 24,
+        time_limit: int | None = None,
+    ) -> None:
+        rules.check_board(rows, cols, mines, first_click)
+        self.rows, self.cols, self.num_mines = int(rows), int(cols), int(mines)
+        self.first_click = first_click
+        self.allow_flags = bool(allow_flags)
+        n = rows * cols
+        super().__init__(
+            n_actions=2 * n if allow_flags else n,
+            obs_shape=(rows, cols),
+            n_planes=1 + N_NUMBER_PLANES + int(allow_flags),
+            render_mode=render_mode,
+            observation_mode=observation_mode,
+            illegal_action_penalty=illegal_action_penalty,
+            tile_size=tile_size,
+            compact_high=FLAGGED,
+        )
+        self.progress_reward = float(progress_reward)
+        self.win_reward = float(win_reward)
+        self.loss_penalty = float(loss_penalty)
+        self.time_limit = time_limit
+        self.state = MinesweeperState.empty(rows, cols, mines, first_click)
+        self._plane_ids = np.arange(N_NUMBER_PLANES, dtype=np.uint8)[:, None, None]
+
+    # ------------------------------------------------------------- episode
+    def _new_episode(self, options: dict[str, Any]) -> None:
+        self.state = MinesweeperState.empty(self.rows, self.cols, self.num_mines, self.first_click)
+        if self.first_click == "any":
+            rules.place_mines(self.state, self.np_random, None)
+
+    def _legal_mask(self) -> np.ndarray:
+        s = self.state
+        reveal = rules.legal_reveals(s).ravel()
+        if not self.allow_flags:
+            return reveal
+        return np.concatenate([reveal, (~s.revealed).ravel()])
+
+    def _apply(self, action: int) -> tuple[float, bool, bool]:
+        s = self.state
+        n = self.rows * self.cols
+        cell = divmod(action % n, self.cols)
+        if action >= n:
+            rules.toggle_flag(s, cell)
+            return 0.0, False, False
+        opened = rules.reveal(s, cell, self.np_random)
+        if opened < 0:
+            return self.loss_penalty, True, False
+        reward = self.progress_reward * opened / s.safe_cells
+        if rules.is_won(s):
+            return reward + self.win_reward, True, True
+        return reward, False, False
+
+    # ------------------------------------------------------------ views
+    def _planes(self) -> np.ndarray:
+        s = self.state
+        numbers = (s.counts[None] == self._plane_ids) & s.revealed[None]
+        planes = [(~s.revealed)[None], numbers]
+        if self.allow_flags:
+            planes.append((s.flags & ~s.revealed)[None])
+        return np.concatenate(planes).astype(np.uint8)
+
+    def _compact(self) -> np.ndarray:
+        s = self.state
+        out = np.where(s.revealed, s.counts, HIDDEN).astype(np.uint8)
+        out[s.flags & ~s.revealed] = FLAGGED
+        return out
+
+    def _render_codes(self) -> np.ndarray:
+        s = self.state
+        over = self.episode_over and s.placed
+        return render.codes(s.revealed, s.counts, s.flags, s.mines if over else None, s.exploded)
+
+    def _ansi(self) -> str:
+        return render.ansi(self._render_codes())
+
+    def _rgb(self) -> np.ndarray:
+        return render.rgb(self._render_codes(), self.tile_size)
+
+    def _game_info(self) -> dict[str, Any]:
+        s = self.state
+        info: dict[str, Any] = {
+            "revealed": int(s.revealed.sum()),
+            "mines_left": self.num_mines - int(s.flags.sum()),
+            "first_click": self.first_click,
+        }
+        if self._done and s.placed:
+            info["mines"] = s.mines.copy()
+        return info
+
+    # -------------------------------------------------------- snapshots
+    def _get_state(self) -> Any:
+        return self.state
+
+    def _set_state(self, state: Any) -> None:
+        self.state = state
+
+    def _public_state(self) -> MinesweeperState:
+        return self.state
+
+    def action_for_key(self, key: str) -> int | None:
+        """``r,c`` reveals row r, column c; ``f r,c`` toggles a flag (with allow_flags)."""
+        text = key.strip().lower()
+        flag = text.startswith("f")
+        parts = text.lstrip("f").replace(",", " ").split()
+        if len(parts) == 2 and all(p.isdigit() for p in parts):
+            r, c = int(parts[0]), int(parts[1])
+            if r < self.rows and c < self.cols and (self.allow_flags or not flag):
+                return (self.rows * self.cols if flag else 0) + r * self.cols + c
+            return None
+        return super().action_for_key(key)

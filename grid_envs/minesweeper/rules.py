@@ -1,0 +1,152 @@
+"""Minesweeper's rules on a :class:`MinesweeperState` (no gymnasium here).
+
+Revealing a cell with no adjacent mine opens its whole zero region and the numbered border
+(8-neighbourhood), as the seed's recursive "loang" does, but without recursion: the region
+is found by a breadth-first search over *runs* (horizontal stretches of zero cells), so a
+1000x1000 board opens in a fraction of a second.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import deque
+
+import numpy as np
+
+from grid_envs.minesweeper.state import FIRST_CLICK_RULES, Cell, MinesweeperState
+
+PRESETS = {"beginner": (9, 9, 10), "intermediate": (16, 16, 40), "expert": (16, 30, 99)}
+
+
+def max_mines(rows: int, cols: int, first_click: str) -> int:
+    """The most mines a board holds while the first-click rule can still be honoured."""
+    if first_click not in FIRST_CLICK_RULES:
+        raise ValueError(f"first_click must be one of {FIRST_CLICK_RULES}, got {first_click!r}")
+    keep_free = {"any": 0, "safe": 1, "zero": min(9, rows * cols)}[first_click]
+    return rows * cols - keep_free
+
+
+def check_board(rows: int, cols: int, mines: int, first_click: str) -> None:
+    if rows < 1 or cols < 1:
+        raise ValueError(f"the board needs at least one row and column, got {rows}x{cols}")
+    most = max_mines(rows, cols, first_click)
+    if not 1 <= mines <= most:
+        raise ValueError(
+            f"mines={mines} do not fit: a {rows}x{cols} board with first_click="
+            f"{first_click!r} holds between 1 and {most} mines"
+        )
+
+
+def neighbour_counts(mines: np.ndarray) -> np.ndarray:
+    """Mines among each cell's 8 neighbours, (rows, cols) uint8."""
+    padded = np.pad(mines.astype(np.uint8), 1)
+    rows, cols = mines.shape
+    total = np.zeros((rows, cols), dtype=np.uint8)
+    for dr in (0, 1, 2):
+        for dc in (0, 1, 2):
+            if dr != 1 or dc != 1:
+                total += padded[dr : dr + rows, dc : dc + cols]
+    return total
+
+
+def place_mines(state: MinesweeperState, rng: np.random.Generator, first: Cell | None) -> None:
+    """Draw the mines uniformly, keeping the first click free as its rule says."""
+    rows, cols = state.rows, state.cols
+    allowed = np.ones((rows, cols), dtype=bool)
+    if first is not None and state.first_click != "any":
+        r, c = first
+        if state.first_click == "safe":
+            allowed[r, c] = False
+        else:
+            allowed[max(0, r - 1) : r + 2, max(0, c - 1) : c + 2] = False
+    cells = np.flatnonzero(allowed)
+    chosen = rng.choice(cells, size=state.num_mines, replace=False)
+    mines = np.zeros(rows * cols, dtype=bool)
+    mines[chosen] = True
+    state.mines = mines.reshape(rows, cols)
+    state.counts = neighbour_counts(state.mines)
+    state.runs = zero_runs(state.counts == 0, state.mines)
+    state.placed = True
+
+
+def zero_runs(zero: np.ndarray, mines: np.ndarray) -> tuple[list[list[int]], list[list[int]]]:
+    """Per row, the starts and (exclusive) ends of the stretches of safe zero cells."""
+    rows, cols = zero.shape
+    z = (zero & ~mines).astype(np.int8)
+    edges = np.diff(np.pad(z, ((0, 0), (1, 1))), axis=1)
+    starts: list[list[int]] = [[] for _ in range(rows)]
+    ends: list[list[int]] = [[] for _ in range(rows)]
+    for r, c in np.argwhere(edges == 1):
+        starts[r].append(int(c))
+    for r, c in np.argwhere(edges == -1):
+        ends[r].append(int(c))
+    return starts, ends
+
+
+def zero_region(state: MinesweeperState, cell: Cell) -> np.ndarray:
+    """The 8-connected region of zero cells that contains ``cell`` (a zero cell), bool mask."""
+    starts, ends = state.runs
+    r, c = cell
+    i = bisect_right(starts[r], c) - 1
+    region = np.zeros((state.rows, state.cols), dtype=bool)
+    seen = {(r, i)}
+    queue = deque([(r, i)])
+    while queue:
+        row, k = queue.popleft()
+        s, e = starts[row][k], ends[row][k]
+        region[row, s:e] = True
+        for rr in (row - 1, row + 1):
+            if 0 <= rr < state.rows:
+                row_starts, row_ends = starts[rr], ends[rr]
+                j = bisect_right(row_ends, s - 1)  # first run ending right of s - 1
+                while j < len(row_starts) and row_starts[j] <= e:  # touches [s - 1, e]
+                    if (rr, j) not in seen:
+                        seen.add((rr, j))
+                        queue.append((rr, j))
+                    j += 1
+    return region
+
+
+def dilate(mask: np.ndarray) -> np.ndarray:
+    """The mask grown by one cell in all 8 directions."""
+    rows, cols = mask.shape
+    padded = np.pad(mask, 1)
+    out = np.zeros_like(mask)
+    for dr in (0, 1, 2):
+        for dc in (0, 1, 2):
+            out |= padded[dr : dr + rows, dc : dc + cols]
+    return out
+
+
+def legal_reveals(state: MinesweeperState) -> np.ndarray:
+    """(rows, cols) bool: hidden cells without a flag."""
+    return ~state.revealed & ~state.flags
+
+
+def reveal(state: MinesweeperState, cell: Cell, rng: np.random.Generator) -> int:
+    """Reveal ``cell`` (legal: hidden, unflagged); return how many safe cells opened.
+
+    Returns -1 when the cell holds a mine (``state.exploded`` is set). The first reveal
+    places the mines when the rule is ``safe`` or ``zero``.
+    """
+    if not state.placed:
+        place_mines(state, rng, cell)
+    if state.mines[cell]:
+        state.exploded = cell
+        return -1
+    if state.counts[cell] > 0:
+        state.revealed[cell] = True
+        return 1
+    opened = dilate(zero_region(state, cell)) & ~state.revealed
+    # flags inside the opened region are lifted: those cells are proved safe
+    state.flags &= ~opened
+    state.revealed |= opened
+    return int(opened.sum())
+
+
+def is_won(state: MinesweeperState) -> bool:
+    return int(state.revealed.sum()) == state.safe_cells
+
+
+def toggle_flag(state: MinesweeperState, cell: Cell) -> None:
+    state.flags[cell] = not state.flags[cell]

@@ -1,0 +1,344 @@
+"""A Minesweeper solver that sees only what a player sees: numbers, hidden cells, mine total.
+
+1. *Sure moves*: a number whose mines are all found makes its other hidden neighbours safe;
+   one that needs all of them makes them mines (single-cell rule); when one number's hidden
+   neighbours are a subset of another's, the difference holds the difference of their
+   counts (subset rule). Repeated until nothing changes.
+2. *Exact probabilities* when no sure move is left: the hidden cells next to numbers (the
+   frontier) split into independent components; each component's consistent mine
+   placements are enumerated by backtracking and tallied by their number of mines; a
+   placement using ``k`` mines is weighted by ``C(u, M - k)``, the ways to put the other
+   mines in the ``u`` unconstrained cells. This gives every hidden cell's exact chance of
+   holding a mine under a uniform prior (huge components fall back to a local estimate).
+3. The safest cell is revealed; near-ties go to the cell most likely to open new ground
+   (no mine among its hidden neighbours, estimated from their probabilities).
+
+The first click goes where the rule makes it best: a corner under ``safe`` (the likeliest
+cell to be a zero, which opens a region), the centre under ``zero`` (the largest region).
+"""
+
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+
+HIDDEN = -1
+
+
+class MinesweeperSolver:
+    """Decides the next cell from the player's view.
+
+    Args:
+        rows, cols, mines: the board, as the player knows it.
+        first_click: the rule in force, which decides the opening move.
+        max_component: frontier components larger than this are estimated, not enumerated.
+        max_nodes: backtracking steps allowed per component before estimating instead.
+    """
+
+    def __init__(
+        self,
+        rows: int,
+        cols: int,
+        mines: int,
+        first_click: str = "safe",
+        max_component: int = 60,
+        max_nodes: int = 400_000,
+    ) -> None:
+        self.rows, self.cols, self.mines = rows, cols, mines
+        self.first_click = first_click
+        self.max_component = max_component
+        self.max_nodes = max_nodes
+        n = rows * cols
+        self.neighbours = [
+            tuple(
+                (r + dr) * cols + (c + dc)
+                for dr in (-1, 0, 1)
+                for dc in (-1, 0, 1)
+                if (dr or dc) and 0 <= r + dr < rows and 0 <= c + dc < cols
+            )
+            for r in range(rows)
+            for c in range(cols)
+        ]
+        self.size = n
+        self.reset()
+
+    def reset(self) -> None:
+        self.known_mines: set[int] = set()
+        self.queue: list[int] = []  # cells proved safe, still to reveal
+        self.last_probabilities: dict[int, float] = {}
+
+    # ---------------------------------------------------------------- api
+    def opening(self) -> int:
+        if self.first_click == "zero":
+            return (self.rows // 2) * self.cols + self.cols // 2
+        return 0  # a corner: three neighbours, the best odds of a zero
+
+    def act(self, view: np.ndarray) -> int:
+        """The flat index of the cell to reveal. ``view``: -1 hidden, 0-8 revealed numbers."""
+        flat = view.ravel().tolist()
+        hidden = [i for i, v in enumerate(flat) if v == HIDDEN]
+        if len(hidden) == self.size:
+            self.reset()
+            return self.opening()
+        while self.queue:
+            cell = self.queue.pop()
+            if flat[cell] == HIDDEN:
+                return cell
+        safe, mines = self.deduce(flat)
+        self.known_mines |= mines
+        if safe:
+            self.queue = sorted(safe, reverse=True)
+            return self.queue.pop()
+        probs = self.probabilities(flat)
+        self.last_probabilities = probs
+        for cell, p in probs.items():
+            if p >= 1.0:
+                self.known_mines.add(cell)
+        safest = min(probs.values())
+        if safest <= 0.0:
+            self.queue = sorted((c for c, p in probs.items() if p <= 0.0), reverse=True)
+            return self.queue.pop()
+        return self._tie_break(flat, probs, safest)
+
+    # ------------------------------------------------------- constraints
+    def _constraints(self, flat: list[int]) -> list[tuple[frozenset[int], int]]:
+        """(hidden cells not known to be mines, mines still needed) per useful number."""
+        out = []
+        known = self.known_mines
+        for i, v in enumerate(flat):
+            if v <= 0:
+                continue
+            unknown = []
+            need = v
+            for j in self.neighbours[i]:
+                if flat[j] == HIDDEN:
+                    if j in known:
+                        need -= 1
+                    else:
+                        unknown.append(j)
+            if unknown:
+                out.append((frozenset(unknown), need))
+        return out
+
+    def deduce(self, flat: list[int]) -> tuple[set[int], set[int]]:
+        """Cells proved safe and proved mines by the single-cell and subset rules."""
+        safe: set[int] = set()
+        mines: set[int] = set()
+        constraints = set(self._constraints(flat))
+        changed = True
+        while changed:
+            changed = False
+            reduced = set()
+            for cells, need in constraints:
+                cells_left = cells - safe - mines
+                need -= len(cells & mines)
+                if not cells_left:
+                    continue
+                if need == 0:
+                    safe |= cells_left
+                    changed = True
+                elif need == len(cells_left):
+                    mines |= cells_left
+                    changed = True
+                else:
+                    reduced.add((frozenset(cells_left), need))
+            constraints = reduced
+            if changed:
+                continue
+            by_cell: dict[int, list[tuple[frozenset[int], int]]] = {}
+            for con in constraints:
+                for c in con[0]:
+                    by_cell.setdefault(c, []).append(con)
+            for a_cells, a_need in constraints:
+                partners = {b for c in a_cells for b in by_cell[c]}
+                for b_cells, b_need in partners:
+                    if len(b_cells) <= len(a_cells) or not a_cells < b_cells:
+                        continue
+                    rest, rest_need = b_cells - a_cells, b_need - a_need
+                    if rest_need == 0 and not rest <= safe:
+                        safe |= rest
+                        changed = True
+                    elif rest_need == len(rest) and not rest <= mines:
+                        mines |= rest
+                        changed = True
+        return safe, mines
+
+    # ------------------------------------------------------ probabilities
+    def probabilities(self, flat: list[int]) -> dict[int, float]:
+        """Exact chance of a mine for every hidden cell not known to be one."""
+        known = self.known_mines
+        constraints = [c for c in self._constraints(flat) if c[0]]
+        unknown = [i for i, v in enumerate(flat) if v == HIDDEN and i not in known]
+        frontier = set().union(*(c[0] for c in constraints)) if constraints else set()
+        free = [i for i in unknown if i not in frontier]
+        left = self.mines - len(known)
+        comps = self._components(constraints)
+        dists: list[dict[int, int]] = []
+        tallies: list[dict[int, dict[int, int]]] = []
+        estimated: dict[int, float] = {}
+        for cells, cons in comps:
+            result = self._enumerate(cells, cons)
+            if result is None:  # too big: a local estimate, the cells count as unconstrained
+                for c in cells:
+                    estimated[c] = max(need / len(cs) for cs, need in cons if c in cs)
+                continue
+            dists.append(result[0])
+            tallies.append(result[1])
+        u = len(free) + len(estimated)
+        total_poly = _product(dists)
+        weight_total = sum(
+            cnt * comb(u, left - k) for k, cnt in total_poly.items() if 0 <= left - k <= u
+        )
+        probs: dict[int, float] = {}
+        if weight_total == 0:  # inconsistent view (should not happen): fall back to density
+            return {i: left / max(1, len(unknown)) for i in unknown}
+        for idx, tally in enumerate(tallies):
+            rest = _product(dists[:idx] + dists[idx + 1 :])
+            for k, per_cell in tally.items():
+                w = sum(
+                    cnt * comb(u, left - k - k2)
+                    for k2, cnt in rest.items()
+                    if 0 <= left - k - k2 <= u
+                )
+                if not w:
+                    continue
+                for cell, n_mine in per_cell.items():
+                    probs[cell] = probs.get(cell, 0) + n_mine * w  # type: ignore[assignment]
+            for cell in {c for per in tally.values() for c in per}:
+                probs[cell] = probs.get(cell, 0) / weight_total
+        for cells, _ in comps:  # cells never a mine in any placement
+            for c in cells:
+                if c not in probs and c not in estimated:
+                    probs[c] = 0.0
+        if u:
+            expected_free = sum(
+                cnt * comb(u, left - k) * (left - k)
+                for k, cnt in total_poly.items()
+                if 0 <= left - k <= u
+            )
+            p_free = expected_free / (weight_total * u)
+            for c in free:
+                probs[c] = p_free
+            for c, p in estimated.items():
+                probs[c] = p
+        return probs
+
+    def _components(
+        self, constraints: list[tuple[frozenset[int], int]]
+    ) -> list[tuple[list[int], list[tuple[frozenset[int], int]]]]:
+        parent: dict[int, int] = {}
+
+        def find(x: int) -> int:
+            while parent.setdefault(x, x) != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for cells, _ in constraints:
+            first = next(iter(cells))
+            for c in cells:
+                parent[find(c)] = find(first)
+        groups: dict[int, tuple[list[int], list[tuple[frozenset[int], int]]]] = {}
+        for cells, need in constraints:
+            root = find(next(iter(cells)))
+            groups.setdefault(root, ([], []))[1].append((cells, need))
+        for c in list(parent):
+            groups[find(c)][0].append(c)
+        return list(groups.values())
+
+    def _enumerate(
+        self, cells: list[int], cons: list[tuple[frozenset[int], int]]
+    ) -> tuple[dict[int, int], dict[int, dict[int, int]]] | None:
+        """Consistent placements by mine count: (count per k, per-cell mine tallies per k)."""
+        if len(cells) > self.max_component:
+            return None
+        # order cells so that constraints close early: walk the constraints in turn
+        order: list[int] = []
+        seen: set[int] = set()
+        pending = sorted(cons, key=lambda c: len(c[0]))
+        for cs, _ in pending:
+            for c in sorted(cs):
+                if c not in seen:
+                    seen.add(c)
+                    order.append(c)
+        pos = {c: i for i, c in enumerate(order)}
+        con_cells = [sorted(pos[c] for c in cs) for cs, _ in cons]
+        need = [n for _, n in cons]
+        touching: list[list[int]] = [[] for _ in order]
+        for k, members in enumerate(con_cells):
+            for i in members:
+                touching[i].append(k)
+        placed = [0] * len(cons)  # mines placed so far per constraint
+        open_left = [len(m) for m in con_cells]  # cells still unassigned per constraint
+        assign = [0] * len(order)
+        counts: dict[int, int] = {}
+        tally: dict[int, dict[int, int]] = {}
+        nodes = 0
+        n = len(order)
+
+        def place(i: int, mines: int) -> bool:
+            nonlocal nodes
+            nodes += 1
+            if nodes > self.max_nodes:
+                return False
+            if i == n:
+                counts[mines] = counts.get(mines, 0) + 1
+                per = tally.setdefault(mines, {})
+                for j in range(n):
+                    if assign[j]:
+                        cell = order[j]
+                        per[cell] = per.get(cell, 0) + 1
+                return True
+            for value in (0, 1):
+                ok = True
+                for k in touching[i]:
+                    p = placed[k] + value
+                    if p > need[k] or p + open_left[k] - 1 < need[k]:
+                        ok = False
+                        break
+                if not ok:
+                    continue
+                for k in touching[i]:
+                    placed[k] += value
+                    open_left[k] -= 1
+                assign[i] = value
+                alive = place(i + 1, mines + value)
+                for k in touching[i]:
+                    placed[k] -= value
+                    open_left[k] += 1
+                if not alive:
+                    return False
+            assign[i] = 0
+            return True
+
+        if not place(0, 0):
+            return None
+        return counts, tally
+
+    # ----------------------------------------------------------- choice
+    def _tie_break(self, flat: list[int], probs: dict[int, float], safest: float) -> int:
+        """Among the safest cells, the one likeliest to open new ground."""
+        near = [c for c, p in probs.items() if p <= safest + 1e-9]
+        if len(near) == 1:
+            return near[0]
+        best, best_score = near[0], -1.0
+        for c in near:
+            clear = 1.0
+            for j in self.neighbours[c]:
+                if flat[j] == HIDDEN:
+                    clear *= 1.0 - probs.get(j, 1.0)
+            if clear > best_score or (clear == best_score and c < best):
+                best, best_score = c, clear
+        return best
+
+
+def _product(dists: list[dict[int, int]]) -> dict[int, int]:
+    out = {0: 1}
+    for d in dists:
+        nxt: dict[int, int] = {}
+        for a, ca in out.items():
+            for b, cb in d.items():
+                nxt[a + b] = nxt.get(a + b, 0) + ca * cb
+        out = nxt
+    return out

@@ -1,0 +1,124 @@
+"""The Minesweeper solver: exact probabilities, sound deductions, wins, observation only."""
+
+from __future__ import annotations
+
+import itertools
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from agents import evaluate, make_agent
+from agents.minesweeper import view_from_observation
+from grid_envs.minesweeper.env import MinesweeperEnv
+from grid_envs.minesweeper.solver import HIDDEN, MinesweeperSolver
+
+
+def brute_force(view: np.ndarray, mines: int) -> dict[int, float]:
+    """P(mine) of every hidden cell: enumerate every layout consistent with the view."""
+    rows, cols = view.shape
+    flat = view.ravel()
+    hidden = [i for i in range(flat.size) if flat[i] == HIDDEN]
+    numbered = [(i, flat[i]) for i in range(flat.size) if flat[i] != HIDDEN]
+    nbrs = {
+        i: [
+            (i // cols + dr) * cols + (i % cols + dc)
+            for dr in (-1, 0, 1)
+            for dc in (-1, 0, 1)
+            if (dr or dc) and 0 <= i // cols + dr < rows and 0 <= i % cols + dc < cols
+        ]
+        for i, _ in numbered
+    }
+    tally = dict.fromkeys(hidden, 0)
+    total = 0
+    for combo in itertools.combinations(hidden, mines):
+        chosen = set(combo)
+        if all(sum(j in chosen for j in nbrs[i]) == v for i, v in numbered):
+            total += 1
+            for c in combo:
+                tally[c] += 1
+    return {c: tally[c] / total for c in hidden}
+
+
+def random_position(seed: int, rows: int = 5, cols: int = 5, mines: int = 5) -> tuple:
+    """A game played a few random safe reveals in (the test peeks to stay alive)."""
+    env = MinesweeperEnv(rows=rows, cols=cols, mines=mines)
+    obs, _ = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(int(rng.integers(1, 4))):
+        s = env.state
+        if s.placed:
+            options = np.flatnonzero((~s.mines & ~s.revealed).ravel())
+        else:
+            options = np.arange(rows * cols)
+        obs, _, done, _, _ = env.step(int(rng.choice(options)))
+        if done:
+            return None
+    return view_from_observation(obs), env
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_probabilities_equal_brute_force(seed: int) -> None:
+    position = random_position(seed)
+    if position is None:
+        return
+    view, env = position
+    solver = MinesweeperSolver(5, 5, 5)
+    expected = brute_force(view, 5)
+    got = solver.probabilities(view.ravel().tolist())
+    assert set(got) == set(expected)
+    for cell, p in expected.items():
+        assert got[cell] == pytest.approx(p, abs=1e-9), cell
+
+
+def test_deductions_are_sound_and_a_proved_mine_is_never_revealed() -> None:
+    for seed in range(150):
+        env = gym.make("GridGames/Minesweeper-Intermediate-v0")
+        agent = make_agent("solver", env, seed=seed)
+        obs, _ = env.reset(seed=seed)
+        solver = None
+        done = False
+        while not done:
+            action, _ = agent.predict(obs)
+            solver = solver or next(iter(agent._solvers.values()))
+            s = env.unwrapped.state
+            assert int(action) not in solver.known_mines
+            if s.placed:
+                assert all(s.mines.ravel()[m] for m in solver.known_mines)  # proofs hold
+                for cell in solver.queue:  # cells proved safe are safe
+                    assert not s.mines.ravel()[cell]
+            obs, _, done, _, _ = env.step(int(action))
+
+
+def test_the_agent_reads_only_the_observation() -> None:
+    env = gym.make("GridGames/Minesweeper-v0", observation_mode="compact")
+    obs, _ = env.reset(seed=3)
+    agent = make_agent("solver", env)
+    assert int(agent.predict(obs)[0]) == 0  # the corner under the safe rule
+    view = view_from_observation(obs)
+    assert (view == HIDDEN).all()
+    obs, *_ = env.step(0)
+    planes_env = gym.make("GridGames/Minesweeper-v0")
+    planes_env.reset(seed=3)
+    planes_obs, *_ = planes_env.step(0)
+    np.testing.assert_array_equal(view_from_observation(obs), view_from_observation(planes_obs))
+    assert (view_from_observation(obs) >= HIDDEN).all()
+    for _ in range(10):  # a whole game in compact mode
+        obs, _, done, _, _ = env.step(int(agent.predict(obs)[0]))
+        if done:
+            break
+    with pytest.raises(ValueError, match="planes or compact"):
+        view_from_observation(np.zeros((9, 9, 3, 2)))
+
+
+def test_solver_beats_random_by_far() -> None:
+    solver = evaluate("GridGames/Minesweeper-v0", "solver", episodes=200, seed=0)
+    random = evaluate("GridGames/Minesweeper-v0", "random", episodes=200, seed=0)
+    assert solver.win_rate > 0.85 and random.win_rate < 0.05
+
+
+@pytest.mark.parametrize("rule", ["safe", "zero", "any"])
+def test_solver_plays_every_rule(rule: str) -> None:
+    r = evaluate("GridGames/Minesweeper-v0", "solver", episodes=40, seed=1,
+                 env_kwargs={"first_click": rule})  # fmt: skip
+    assert r.win_rate > (0.5 if rule == "any" else 0.8)
