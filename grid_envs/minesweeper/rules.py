@@ -71,7 +71,7 @@ def place_mines(state: MinesweeperState, rng: np.random.Generator, first: Cell |
 
 def zero_runs(zero: np.ndarray, mines: np.ndarray) -> tuple[list[list[int]], list[list[int]]]:
     """Per row, the starts and (exclusive) ends of the stretches of safe zero cells."""
-    rows, cols = zero.shape
+    rows, _cols = zero.shape
     z = (zero & ~mines).astype(np.int8)
     edges = np.diff(np.pad(z, ((0, 0), (1, 1))), axis=1)
     starts: list[list[int]] = [[] for _ in range(rows)]

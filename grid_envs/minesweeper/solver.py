@@ -204,7 +204,7 @@ class MinesweeperSolver:
                 if not w:
                     continue
                 for cell, n_mine in per_cell.items():
-                    probs[cell] = probs.get(cell, 0) + n_mine * w  # type: ignore[assignment]
+                    probs[cell] = probs.get(cell, 0) + n_mine * w
             for cell in {c for per in tally.values() for c in per}:
                 probs[cell] = probs.get(cell, 0) / weight_total
         for cells, _ in comps:  # cells never a mine in any placement

@@ -110,7 +110,7 @@ def test_first_click_rules(rule: str) -> None:
     for seed in range(60):
         env = MinesweeperEnv(rows=9, cols=9, mines=70 if rule == "safe" else 60, first_click=rule)
         env.reset(seed=seed)
-        _, reward, terminated, _, info = env.step(4 * 9 + 4)
+        _, _reward, _terminated, _, info = env.step(4 * 9 + 4)
         s = env.state
         assert not s.mines[4, 4]
         if rule == "zero":

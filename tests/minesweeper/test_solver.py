@@ -62,7 +62,7 @@ def test_probabilities_equal_brute_force(seed: int) -> None:
     position = random_position(seed)
     if position is None:
         return
-    view, env = position
+    view, _env = position
     solver = MinesweeperSolver(5, 5, 5)
     expected = brute_force(view, 5)
     got = solver.probabilities(view.ravel().tolist())
