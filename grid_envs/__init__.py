@@ -39,6 +39,14 @@ ENVS: dict[str, tuple[str, int | None, dict[str, Any], str]] = {
         "grid_envs.minesweeper.env:MinesweeperEnv", 960, {"rows": 16, "cols": 30, "mines": 99},
         "Minesweeper expert, 16 rows x 30 cols with 99 mines, safe first click",
     ),
+    "GridGames/Knight-v0": (
+        "grid_envs.knight.env:KnightEnv", 400, {"rows": 9, "cols": 9},
+        "The Knight, a generated 9x9 maze with monsters; energy = the cheapest route's cost",
+    ),
+    "GridGames/Knight-Large-v0": (
+        "grid_envs.knight.env:KnightEnv", 2500, {"rows": 25, "cols": 25},
+        "The Knight, a generated 25x25 maze with monsters and loops",
+    ),
 }  # fmt: skip
 
 

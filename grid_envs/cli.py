@@ -135,6 +135,46 @@ def cmd_play(args: argparse.Namespace) -> int:
         env.close()
 
 
+@command("generate")
+def cmd_generate(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    rng = np.random.default_rng(args.seed)
+    if args.game == "knight":
+        from grid_envs.knight import levels as knight_levels
+        from grid_envs.knight.generator import KnightGenerator
+
+        gen = KnightGenerator(
+            args.rows or 9, args.cols or 9, loops=args.loops, monster_cost=args.monster_cost,
+            monster_density=args.monsters, item_density=args.items,
+        )  # fmt: skip
+        level = gen.generate(rng)
+        knight_levels.save(args.out, level)
+        print(
+            f"wrote {args.out}: {level.shape[0]}x{level.shape[1]}, cheapest route {level.cheapest}"
+        )
+        return 0
+    from grid_envs.sokoban import SokobanGenerator, save_collection
+    from grid_envs.sokoban.state import Level
+
+    sgen = SokobanGenerator(
+        args.rows or 10, args.cols or 10, args.boxes, min_pushes=args.min_pushes
+    )
+    made = []
+    for k in range(args.count):
+        g = sgen.generate(rng)
+        note = f"; pushes <= {g.pushes}" + (
+            f", optimal {g.optimal_pushes}" if g.optimal_pushes else ""
+        )
+        lv = g.level
+        made.append(Level(lv.walls, lv.floor, lv.goals, lv.boxes, lv.player, (f"; {k + 1}", note)))
+    save_collection(args.out, made)
+    print(
+        f"wrote {args.out}: {len(made)} levels of {sgen.rows}x{sgen.cols} with {args.boxes} boxes"
+    )
+    return 0
+
+
 @command("eval")
 def cmd_eval(args: argparse.Namespace) -> int:
     from agents import evaluate
@@ -234,6 +274,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=float, default=10.0, help="seconds per level")
     p.add_argument("--mode", choices=("fast", "optimal"), default="fast")
     p.add_argument("--json", action="store_true", help="one JSON object per level")
+
+    p = sub.add_parser("generate", help="write generated levels to a file")
+    p.add_argument("game", choices=("knight", "sokoban"))
+    p.add_argument("--out", required=True, help="the file to write")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--rows", type=int, default=None)
+    p.add_argument("--cols", type=int, default=None)
+    p.add_argument("--loops", type=float, default=0.1, help="knight: extra openings")
+    p.add_argument("--monsters", type=float, default=0.1, help="knight: monster density")
+    p.add_argument("--items", type=float, default=0.05, help="knight: item density")
+    p.add_argument("--monster-cost", type=int, default=3, help="knight: energy per monster")
+    p.add_argument("--boxes", type=int, default=4, help="sokoban: boxes per level")
+    p.add_argument("--count", type=int, default=10, help="sokoban: levels in the file")
+    p.add_argument("--min-pushes", type=int, default=0, help="sokoban: difficulty floor")
 
     p = sub.add_parser("eval", help="evaluate an agent: win rate, return, length, speed")
     p.add_argument("env")

@@ -27,6 +27,7 @@ POTENTIALS: dict[str, dict[str, str]] = {
         "matching": "grid_envs.sokoban.solver:matching_potential",
         "solver": "grid_envs.sokoban.solver:solver_potential",
     },
+    "GridGames/Knight*": {"distance": "grid_envs.knight.solver:distance_potential"},
 }
 
 

@@ -20,7 +20,10 @@ import numpy as np
 Color = tuple[int, int, int]
 Layer = tuple[str, Color]  # (shape name, colour)
 
-SHAPES = ("full", "square", "disc", "ring", "diamond", "cross", "dot", "frame", "small_square")
+SHAPES = (
+    "full", "square", "disc", "ring", "diamond", "cross", "dot", "frame", "small_square",
+    "edge_up", "edge_down", "edge_left", "edge_right",
+)  # fmt: skip
 
 # A 3x5 bitmap font for digits and the few letters the games draw.
 _FONT = {
@@ -76,6 +79,18 @@ def shape_mask(shape: str, tile: int) -> np.ndarray:
         w = max(1.0, tile * 0.08)
         band = (np.abs(dy - dx) <= w) | (np.abs(dy + dx) <= w)
         return band & (np.maximum(np.abs(dy), np.abs(dx)) <= tile * 0.36)
+    if shape.startswith("edge_"):
+        m = np.zeros((tile, tile), dtype=bool)
+        side = {
+            "edge_up": (slice(0, inset), slice(None)),
+            "edge_down": (slice(tile - inset, tile), slice(None)),
+            "edge_left": (slice(None), slice(0, inset)),
+            "edge_right": (slice(None), slice(tile - inset, tile)),
+        }
+        if shape not in side:
+            raise ValueError(f"unknown shape {shape!r}; known: {SHAPES} and 'glyph:C'")
+        m[side[shape]] = True
+        return m
     if shape == "frame":
         m = np.ones((tile, tile), dtype=bool)
         m[inset : tile - inset, inset : tile - inset] = False

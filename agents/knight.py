@@ -1,0 +1,48 @@
+"""The Knight's algorithmic baseline: follow Dijkstra's distances to the exit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent
+from agents.registry import register_agent
+from grid_envs.core.base_env import GridEnv
+from grid_envs.core.grid import DIRECTIONS
+from grid_envs.knight.solver import exit_distances
+from grid_envs.knight.state import ACTION_BITS
+
+KNIGHT_IDS = ("GridGames/Knight*",)
+
+
+class DijkstraAgent(Agent):
+    """Always steps onto a cheapest route, so it escapes with exactly the energy it has.
+
+    From the knight's cell ``u`` it takes a move to a neighbour ``v`` with
+    ``price(v) + dist(v) == dist(u)``; among several it prefers one holding an item.
+    """
+
+    name = "dijkstra"
+
+    def act(self, env: GridEnv, observation: np.ndarray) -> int:
+        s: Any = env.game_state()
+        level = s.level
+        dist = exit_distances(level)
+        r, c = s.knight
+        here = dist[r, c]
+        best, best_key = None, None
+        for action, bit in enumerate(ACTION_BITS):
+            if not level.cells[r, c] & bit:
+                continue
+            dr, dc = DIRECTIONS[action]
+            v = (r + dr, c + dc)
+            price = level.monster_cost if level.monsters[v] else 1
+            key = (price + dist[v] - here, not s.items[v])  # on a cheapest route, items first
+            if best_key is None or key < best_key:
+                best, best_key = action, key
+        assert best is not None
+        return best
+
+
+register_agent("dijkstra", DijkstraAgent, KNIGHT_IDS, "follows Dijkstra's cheapest route")

@@ -1,0 +1,71 @@
+"""Knight levels: a maze, monsters and items, and a start far from the exit."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from grid_envs.knight import maze
+from grid_envs.knight.solver import distances
+from grid_envs.knight.state import KnightLevel
+
+
+class KnightGenerator:
+    """Random levels whose cheapest route is long.
+
+    Args:
+        rows, cols: the maze's size in cells (the wall border is implicit).
+        loops: share of the walls left after the spanning tree that are opened too
+            (0: exactly one route between any two cells).
+        monster_density, item_density: chance that a cell holds a monster or an item.
+        monster_cost: energy to enter a monster's cell (other cells cost 1); at least 1.
+
+    The exit is the cell farthest (by cost) from a random cell, and the start the cell
+    farthest from the exit, so the knight has a long way to go.
+    """
+
+    def __init__(
+        self,
+        rows: int = 9,
+        cols: int = 9,
+        loops: float = 0.1,
+        monster_density: float = 0.1,
+        item_density: float = 0.05,
+        monster_cost: int = 3,
+    ) -> None:
+        if rows < 1 or cols < 1 or rows * cols < 2:
+            raise ValueError(f"a level needs at least two cells, got {rows}x{cols}")
+        for name, value in (("monster_density", monster_density), ("item_density", item_density)):
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+        if not 0.0 <= loops <= 1.0:
+            raise ValueError(f"loops must be in [0, 1], got {loops!r}")
+        if int(monster_cost) != monster_cost or monster_cost < 1:
+            raise ValueError(f"monster_cost must be a whole number >= 1, got {monster_cost!r}")
+        self.rows, self.cols = int(rows), int(cols)
+        self.loops = float(loops)
+        self.monster_density, self.item_density = float(monster_density), float(item_density)
+        self.monster_cost = int(monster_cost)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.rows, self.cols)
+
+    def generate(self, rng: np.random.Generator) -> KnightLevel:
+        shape = self.shape
+        cells = maze.generate(self.rows, self.cols, rng, self.loops)
+        monsters = rng.random(shape) < self.monster_density
+        items = (rng.random(shape) < self.item_density) & ~monsters
+        costs = np.where(monsters, self.monster_cost, 1)
+        probe = divmod(int(rng.integers(self.rows * self.cols)), self.cols)
+        exit_ = _farthest(distances(cells, costs, probe))
+        start = _farthest(distances(cells, costs, exit_))
+        for cell in (start, exit_):
+            monsters[cell] = items[cell] = False
+        costs = np.where(monsters, self.monster_cost, 1)
+        cheapest = int(distances(cells, costs, exit_)[start])
+        return KnightLevel(cells, start, exit_, monsters, items, self.monster_cost, cheapest)
+
+
+def _farthest(dist: np.ndarray) -> tuple[int, int]:
+    r, c = np.unravel_index(int(np.argmax(dist)), dist.shape)
+    return (int(r), int(c))

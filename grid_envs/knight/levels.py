@@ -1,0 +1,167 @@
+"""Knight map files: a plain text format that stores everything a level needs.
+
+::
+
+    knight-map 1
+    size 3 4                # rows cols
+    start 2 0               # row col
+    exit 0 3
+    monster_cost 3
+    cheapest 9              # cost of the cheapest route, checked on load
+    grid                    # rows lines of cols numbers: the seed's URDL bits
+    2 10 12 4
+    6 9 7 9
+    3 10 9 0
+    monsters                # one "row col" per line
+    1 1
+    items
+    0 0
+    end
+
+Lines may carry ``#`` comments. Every error is a ``ValueError`` naming the line.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from grid_envs.knight import maze
+from grid_envs.knight.solver import distances
+from grid_envs.knight.state import KnightLevel
+
+MAGIC = "knight-map 1"
+
+
+def dumps(level: KnightLevel) -> str:
+    rows, cols = level.shape
+    lines = [
+        MAGIC,
+        f"size {rows} {cols}",
+        f"start {level.start[0]} {level.start[1]}",
+        f"exit {level.exit[0]} {level.exit[1]}",
+        f"monster_cost {level.monster_cost}",
+        f"cheapest {level.cheapest}",
+        "grid",
+    ]
+    lines += [" ".join(str(int(v)) for v in row) for row in level.cells]
+    lines.append("monsters")
+    lines += [f"{r} {c}" for r, c in np.argwhere(level.monsters)]
+    lines.append("items")
+    lines += [f"{r} {c}" for r, c in np.argwhere(level.items)]
+    lines.append("end")
+    return "\n".join(lines) + "\n"
+
+
+def save(path: str | Path, level: KnightLevel) -> None:
+    Path(path).write_text(dumps(level), encoding="utf-8")
+
+
+def loads(text: str, source: str = "<string>") -> KnightLevel:
+    lines = [(i + 1, ln.split("#", 1)[0].strip()) for i, ln in enumerate(text.splitlines())]
+    lines = [(n, ln) for n, ln in lines if ln]
+    pos = 0
+
+    def fail(line: int, message: str) -> ValueError:
+        return ValueError(f"{source}, line {line}: {message}")
+
+    def take(key: str, count: int) -> tuple[int, list[int]]:
+        nonlocal pos
+        if pos >= len(lines):
+            raise ValueError(f"{source}: the file ends before '{key}'")
+        n, ln = lines[pos]
+        parts = ln.split()
+        if parts[0] != key:
+            raise fail(n, f"expected '{key}', found {parts[0]!r}")
+        if len(parts) != count + 1 or not all(p.lstrip("-").isdigit() for p in parts[1:]):
+            raise fail(n, f"'{key}' takes {count} whole number(s), got {ln!r}")
+        pos += 1
+        return n, [int(p) for p in parts[1:]]
+
+    if not lines or lines[0][1] != MAGIC:
+        raise ValueError(f"{source}: not a knight map (the first line must be '{MAGIC}')")
+    pos = 1
+    n_size, (rows, cols) = take("size", 2)
+    if rows < 1 or cols < 1:
+        raise fail(n_size, f"the size must be at least 1x1, got {rows}x{cols}")
+
+    def cell(key: str) -> tuple[int, tuple[int, int]]:
+        n, (r, c) = take(key, 2)
+        if not (0 <= r < rows and 0 <= c < cols):
+            raise fail(n, f"{key} ({r}, {c}) is outside the {rows}x{cols} maze")
+        return n, (r, c)
+
+    _, start = cell("start")
+    _, exit_ = cell("exit")
+    n_cost, (monster_cost,) = take("monster_cost", 1)
+    if monster_cost < 1:
+        raise fail(n_cost, f"monster_cost must be at least 1, got {monster_cost}")
+    n_cheap, (cheapest,) = take("cheapest", 1)
+    if pos >= len(lines) or lines[pos][1] != "grid":
+        raise fail(lines[min(pos, len(lines) - 1)][0], "expected 'grid'")
+    pos += 1
+    cells = np.zeros((rows, cols), dtype=np.uint8)
+    for r in range(rows):
+        if pos >= len(lines):
+            raise ValueError(f"{source}: the grid ends after {r} of {rows} rows")
+        n, ln = lines[pos]
+        parts = ln.split()
+        if len(parts) != cols or not all(p.isdigit() and int(p) <= 15 for p in parts):
+            raise fail(n, f"a grid row needs {cols} numbers from 0 to 15, got {ln!r}")
+        cells[r] = [int(p) for p in parts]
+        pos += 1
+    problems = maze.check(cells)
+    if problems:
+        raise fail(lines[pos - rows][0], f"the grid is not a valid maze: {problems[0]}")
+    marks = {}
+    for key in ("monsters", "items"):
+        if pos >= len(lines) or lines[pos][1] != key:
+            raise fail(lines[min(pos, len(lines) - 1)][0], f"expected '{key}'")
+        pos += 1
+        mask = np.zeros((rows, cols), dtype=bool)
+        while pos < len(lines) and lines[pos][1] not in ("items", "end"):
+            n, (r, c) = cell_line(lines[pos], rows, cols, source)
+            mask[r, c] = True
+            pos += 1
+        marks[key] = mask
+    if pos >= len(lines) or lines[pos][1] != "end":
+        raise ValueError(f"{source}: the file must finish with 'end'")
+    level = KnightLevel(cells, start, exit_, marks["monsters"], marks["items"], monster_cost, 0)
+    actual = int(distances(cells, level.costs(), exit_)[start])
+    if actual < 0:
+        raise fail(n_cheap, "the exit cannot be reached from the start")
+    if actual != cheapest:
+        raise fail(n_cheap, f"cheapest says {cheapest} but the cheapest route costs {actual}")
+    return KnightLevel(cells, start, exit_, level.monsters, level.items, monster_cost, cheapest)
+
+
+def cell_line(
+    entry: tuple[int, str], rows: int, cols: int, source: str
+) -> tuple[int, tuple[int, int]]:
+    n, ln = entry
+    parts = ln.split()
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        raise ValueError(f"{source}, line {n}: expected 'row col', got {ln!r}")
+    r, c = int(parts[0]), int(parts[1])
+    if not (r < rows and c < cols):
+        raise ValueError(f"{source}, line {n}: ({r}, {c}) is outside the {rows}x{cols} maze")
+    return n, (r, c)
+
+
+def load(path: str | Path) -> KnightLevel:
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"knight map {str(p)!r} does not exist")
+    return loads(p.read_text(encoding="utf-8"), source=str(p))
+
+
+def sample_paths() -> list[Path]:
+    """The 10 sample levels shipped with the package, as the seed's release ships 10."""
+    folder = resources.files("grid_envs.knight") / "levels"
+    return sorted(Path(str(p)) for p in folder.iterdir() if p.name.endswith(".txt"))
+
+
+def samples() -> list[KnightLevel]:
+    return [load(p) for p in sample_paths()]

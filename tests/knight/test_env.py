@@ -1,0 +1,178 @@
+"""Knight-v0: the exact energy budget, map files, samples, the Dijkstra agent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from agents import evaluate, make_agent
+from grid_envs.knight import levels
+from grid_envs.knight.env import KnightEnv
+from grid_envs.knight.generator import KnightGenerator
+
+
+def play(env: gym.Env, agent, seed: int) -> dict:
+    obs, info = env.reset(seed=seed)
+    done = False
+    while not done:
+        action, _ = agent.predict(obs)
+        obs, _, terminated, truncated, info = env.step(int(action))
+        done = terminated or truncated
+    return info
+
+
+def test_dijkstra_agent_escapes_every_sample_with_exact_energy() -> None:
+    paths = levels.sample_paths()
+    assert len(paths) == 10
+    for i in range(10):
+        env = gym.make("GridGames/Knight-v0", level="samples")
+        agent = make_agent("dijkstra", env)
+        env.reset(options={"level": i})
+        obs = env.unwrapped.observe()
+        done = False
+        while not done:
+            obs, _, done, _, info = env.step(int(agent.predict(obs)[0]))
+        assert info["is_success"] and info["energy"] == 0
+
+
+def test_dijkstra_agent_escapes_1000_generated_levels_with_exact_energy() -> None:
+    env = gym.make("GridGames/Knight-v0")
+    agent = make_agent("dijkstra", env)
+    for seed in range(1000):
+        info = play(env, agent, seed)
+        assert info["is_success"] and info["energy"] == 0, seed
+
+
+def test_the_first_wasted_step_loses() -> None:
+    env = gym.make("GridGames/Knight-v0")
+    agent = make_agent("dijkstra", env)
+    for seed in range(30):
+        obs, info = env.reset(seed=seed)
+        best = int(agent.predict(obs)[0])
+        mask = env.unwrapped.action_masks()
+        worse = [a for a in np.flatnonzero(mask) if a != best]
+        if not worse:
+            continue
+        state = env.unwrapped.snapshot()
+        _, reward, terminated, _, info = env.step(int(worse[0]))
+        if terminated:  # off the cheapest route: lost at once
+            assert not info["is_success"] and reward == pytest.approx(
+                -0.01 - 1.0 + (0.1 if info["items_collected"] else 0)
+            )
+        else:  # another cheapest route (loops): still exactly enough energy
+            env.unwrapped.restore(state)
+
+
+def test_slack_allows_detours() -> None:
+    env = gym.make("GridGames/Knight-v0", energy_slack=1.5)
+    _, info = env.reset(seed=0)
+    assert info["energy"] == int(np.ceil(info["cheapest"] * 1.5 - 1e-9))
+    with pytest.raises(ValueError, match=r"energy_slack must be at least 1\.0"):
+        gym.make("GridGames/Knight-v0", energy_slack=0.5)
+
+
+def test_mask_opens_exactly_the_cells_sides() -> None:
+    env = gym.make("GridGames/Knight-v0")
+    rng = np.random.default_rng(0)
+    _, info = env.reset(seed=0)
+    for _ in range(200):
+        s = env.unwrapped.game_state()
+        bits = int(s.level.cells[s.knight])
+        np.testing.assert_array_equal(
+            info["action_mask"], [bool(bits & 1), bool(bits & 4), bool(bits & 8), bool(bits & 2)]
+        )
+        _, _, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        if term or trunc:
+            _, info = env.reset()
+
+
+def test_observation_planes() -> None:
+    env = KnightEnv(level=levels.sample_paths()[0])
+    obs, _info = env.reset(seed=0)
+    lv = env.state.level
+    assert obs.shape == (9, 5, 5) and obs[4].sum() == 1 and obs[5].sum() == 1
+    assert obs[4][lv.start] == 1 and obs[5][lv.exit] == 1
+    assert (obs[8] == lv.cheapest).all()
+    np.testing.assert_array_equal(obs[0], (lv.cells & 1) > 0)  # up
+    np.testing.assert_array_equal(obs[1], (lv.cells & 2) > 0)  # right
+
+
+def test_map_file_round_trip(tmp_path: Path) -> None:
+    level = KnightGenerator(6, 7, loops=0.2).generate(np.random.default_rng(4))
+    path = tmp_path / "m.txt"
+    levels.save(path, level)
+    back = levels.load(path)
+    np.testing.assert_array_equal(back.cells, level.cells)
+    np.testing.assert_array_equal(back.monsters, level.monsters)
+    np.testing.assert_array_equal(back.items, level.items)
+    assert (back.start, back.exit, back.cheapest, back.monster_cost) == (
+        level.start, level.exit, level.cheapest, level.monster_cost,
+    )  # fmt: skip
+    assert levels.dumps(back) == levels.dumps(level)
+
+
+GOOD = levels.dumps(KnightGenerator(3, 4).generate(np.random.default_rng(0)))
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda t: t.replace("knight-map 1", "maze 1"), "not a knight map"),
+        (lambda t: t.replace("size 3 4", "size 3"), r"line 2: 'size' takes 2"),
+        (lambda t: t.replace("start ", "begin "), r"line 3: expected 'start'"),
+        (lambda t: _replace_line(t, 2, "start 7 7"), r"line 3: start \(7, 7\) is outside"),
+        (lambda t: _replace_line(t, 5, "cheapest 999"), r"line 6: cheapest says 999"),
+        (lambda t: _replace_line(t, 7, "1 2 3"), r"line 8: a grid row needs 4 numbers"),
+        (lambda t: _replace_line(t, 7, "15 15 15 15"), r"line 8: the grid is not a valid maze"),
+        (lambda t: t.replace("\nend", ""), "must finish with 'end'"),
+    ],
+)
+def test_malformed_map_files_name_the_line(edit, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        levels.loads(edit(GOOD))
+
+
+def _replace_line(text: str, index: int, new: str) -> str:
+    lines = text.splitlines()
+    lines[index] = new
+    return "\n".join(lines) + "\n"
+
+
+def test_random_never_escapes_and_dijkstra_always_does() -> None:
+    assert evaluate("GridGames/Knight-v0", "random", episodes=50, seed=0).win_rate < 0.1
+    assert evaluate("GridGames/Knight-Large-v0", "dijkstra", episodes=20, seed=0).win_rate == 1.0
+
+
+def test_distance_potential() -> None:
+    from grid_envs.wrappers import PotentialShaping
+
+    env = PotentialShaping(gym.make("GridGames/Knight-v0"), "distance", gamma=1.0)
+    agent = make_agent("dijkstra", env.env)
+    obs, info = env.reset(seed=1)
+    phi0 = -info["cheapest"]
+    total_raw = total = 0.0
+    done = False
+    while not done:
+        obs, r, done, _, info = env.step(int(agent.predict(obs)[0]))
+        total += r
+        total_raw += info["raw_reward"]
+    assert total == pytest.approx(total_raw - phi0)
+
+
+def test_cli_generate_writes_a_loadable_map(tmp_path: Path) -> None:
+    from grid_envs import cli
+
+    out = tmp_path / "k.txt"
+    assert (
+        cli.main(
+            ["generate", "knight", "--rows", "6", "--cols", "8", "--seed", "2", "--out", str(out)]
+        )
+        == 0
+    )
+    level = levels.load(out)
+    assert level.shape == (6, 8)
+    env = gym.make("GridGames/Knight-v0", level=str(out))
+    assert env.reset(seed=0)[0].shape == (9, 6, 8)
