@@ -3,6 +3,7 @@
 import grid_envs  # noqa: F401  (registers the GridGames ids)
 from agents import knight as _knight  # noqa: F401  (each game registers its agents)
 from agents import minesweeper as _minesweeper  # noqa: F401
+from agents import pikachu as _pikachu  # noqa: F401
 from agents import sokoban as _sokoban  # noqa: F401
 from agents.base import Agent, RandomAgent, unwrap_envs
 from agents.evaluation import EvalResult, evaluate, wilson_interval

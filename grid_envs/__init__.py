@@ -47,6 +47,14 @@ ENVS: dict[str, tuple[str, int | None, dict[str, Any], str]] = {
         "grid_envs.knight.env:KnightEnv", 2500, {"rows": 25, "cols": 25},
         "The Knight, a generated 25x25 maze with monsters and loops",
     ),
+    "GridGames/Pikachu-v0": (
+        "grid_envs.pikachu.env:PikachuEnv", 400, {"rows": 9, "cols": 16, "kinds": 36},
+        "Pikachu (Onet), the classic 9x16 board of 36 kinds x 4; reshuffles when stuck",
+    ),
+    "GridGames/Pikachu-Small-v0": (
+        "grid_envs.pikachu.env:PikachuEnv", 100, {"rows": 6, "cols": 6, "kinds": 9},
+        "Pikachu (Onet) on a 6x6 board of 9 kinds x 4, for quick learning",
+    ),
 }  # fmt: skip
 
 

@@ -28,6 +28,7 @@ POTENTIALS: dict[str, dict[str, str]] = {
         "solver": "grid_envs.sokoban.solver:solver_potential",
     },
     "GridGames/Knight*": {"distance": "grid_envs.knight.solver:distance_potential"},
+    "GridGames/Pikachu*": {"mobility": "grid_envs.pikachu.solver:mobility_potential"},
 }
 
 

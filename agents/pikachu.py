@@ -1,0 +1,79 @@
+"""Pikachu's baselines: a greedy rule and a planner that searches for a full clear."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent
+from agents.registry import register_agent
+from grid_envs.core.base_env import GridEnv
+from grid_envs.pikachu.paths import removable_with_lengths
+from grid_envs.pikachu.rules import pair_to_action
+from grid_envs.pikachu.solver import plan
+
+PIKACHU_IDS = ("GridGames/Pikachu*",)
+
+
+def greedy_action(board: np.ndarray) -> int | None:
+    """The removable pair with the shortest path (ties: the first in board order)."""
+    pairs, lengths = removable_with_lengths(board)
+    if not pairs:
+        return None
+    k = min(range(len(pairs)), key=lambda n: (lengths[n], pairs[n]))
+    return pair_to_action(*pairs[k], board.size)
+
+
+class GreedyAgent(Agent):
+    """Removes the pair joined by the shortest path."""
+
+    name = "greedy"
+
+    def act(self, env: GridEnv, observation: np.ndarray) -> int:
+        action = greedy_action(env.game_state().board)
+        return 0 if action is None else action
+
+
+class PlannerAgent(Agent):
+    """Plans a full clear from the env's state (``time_limit`` seconds) and follows it.
+
+    It replans when the board is not the one it expected (a reshuffle, gravity it did not
+    plan for, a reset) and falls back to the greedy rule when the planner finds no clear.
+    """
+
+    name = "planner"
+
+    def __init__(self, env: Any = None, seed: int | None = None, time_limit: float = 1.0) -> None:
+        self.time_limit = time_limit
+        self._plans: dict[int, tuple[list[int], list[bytes]]] = {}
+        super().__init__(env, seed)
+
+    def reset(self) -> None:
+        self._plans.clear()
+
+    def act(self, env: GridEnv, observation: np.ndarray) -> int:
+        board = env.game_state().board
+        e: Any = env
+        actions, expected = self._plans.get(id(env), ([], []))
+        if not actions or expected[0] != board.tobytes():
+            actions, expected = [], []
+            result = plan(board, e.gravity, self.time_limit)
+            if result.cleared:
+                sim = board.copy()
+                from grid_envs.pikachu.solver import remove
+
+                for pair in result.moves:
+                    expected.append(sim.tobytes())
+                    actions.append(pair_to_action(*pair, board.size))
+                    sim = remove(sim, pair, e.gravity)
+        if actions:
+            self._plans[id(env)] = (actions[1:], expected[1:])
+            return actions[0]
+        self._plans.pop(id(env), None)
+        action = greedy_action(board)
+        return 0 if action is None else action
+
+
+register_agent("greedy", GreedyAgent, PIKACHU_IDS, "the pair with the shortest path")
+register_agent("planner", PlannerAgent, PIKACHU_IDS, "search for a full clear, 1 s a plan")

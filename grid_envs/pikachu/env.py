@@ -1,0 +1,210 @@
+"""The Pikachu (Onet) gymnasium environment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from grid_envs.core.base_env import GridEnv
+from grid_envs.pikachu import render, rules
+from grid_envs.pikachu.paths import find_path
+from grid_envs.pikachu.solver import plan
+from grid_envs.pikachu.state import EMPTY, GRAVITY, ON_STUCK, PikachuState
+
+
+class PikachuEnv(GridEnv):
+    """Clear the board by removing pairs of equal tiles joined by at most 3 segments.
+
+    ## Description
+    The Onet / Pikachu tile-matching game. Two tiles of the same kind can be removed when a
+    path of at most 3 straight segments (2 turns) joins them through empty cells; the ring
+    just outside the board counts as empty. The board is cleared when no tile is left. When
+    no pair can be removed, ``on_stuck="shuffle"`` reshuffles the remaining tiles (always
+    leaving a move when any layout has one) for a penalty, and ``"end"`` ends the episode.
+    ``gravity`` makes tiles slide after each removal, as in the real game's later levels.
+
+    ## Action Space
+    ``Discrete(n * (n - 1) / 2)`` for ``n = rows * cols`` cells: one action per unordered
+    pair of cells ``i < j`` (flat indices ``r * cols + c``), numbered row by row of the
+    upper triangle: ``action = i * (2n - i - 1) / 2 + (j - i - 1)``. Convert with
+    :func:`grid_envs.pikachu.rules.pair_to_action` / :func:`action_to_pair`. The mask holds
+    exactly the removable pairs.
+
+    ## Observation Space
+    ``Box(0, 1, (kinds, rows, cols), uint8)``: plane ``k - 1`` marks the tiles of kind
+    ``k``; empty cells are 0 everywhere. ``observation_mode="compact"`` gives the (rows, cols)
+    grid of kinds (0 empty).
+
+    ## Rewards
+    ``pair_reward`` per pair, by default 1 / (number of pairs) so a cleared board earns 1.0,
+    plus ``clear_reward`` (+1) when the board is cleared; ``shuffle_penalty`` (-0.1) per
+    forced reshuffle; ``stuck_penalty`` (-1) when stuck with ``on_stuck="end"`` (or when no
+    layout allows a move). A masked action pays ``illegal_action_penalty`` (-0.05).
+
+    ## Starting State
+    A random board (every kind ``rows * cols / kinds`` times, an even number), or ``board=``;
+    a starting board without a move is reshuffled. ``solvable_only=True`` draws boards until
+    the planner clears one within ``plan_time`` seconds.
+
+    ## Episode End
+    Terminated: the board is cleared (``info["is_success"]``), or stuck with ``"end"``.
+    Truncated: the registered time limit.
+
+    ## Arguments
+    ``rows``, ``cols``, ``kinds`` (9, 16, 36: the classic board), ``board`` (an int array,
+    0 empty; odd counts are rejected), ``on_stuck``, ``gravity`` (none, down, up, left,
+    right), ``solvable_only``, ``plan_time``, the rewards, ``observation_mode``,
+    ``render_mode``, ``tile_size``.
+
+    ``info`` holds ``tiles_left``, ``pairs_removed``, ``shuffles`` and ``path`` (the corner
+    points of the last removal, for drawing; the ring is row/column -1 or rows/cols).
+
+    ## Version History
+    - v0: first release.
+    """
+
+    default_illegal_action_penalty = -0.05
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        *,
+        rows: int = 9,
+        cols: int = 16,
+        kinds: int = 36,
+        board: np.ndarray | list[list[int]] | None = None,
+        on_stuck: str = "shuffle",
+        gravity: str = "none",
+        solvable_only: bool = False,
+        plan_time: float = 1.0,
+        pair_reward: float | None = None,
+        clear_reward: float = 1.0,
+        shuffle_penalty: float = -0.1,
+        stuck_penalty: float = -1.0,
+        illegal_action_penalty: float | None = None,
+        observation_mode: str = "planes",
+        tile_size: int = 24,
+        time_limit: int | None = None,
+    ) -> None:
+        if on_stuck not in ON_STUCK:
+            raise ValueError(f"on_stuck must be one of {ON_STUCK}, got {on_stuck!r}")
+        if gravity not in GRAVITY:
+            raise ValueError(f"gravity must be one of {GRAVITY}, got {gravity!r}")
+        self.fixed_board = None
+        if board is not None:
+            fixed = np.asarray(board, dtype=np.int16)
+            if fixed.ndim != 2 or (fixed < 0).any():
+                raise ValueError("board must be a 2-D array of kinds (0 empty, 1.. tiles)")
+            rules.check_board(fixed)
+            self.fixed_board = fixed
+            rows, cols = fixed.shape
+            kinds = int(fixed.max())
+        else:
+            rules.random_board(rows, cols, kinds, np.random.default_rng(0))  # validates
+        self.rows, self.cols, self.kinds = int(rows), int(cols), int(kinds)
+        self.on_stuck, self.gravity = on_stuck, gravity
+        self.solvable_only, self.plan_time = bool(solvable_only), float(plan_time)
+        cells = rows * cols
+        super().__init__(
+            n_actions=rules.n_pairs(cells),
+            obs_shape=(rows, cols),
+            n_planes=self.kinds,
+            render_mode=render_mode,
+            observation_mode=observation_mode,
+            illegal_action_penalty=illegal_action_penalty,
+            tile_size=tile_size,
+            compact_high=max(self.kinds, 1),
+        )
+        self._pair_reward = pair_reward
+        self.clear_reward = float(clear_reward)
+        self.shuffle_penalty, self.stuck_penalty = float(shuffle_penalty), float(stuck_penalty)
+        self.time_limit = time_limit
+        self.state = PikachuState(np.zeros((rows, cols), dtype=np.int16))
+        self._kind_ids = np.arange(1, self.kinds + 1, dtype=np.int16)[:, None, None]
+        self._total_pairs = 1
+
+    # ------------------------------------------------------------- episode
+    def _new_board(self) -> np.ndarray:
+        if self.fixed_board is not None:
+            return self.fixed_board.copy()
+        for _ in range(50 if self.solvable_only else 1):
+            board = rules.random_board(self.rows, self.cols, self.kinds, self.np_random)
+            if not self.solvable_only or plan(board, self.gravity, self.plan_time).cleared:
+                return board
+        raise RuntimeError("no board the planner clears was found in 50 draws")
+
+    def _new_episode(self, options: dict[str, Any]) -> None:
+        board = self._new_board()
+        self.state = PikachuState(board)
+        self._total_pairs = max(1, self.state.tiles_left // 2)
+        if not rules.removable_pairs(board) and self.state.tiles_left:
+            rules.shuffle(board, self.np_random)  # no penalty: the deal itself was stuck
+
+    @property
+    def pair_reward(self) -> float:
+        return self._pair_reward if self._pair_reward is not None else 1.0 / self._total_pairs
+
+    def _legal_mask(self) -> np.ndarray:
+        return rules.legal_mask(self.state.board)
+
+    def _apply(self, action: int) -> tuple[float, bool, bool]:
+        s = self.state
+        i, j = rules.action_to_pair(action, self.rows * self.cols)
+        a, b = divmod(i, self.cols), divmod(j, self.cols)
+        s.last_path = find_path(s.board, a, b) or ()
+        s.board[a] = s.board[b] = EMPTY
+        rules.apply_gravity(s.board, self.gravity)
+        s.removed += 1
+        reward = self.pair_reward
+        if s.tiles_left == 0:
+            return reward + self.clear_reward, True, True
+        if rules.removable_pairs(s.board):
+            return reward, False, False
+        if self.on_stuck == "shuffle" and rules.shuffle(s.board, self.np_random):
+            s.shuffles += 1
+            return reward + self.shuffle_penalty, False, False
+        return reward + self.stuck_penalty, True, False
+
+    # ------------------------------------------------------------ views
+    def _planes(self) -> np.ndarray:
+        return (self.state.board[None] == self._kind_ids).astype(np.uint8)
+
+    def _compact(self) -> np.ndarray:
+        return self.state.board.astype(np.uint8)
+
+    def _ansi(self) -> str:
+        return render.ansi(self.state.board)
+
+    def _rgb(self) -> np.ndarray:
+        return render.rgb(self.state.board, self.kinds, self.tile_size, self.state.last_path)
+
+    def _game_info(self) -> dict[str, Any]:
+        s = self.state
+        return {
+            "tiles_left": s.tiles_left,
+            "pairs_removed": s.removed,
+            "shuffles": s.shuffles,
+            "path": s.last_path,
+        }
+
+    # -------------------------------------------------------- snapshots
+    def _get_state(self) -> Any:
+        return (self.state, self._total_pairs)
+
+    def _set_state(self, state: Any) -> None:
+        self.state, self._total_pairs = state
+
+    def _public_state(self) -> PikachuState:
+        return self.state
+
+    def action_for_key(self, key: str) -> int | None:
+        """``r1,c1,r2,c2``: the two tiles to match."""
+        parts = key.replace(",", " ").split()
+        if len(parts) == 4 and all(p.isdigit() for p in parts):
+            r1, c1, r2, c2 = (int(p) for p in parts)
+            cells = self.rows * self.cols
+            if max(r1, r2) < self.rows and max(c1, c2) < self.cols and (r1, c1) != (r2, c2):
+                return rules.pair_to_action(r1 * self.cols + c1, r2 * self.cols + c2, cells)
+            return None
+        return super().action_for_key(key)

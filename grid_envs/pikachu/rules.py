@@ -1,0 +1,113 @@
+"""Pikachu (Onet) rules on a board (no gymnasium here): pairs, gravity, shuffles, boards."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from grid_envs.pikachu.paths import removable_pairs
+from grid_envs.pikachu.state import EMPTY
+
+
+def n_pairs(cells: int) -> int:
+    return cells * (cells - 1) // 2
+
+
+def pair_to_action(i: int, j: int, cells: int) -> int:
+    """Action index of the unordered pair of flat cells ``i`` and ``j`` (any order)."""
+    if i == j or not (0 <= i < cells and 0 <= j < cells):
+        raise ValueError(f"a pair needs two different cells in [0, {cells}), got {i}, {j}")
+    i, j = min(i, j), max(i, j)
+    return i * (2 * cells - i - 1) // 2 + (j - i - 1)
+
+
+def action_to_pair(action: int, cells: int) -> tuple[int, int]:
+    """The flat cells (i < j) of a pair action: the inverse of :func:`pair_to_action`."""
+    if not 0 <= action < n_pairs(cells):
+        raise ValueError(f"action {action} is outside [0, {n_pairs(cells)})")
+    # i is the largest row of the triangle whose first index does not pass the action
+    i = int((2 * cells - 1 - np.sqrt((2 * cells - 1) ** 2 - 8 * action)) // 2)
+    while pair_to_action(i, i + 1, cells) > action:
+        i -= 1
+    while i + 1 < cells - 1 and pair_to_action(i + 1, i + 2, cells) <= action:
+        i += 1
+    return i, action - pair_to_action(i, i + 1, cells) + i + 1
+
+
+def legal_mask(board: np.ndarray) -> np.ndarray:
+    cells = board.size
+    mask = np.zeros(n_pairs(cells), dtype=bool)
+    for i, j in removable_pairs(board):
+        mask[pair_to_action(i, j, cells)] = True
+    return mask
+
+
+def apply_gravity(board: np.ndarray, gravity: str) -> None:
+    """Slide the tiles toward one side, in place (the real game's later levels)."""
+    if gravity == "none":
+        return
+    view = {"down": board.T, "up": board.T, "right": board, "left": board}[gravity]
+    to_end = gravity in ("down", "right")
+    for line in view:  # each column (down/up) or row (left/right)
+        tiles = line[line != EMPTY]
+        line[:] = EMPTY
+        if len(tiles):
+            if to_end:
+                line[len(line) - len(tiles) :] = tiles
+            else:
+                line[: len(tiles)] = tiles
+
+
+def check_board(board: np.ndarray) -> None:
+    kinds, counts = np.unique(board[board != EMPTY], return_counts=True)
+    odd = kinds[counts % 2 == 1]
+    if len(odd):
+        raise ValueError(
+            f"every tile kind must occur an even number of times; kind(s) "
+            f"{', '.join(str(int(k)) for k in odd)} occur an odd number of times"
+        )
+
+
+def random_board(rows: int, cols: int, kinds: int, rng: np.random.Generator) -> np.ndarray:
+    """Each kind ``rows * cols / kinds`` times (an even number), shuffled."""
+    cells = rows * cols
+    if kinds < 1 or cells % kinds or (cells // kinds) % 2:
+        raise ValueError(
+            f"{rows}x{cols} = {cells} cells cannot hold {kinds} kinds an even number of "
+            f"times each; choose kinds so that cells / kinds is even"
+        )
+    tiles = np.repeat(np.arange(1, kinds + 1, dtype=np.int16), cells // kinds)
+    return rng.permutation(tiles).reshape(rows, cols)
+
+
+def shuffle(board: np.ndarray, rng: np.random.Generator, tries: int = 20) -> bool:
+    """Reshuffle the remaining tiles in place so that a move exists, if any layout has one.
+
+    Random reshuffles first; if none of ``tries`` leaves a move, two equal tiles are put on
+    two cells that connect whatever the tiles are, and the rest is shuffled around them.
+    Returns False (board unchanged) when no layout of these cells allows a move.
+    """
+    cells = np.flatnonzero(board.ravel() != EMPTY)
+    tiles = board.ravel()[cells].copy()
+    flat = board.reshape(-1)
+    for _ in range(tries):
+        flat[cells] = rng.permutation(tiles)
+        if removable_pairs(board):
+            return True
+    kinds, counts = np.unique(tiles, return_counts=True)
+    if not (counts >= 2).any():
+        flat[cells] = tiles
+        return False
+    geometry = np.where(board != EMPTY, 1, EMPTY)  # every tile alike: which cells connect?
+    spots = removable_pairs(geometry)
+    if not spots:
+        flat[cells] = tiles
+        return False
+    p, q = spots[int(rng.integers(len(spots)))]
+    kind = kinds[counts >= 2][int(rng.integers(int((counts >= 2).sum())))]
+    rest = list(tiles)
+    rest.remove(kind)
+    rest.remove(kind)
+    others = [c for c in cells if c not in (p, q)]
+    flat[others] = rng.permutation(np.array(rest, dtype=board.dtype)) if rest else []
+    flat[p] = flat[q] = kind
+    return True

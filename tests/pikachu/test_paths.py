@@ -1,0 +1,134 @@
+"""The 3-segment path check, proved exact against a plain BFS over (cell, direction, turns)."""
+
+from __future__ import annotations
+
+import itertools
+from collections import deque
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grid_envs.pikachu.paths import connect_pairs, corners, find_path
+
+DIRS = ((-1, 0), (1, 0), (0, -1), (0, 1))
+
+
+def bfs_shortest(board: np.ndarray, a: tuple[int, int], b: tuple[int, int]) -> int | None:
+    """Fewest cells walked from a to b with at most 2 turns, through empty cells and the
+    outer ring; a BFS over (cell, direction, turns). None if there is no such path."""
+    rows, cols = board.shape
+    free = np.ones((rows + 2, cols + 2), dtype=bool)
+    free[1:-1, 1:-1] = board == 0
+    start, goal = (a[0] + 1, a[1] + 1), (b[0] + 1, b[1] + 1)
+    seen = {}
+    queue = deque()
+    for d in range(4):
+        queue.append((start, d, 0, 0))
+    while queue:
+        (r, c), d, turns, dist = queue.popleft()
+        for nd in range(4):
+            nturns = turns + (nd != d)
+            if nturns > 2 or (dist == 0 and nd != d):
+                continue
+            rr, cc = r + DIRS[nd][0], c + DIRS[nd][1]
+            if not (0 <= rr < rows + 2 and 0 <= cc < cols + 2):
+                continue
+            if (rr, cc) == goal:
+                return dist + 1
+            if not free[rr, cc] or seen.get((rr, cc, nd), 3) <= nturns:
+                continue
+            seen[(rr, cc, nd)] = nturns
+            queue.append(((rr, cc), nd, nturns, dist + 1))
+    return None
+
+
+def check_path(board: np.ndarray, a, b, points) -> int:
+    """The corner points form <= 3 straight segments through empty cells; return length."""
+    assert points[0] == a and points[-1] == b and len(points) <= 4
+    rows, cols = board.shape
+    length = 0
+    for (r0, c0), (r1, c1) in itertools.pairwise(points):
+        assert r0 == r1 or c0 == c1
+        steps = max(abs(r1 - r0), abs(c1 - c0))
+        for k in range(1, steps + 1):
+            r = r0 + (r1 - r0) // steps * k
+            c = c0 + (c1 - c0) // steps * k
+            if (r, c) == b:
+                continue
+            assert -1 <= r <= rows and -1 <= c <= cols
+            if 0 <= r < rows and 0 <= c < cols:
+                assert board[r, c] == 0, (r, c)
+        length += steps
+    return length
+
+
+def test_the_seeds_example_board() -> None:
+    # the seed's input file: 1 = the two tiles to join, 2 = obstacles, 0 = free (its outer
+    # barrier ring is dropped: in the real game the ring around the board is free)
+    seed = np.array(
+        [
+            [0, 0, 0, 0, 0],
+            [0, 1, 0, 0, 0],
+            [0, 2, 2, 0, 0],
+            [0, 0, 0, 1, 0],
+            [0, 0, 0, 0, 2],
+        ]
+    )
+    board = np.where(seed > 0, 7, 0)
+    path = find_path(board, (1, 1), (3, 3))
+    assert path is not None
+    assert check_path(board, (1, 1), (3, 3), path) == bfs_shortest(board, (1, 1), (3, 3)) == 4
+    assert find_path(board, (1, 1), (4, 4)) is not None  # around through the ring
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    rows=st.integers(1, 7), cols=st.integers(1, 7), density=st.floats(0.1, 0.9),
+    seed=st.integers(0, 100_000),
+)  # fmt: skip
+def test_path_check_equals_bfs_on_random_boards(
+    rows: int, cols: int, density: float, seed: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    board = np.where(rng.random((rows, cols)) < density, 1, 0)
+    tiles = [tuple(int(x) for x in t) for t in np.argwhere(board)]
+    if len(tiles) < 2:
+        return
+    pairs = [(a, b) for i, a in enumerate(tiles) for b in tiles[i + 1 :]]
+    a = np.array([p[0] for p in pairs])
+    b = np.array([p[1] for p in pairs])
+    ok, length, kind, pivot = connect_pairs(board, a, b)
+    for k, (pa, pb) in enumerate(pairs):
+        expected = bfs_shortest(board, pa, pb)
+        assert bool(ok[k]) == (expected is not None), (pa, pb)
+        if expected is not None:
+            assert int(length[k]) == expected
+            points = corners(pa, pb, int(kind[k]), int(pivot[k]))
+            assert check_path(board, pa, pb, points) == expected
+
+
+def test_the_ring_counts_as_empty() -> None:
+    board = np.ones((3, 3), dtype=int)
+    # two corners of a full board connect around the outside (U shape through the ring)
+    assert find_path(board, (0, 0), (0, 2)) == ((0, 0), (-1, 0), (-1, 2), (0, 2))
+    assert find_path(board, (1, 1), (0, 0)) is None  # the centre is walled in
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "points"),
+    [
+        ((0, 0), (0, 1), ((0, 0), (0, 1))),  # neighbours: one segment
+        ((0, 0), (2, 0), ((0, 0), (2, 0))),
+        ((0, 0), (2, 2), None),  # an L: either corner is as short
+    ],
+)
+def test_corner_points(a, b, points) -> None:
+    board = np.zeros((3, 3), dtype=int)
+    board[a] = board[b] = 5
+    found = find_path(board, a, b)
+    if points is None:
+        assert found in (((0, 0), (0, 2), (2, 2)), ((0, 0), (2, 0), (2, 2)))
+    else:
+        assert found == points
