@@ -75,7 +75,7 @@ def test_render_modes(env_id: str, mode: str) -> None:
         assert isinstance(out, str) and len(out.splitlines()) >= 3
     elif mode == "rgb_array":
         t = base.tile_size
-        assert out.shape == (base.obs_shape[0] * t, base.obs_shape[1] * t, 3)
+        assert out.shape == (base.frame_shape[0] * t, base.frame_shape[1] * t, 3)
         assert out.dtype == np.uint8 and len(np.unique(out.reshape(-1, 3), axis=0)) > 3
     else:
         assert out is None

@@ -61,6 +61,7 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         tile_size: int = 24,
         planes_high: int = 1,
         compact_high: int = 255,
+        frame_shape: tuple[int, int] | None = None,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
@@ -83,6 +84,8 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         )
         rows, cols = obs_shape
         self.obs_shape = (int(rows), int(cols))
+        # cells drawn in an RGB frame: the grid, or more (Pikachu draws the ring around it)
+        self.frame_shape = tuple(frame_shape) if frame_shape else self.obs_shape
         self.action_space: gym.spaces.Discrete = gym.spaces.Discrete(n_actions)
         if observation_mode == "planes":
             self.observation_space = gym.spaces.Box(
@@ -92,7 +95,8 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
             self.observation_space = gym.spaces.Box(0, compact_high, (rows, cols), dtype=np.uint8)
         else:
             t = self.tile_size
-            self.observation_space = gym.spaces.Box(0, 255, (rows * t, cols * t, 3), dtype=np.uint8)
+            fr, fc = self.frame_shape
+            self.observation_space = gym.spaces.Box(0, 255, (fr * t, fc * t, 3), dtype=np.uint8)
         self._mask = np.zeros(n_actions, dtype=bool)
         self._steps = 0
         self._done = True

@@ -115,6 +115,7 @@ class PikachuEnv(GridEnv):
             illegal_action_penalty=illegal_action_penalty,
             tile_size=tile_size,
             compact_high=max(self.kinds, 1),
+            frame_shape=(rows + 2, cols + 2),  # the ring around the board, where paths run
         )
         self._pair_reward = pair_reward
         self.clear_reward = float(clear_reward)
