@@ -52,13 +52,11 @@ def main() -> None:
         print(f"board {s}: {r.status} in {r.seconds:.2f} s", flush=True)
     n = args.boards
     print(f"boards: {n} random 9x16 deals with 36 kinds x 4")
-    print(f"planner, {args.time_limit:g} s: cleared {status.get('cleared', 0) / n:.0%}, "
-          f"proved unsolvable {status.get('unsolvable', 0) / n:.0%}, gave up "
-          f"{status.get('gave_up', 0) / n:.0%}; median {statistics.median(times):.2f} s")  # fmt: skip
+    share = {k: f"{v / n:.0%}" for k, v in status.items()}
+    print(f"planner, {args.time_limit:g} s: {share}; median {statistics.median(times):.2f} s")
     if second:
-        print(
-            f"second search of {args.proof_time:g} s on the {status.get('gave_up', 0)} undecided: {second}"
-        )
+        undecided = status.get("gave_up", 0)
+        print(f"second search of {args.proof_time:g} s on the {undecided} undecided: {second}")
     print(f"random greedy playout: {one / n:.0%} cleared; best of 20: {best20 / n:.0%}")
 
 
