@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
@@ -175,16 +176,63 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+@command("train")
+def cmd_train(args: argparse.Namespace) -> int:
+    from agents.sb3 import default_config, train
+
+    env = env_id(args.env)
+    config = default_config(
+        env, algo=args.algo, timesteps=args.timesteps, seed=args.seed, n_envs=args.n_envs,
+        shaping=args.shaping,
+    )  # fmt: skip
+    config.env_kwargs = {**config.env_kwargs, **parse_settings(args.set)}
+    out = args.out or f"runs/{env.split('/')[1]}-{args.algo}-s{args.seed}"
+    result = train(config, out, progress=not args.no_progress)
+    resumed = f" (resumed from {result.resumed_from})" if result.resumed_from else ""
+    print(f"trained {result.timesteps} steps in {result.seconds:.0f} s{resumed}")
+    print(f"model: {result.model_path}  settings: {result.settings_path}")
+    for steps, mean, wins in result.curve:
+        print(f"  eval at {steps:>7}: return {mean:7.2f}  win rate {wins:.0%}")
+    return 0
+
+
+@command("compare")
+def cmd_compare(args: argparse.Namespace) -> int:
+    from agents.compare import COMPARE_ENVS, run_compare, table
+
+    envs = tuple(env_id(e) for e in args.envs) if args.envs else COMPARE_ENVS
+    out = args.out or time.strftime("compare-%Y%m%d-%H%M%S")
+    result = run_compare(
+        envs, timesteps=args.timesteps, episodes=args.episodes, seed=args.seed, out=out,
+        train_models=not args.no_train, progress=not args.no_progress,
+        log=lambda msg: print(msg, file=sys.stderr, flush=True),
+    )  # fmt: skip
+    print(table(result))
+    print(f"\nwritten to {result.out}/: table.md, results.json, learning_curves.png, win_rates.png")
+    return 0
+
+
 @command("eval")
 def cmd_eval(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from agents import evaluate
 
+    agent: Any = args.agent
+    kwargs = parse_settings(args.set)
+    if agent.endswith(".zip") or Path(agent).is_file():
+        from agents.sb3 import PolicyAgent, settings_of
+
+        if not Path(agent).is_file():
+            raise ValueError(f"no model file {agent!r}")
+        kwargs = {**settings_of(agent)["env_kwargs"], **kwargs}  # the board it was trained on
+        agent = PolicyAgent.load(agent)
     result = evaluate(
         env_id(args.env),
-        args.agent,
+        agent,
         episodes=args.episodes,
         seed=args.seed,
-        env_kwargs=parse_settings(args.set),
+        env_kwargs=kwargs,
         progress=not args.no_progress,
     )
     if args.json:
@@ -289,9 +337,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--count", type=int, default=10, help="sokoban: levels in the file")
     p.add_argument("--min-pushes", type=int, default=0, help="sokoban: difficulty floor")
 
+    p = sub.add_parser("train", help="train MaskablePPO, PPO or DQN with stable-baselines3")
+    p.add_argument("env")
+    p.add_argument("--algo", choices=("maskable-ppo", "ppo", "dqn"), default="maskable-ppo")
+    p.add_argument("--timesteps", type=int, default=None, help="default: 50,000")
+    p.add_argument("--out", default=None, help="run folder; rerunning it resumes")
+    p.add_argument("--shaping", default=None, help="a potential name, e.g. distance")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--n-envs", type=int, default=None)
+    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+
+    p = sub.add_parser("compare", help="baselines vs a short MaskablePPO training, every game")
+    p.add_argument("--envs", nargs="*", default=None, help="default: one config per game")
+    p.add_argument("--timesteps", type=int, default=20_000, help="training steps per game")
+    p.add_argument("--episodes", type=int, default=100, help="evaluation episodes per agent")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default=None, help="default: compare-DATE-TIME")
+    p.add_argument("--no-train", action="store_true", help="baselines only")
+    p.add_argument("--no-progress", action="store_true")
+
     p = sub.add_parser("eval", help="evaluate an agent: win rate, return, length, speed")
     p.add_argument("env")
-    p.add_argument("--agent", default="random", help="a registered agent name")
+    p.add_argument("--agent", default="random", help="a registered agent name or a model.zip")
     p.add_argument("--episodes", type=int, default=100)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print one JSON object")

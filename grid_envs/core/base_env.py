@@ -59,7 +59,7 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         observation_mode: str = "planes",
         illegal_action_penalty: float | None = None,
         tile_size: int = 24,
-        planes_high: int = 1,
+        planes_high: int | np.ndarray = 1,
         compact_high: int = 255,
         frame_shape: tuple[int, int] | None = None,
     ) -> None:
@@ -88,8 +88,9 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         self.frame_shape = tuple(frame_shape) if frame_shape else self.obs_shape
         self.action_space: gym.spaces.Discrete = gym.spaces.Discrete(n_actions)
         if observation_mode == "planes":
+            high = np.broadcast_to(np.asarray(planes_high, dtype=np.uint8), (n_planes, rows, cols))
             self.observation_space = gym.spaces.Box(
-                0, planes_high, (n_planes, rows, cols), dtype=np.uint8
+                0, high.copy(), (n_planes, rows, cols), dtype=np.uint8
             )
         elif observation_mode == "compact":
             self.observation_space = gym.spaces.Box(0, compact_high, (rows, cols), dtype=np.uint8)

@@ -66,7 +66,8 @@ class KnightEnv(GridEnv):
     | 3   | move right |
 
     ## Observation Space
-    ``Box(0, 255, (9, rows, cols), uint8)``: planes 0-3 are 1 where the cell opens up,
+    ``Box(0, high, (9, rows, cols), uint8)`` with ``high`` 1 on planes 0-7 and 255 on plane
+    8: planes 0-3 are 1 where the cell opens up,
     right, down, left (the seed's URDL order); 4 the knight, 5 the exit, 6 monsters,
     7 items still to pick up; plane 8 holds the energy left (capped at 255) in every cell,
     so a convolution sees it anywhere. Mazes smaller than ``obs_shape`` are padded with
@@ -150,7 +151,7 @@ class KnightEnv(GridEnv):
             observation_mode=observation_mode,
             illegal_action_penalty=illegal_action_penalty,
             tile_size=tile_size,
-            planes_high=255,
+            planes_high=np.array([1] * (N_PLANES - 1) + [255], dtype=np.uint8)[:, None, None],
             compact_high=15,
         )
         self.energy_slack = float(energy_slack)

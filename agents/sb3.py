@@ -1,0 +1,351 @@
+"""Learning with stable-baselines3: a CNN for small boards, per-env defaults, training.
+
+* :class:`SmallGridCNN`: 3x3 convolutions with padding keep every board cell (SB3's
+  NatureCNN needs 36x36 images and strides a 9x9 board away), then one dense layer.
+* Our observations are uint8 *planes* (0/1, Knight's energy up to 255), not images:
+  ``normalize_images=False`` keeps SB3 from dividing them by 255.
+* :data:`DEFAULTS`: hyper-parameters and a small learnable configuration per game.
+* :func:`train`: MaskablePPO (default), PPO or DQN, with a progress bar, TensorBoard logs,
+  periodic checkpoints that a rerun resumes from, an evaluation callback, and the final
+  model saved next to ``settings.json`` (everything that made it).
+* :class:`PolicyAgent`: a saved model behind the same ``predict`` as every baseline.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from agents.base import Agent
+from grid_envs.core.base_env import GridEnv
+
+ALGOS = ("maskable-ppo", "ppo", "dqn")
+
+
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ImportError(
+            'training needs the train extra: pip install "grid-games[train]"'
+        ) from exc
+    return torch
+
+
+def small_grid_cnn() -> type:
+    """The feature extractor class (built lazily so importing agents needs no torch)."""
+    torch = _torch()
+    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+
+    class SmallGridCNN(BaseFeaturesExtractor):
+        """Two 3x3 'same' convolutions over (channels, rows, cols), then a dense layer."""
+
+        def __init__(
+            self, observation_space: gym.spaces.Box, features_dim: int = 128, width: int = 32
+        ) -> None:
+            super().__init__(observation_space, features_dim)
+            c, h, w = observation_space.shape
+            # each plane to [0, 1] by its own bound (Knight's energy plane goes to 255)
+            top = np.asarray(observation_space.high, dtype=np.float32).reshape(c, -1).max(axis=1)
+            self.register_buffer("scale", torch.tensor(1.0 / np.maximum(top, 1.0)).view(1, c, 1, 1))
+            self.cnn = torch.nn.Sequential(
+                torch.nn.Conv2d(c, width, 3, padding=1),
+                torch.nn.ReLU(),
+                torch.nn.Conv2d(width, 2 * width, 3, padding=1),
+                torch.nn.ReLU(),
+                torch.nn.Flatten(),
+            )
+            self.linear = torch.nn.Sequential(
+                torch.nn.Linear(2 * width * h * w, features_dim), torch.nn.ReLU()
+            )
+
+        def forward(self, observations: Any) -> Any:
+            return self.linear(self.cnn(observations.float() * self.scale))
+
+    return SmallGridCNN
+
+
+@dataclass
+class TrainConfig:
+    """Everything that defines a training run (saved as settings.json next to the model)."""
+
+    env_id: str
+    algo: str = "maskable-ppo"
+    timesteps: int = 50_000
+    seed: int = 0
+    n_envs: int = 4
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    shaping: str | None = None
+    gamma: float = 0.99
+    learning_rate: float = 3e-4
+    n_steps: int = 256  # PPO rollout per env
+    batch_size: int = 256
+    ent_coef: float = 0.01
+    features_dim: int = 128
+    eval_freq: int = 5_000  # timesteps between evaluations
+    eval_episodes: int = 20
+    checkpoint_freq: int = 10_000  # timesteps between checkpoints
+
+
+# A small configuration per game where learning shows within minutes on 2 cores.
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "GridGames/Sokoban-Small-v0": {"env_kwargs": {"rows": 6, "cols": 6, "num_boxes": 1}},
+    "GridGames/Minesweeper-v0": {"env_kwargs": {"rows": 6, "cols": 6, "mines": 4}},
+    "GridGames/Knight-v0": {
+        "env_kwargs": {"rows": 5, "cols": 5, "energy_slack": 2.0},
+        "shaping": "distance",
+    },
+    "GridGames/Pikachu-Small-v0": {
+        "env_kwargs": {"rows": 4, "cols": 4, "kinds": 4, "on_stuck": "end"}
+    },
+}
+
+
+def default_config(env_id: str, **overrides: Any) -> TrainConfig:
+    settings = {**DEFAULTS.get(env_id, {}), **{k: v for k, v in overrides.items() if v is not None}}
+    return TrainConfig(env_id=env_id, **settings)
+
+
+def make_env_fn(config: TrainConfig, rank: int, monitor_dir: str | None = None) -> Any:
+    """A factory for one env (CleanRL's make_env): seeded, monitored, shaped if asked."""
+    from stable_baselines3.common.monitor import Monitor
+
+    from grid_envs.wrappers import PotentialShaping
+
+    def thunk() -> gym.Env[Any, Any]:
+        env = gym.make(config.env_id, **config.env_kwargs)
+        if config.shaping:
+            env = PotentialShaping(env, config.shaping, config.gamma)
+        path = f"{monitor_dir}/{rank}" if monitor_dir else None
+        env = Monitor(env, path, info_keywords=("is_success",))
+        env.reset(seed=config.seed + rank)
+        env.action_space.seed(config.seed + rank)
+        return env
+
+    return thunk
+
+
+def make_vec_env(
+    config: TrainConfig, n_envs: int, seed_offset: int = 0, monitor_dir: str | None = None
+) -> Any:
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    shifted = TrainConfig(**{**asdict(config), "seed": config.seed + seed_offset})
+    return DummyVecEnv([make_env_fn(shifted, i, monitor_dir) for i in range(n_envs)])
+
+
+def _algo_class(algo: str) -> Any:
+    if algo == "maskable-ppo":
+        from sb3_contrib import MaskablePPO
+
+        return MaskablePPO
+    if algo == "ppo":
+        from stable_baselines3 import PPO
+
+        return PPO
+    if algo == "dqn":
+        from stable_baselines3 import DQN
+
+        return DQN
+    raise ValueError(f"algo must be one of {ALGOS}, got {algo!r}")
+
+
+def new_model(config: TrainConfig, venv: Any, tensorboard_log: str | None) -> Any:
+    cls = _algo_class(config.algo)
+    policy_kwargs = {
+        "features_extractor_class": small_grid_cnn(),
+        "features_extractor_kwargs": {"features_dim": config.features_dim},
+        "normalize_images": False,
+    }
+    common = {
+        "gamma": config.gamma,
+        "learning_rate": config.learning_rate,
+        "seed": config.seed,
+        "verbose": 0,
+        "tensorboard_log": tensorboard_log,
+        "policy_kwargs": policy_kwargs,
+        "device": "cpu",
+    }
+    if config.algo == "dqn":
+        return cls(
+            "CnnPolicy",
+            venv,
+            buffer_size=50_000,
+            learning_starts=1_000,
+            batch_size=config.batch_size,
+            exploration_fraction=0.3,
+            **common,
+        )
+    return cls(
+        "CnnPolicy",
+        venv,
+        n_steps=config.n_steps,
+        batch_size=config.batch_size,
+        ent_coef=config.ent_coef,
+        **common,
+    )
+
+
+def latest_checkpoint(folder: Path) -> Path | None:
+    found = []
+    for p in folder.glob("model_*_steps.zip"):
+        m = re.match(r"model_(\d+)_steps", p.stem)
+        if m:
+            found.append((int(m.group(1)), p))
+    return max(found)[1] if found else None
+
+
+@dataclass
+class TrainResult:
+    model_path: Path
+    settings_path: Path
+    timesteps: int
+    seconds: float
+    resumed_from: str | None
+    curve: list[tuple[int, float, float]]  # (timesteps, mean eval return, eval win rate)
+
+
+def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainResult:
+    """Train (or resume) a model; see the module doc for what lands in ``out``."""
+    from stable_baselines3.common.callbacks import CallbackList, CheckpointCallback
+
+    if config.algo not in ALGOS:
+        raise ValueError(f"algo must be one of {ALGOS}, got {config.algo!r}")
+    out = Path(out)
+    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    venv = make_vec_env(config, config.n_envs, monitor_dir=str(out / "monitor"))
+    (out / "monitor").mkdir(exist_ok=True)
+    eval_env = make_vec_env(config, 1, seed_offset=10_000)
+    cls = _algo_class(config.algo)
+    resume = latest_checkpoint(out / "checkpoints")
+    if resume is not None:
+        model = cls.load(resume, env=venv, device="cpu", tensorboard_log=str(out / "tb"))
+    else:
+        model = new_model(config, venv, tensorboard_log=str(out / "tb"))
+    per_env = max(1, config.n_envs)
+    callbacks = [
+        CheckpointCallback(
+            max(1, config.checkpoint_freq // per_env), str(out / "checkpoints"), "model"
+        ),
+        _eval_callback(config, eval_env, out, per_env),
+    ]
+    remaining = config.timesteps - model.num_timesteps
+    start = time.perf_counter()
+    if remaining > 0:
+        model.learn(
+            remaining,
+            callback=CallbackList(callbacks),
+            progress_bar=progress and _has_bar(),
+            reset_num_timesteps=resume is None,
+            tb_log_name=config.algo,
+        )
+    seconds = time.perf_counter() - start
+    model_path = out / "model.zip"
+    model.save(model_path)
+    settings = {
+        **asdict(config),
+        "resumed_from": str(resume) if resume else None,
+        "timesteps_done": int(model.num_timesteps),
+        "seconds": round(seconds, 1),
+    }
+    settings_path = out / "settings.json"
+    settings_path.write_text(json.dumps(settings, indent=2))
+    return TrainResult(
+        model_path,
+        settings_path,
+        int(model.num_timesteps),
+        seconds,
+        str(resume) if resume else None,
+        read_curve(out),
+    )
+
+
+def _has_bar() -> bool:
+    try:
+        import rich  # noqa: F401
+        import tqdm  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _eval_callback(config: TrainConfig, eval_env: Any, out: Path, per_env: int) -> Any:
+    kwargs: dict[str, Any] = {
+        "n_eval_episodes": config.eval_episodes,
+        "eval_freq": max(1, config.eval_freq // per_env),
+        "log_path": str(out / "eval"),
+        "best_model_save_path": str(out / "best"),
+        "deterministic": True,
+        "verbose": 0,
+    }
+    if config.algo == "maskable-ppo":
+        from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
+
+        return MaskableEvalCallback(eval_env, **kwargs)
+    from stable_baselines3.common.callbacks import EvalCallback
+
+    return EvalCallback(eval_env, **kwargs)
+
+
+def read_curve(out: Path) -> list[tuple[int, float, float]]:
+    """(timesteps, mean return, success rate) of each evaluation, from eval/evaluations.npz."""
+    path = Path(out) / "eval" / "evaluations.npz"
+    if not path.exists():
+        return []
+    data = np.load(path)
+    steps, results = data["timesteps"], data["results"]
+    successes = data["successes"] if "successes" in data.files else np.zeros_like(results)
+    return [
+        (int(t), float(r.mean()), float(np.mean(s)) if len(s) else 0.0)
+        for t, r, s in zip(steps, results, successes, strict=True)
+    ]
+
+
+class PolicyAgent(Agent):
+    """A trained SB3 model as an agent; MaskablePPO models get the env's masks."""
+
+    name = "policy"
+
+    def __init__(self, model: Any, algo: str, env: Any = None, seed: int | None = None) -> None:
+        self.model = model
+        self.algo = algo
+        super().__init__(env, seed)
+
+    @classmethod
+    def load(cls, path: str | Path, env: Any = None, seed: int | None = None) -> PolicyAgent:
+        path = Path(path)
+        settings = json.loads((path.parent / "settings.json").read_text())
+        model = _algo_class(settings["algo"]).load(path, device="cpu")
+        agent = cls(model, settings["algo"], env, seed)
+        agent.name = f"{settings['algo']}:{path.parent.name}"
+        return agent
+
+    def act(self, env: GridEnv, observation: np.ndarray) -> int:
+        mask = env.action_masks()
+        if self.algo == "maskable-ppo":
+            action, _ = self.model.predict(observation, deterministic=True, action_masks=mask)
+            return int(action)
+        # PPO and DQN learned without masks: take their best *legal* action
+        torch = _torch()
+        obs, _ = self.model.policy.obs_to_tensor(observation)
+        with torch.no_grad():
+            if self.algo == "dqn":
+                scores = self.model.q_net(obs)[0].cpu().numpy()
+            else:
+                scores = (
+                    self.model.policy.get_distribution(obs).distribution.logits[0].cpu().numpy()
+                )
+        scores = np.where(mask, scores, -np.inf)
+        return int(np.argmax(scores))
+
+
+def settings_of(path: str | Path) -> dict[str, Any]:
+    settings: dict[str, Any] = json.loads((Path(path).parent / "settings.json").read_text())
+    return settings

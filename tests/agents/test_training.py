@@ -1,0 +1,136 @@
+"""Training with stable-baselines3: every algorithm trains, saves, loads and plays legally."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from agents import evaluate, list_agents, make_agent
+from agents.compare import run_compare
+from agents.sb3 import PolicyAgent, TrainConfig, default_config, train
+
+TINY = {"rows": 4, "cols": 4, "mines": 2}
+
+
+def tiny(algo: str, **extra) -> TrainConfig:
+    return TrainConfig(
+        env_id="GridGames/Minesweeper-v0", algo=algo, timesteps=512, n_envs=2, n_steps=64,
+        batch_size=64, env_kwargs=TINY, eval_freq=256, eval_episodes=2, checkpoint_freq=256,
+        features_dim=32, **extra,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("algo", ["maskable-ppo", "ppo", "dqn"])
+def test_every_algorithm_trains_saves_loads_and_plays_legally(algo: str, tmp_path: Path) -> None:
+    result = train(tiny(algo), tmp_path / algo, progress=False)
+    assert result.model_path.exists() and result.timesteps >= 512
+    settings = json.loads(result.settings_path.read_text())
+    assert settings["algo"] == algo and settings["env_kwargs"] == TINY
+    assert (tmp_path / algo / "tb").exists() and list(
+        (tmp_path / algo / "checkpoints").glob("*.zip")
+    )
+    env = gym.make("GridGames/Minesweeper-v0", **TINY)
+    agent = PolicyAgent.load(result.model_path, env)
+    obs, _ = env.reset(seed=0)
+    done = False
+    while not done:
+        action = int(agent.predict(obs)[0])
+        assert env.unwrapped.action_masks()[action]
+        obs, _, terminated, truncated, _ = env.step(action)
+        done = terminated or truncated
+
+
+def test_a_rerun_resumes_from_the_last_checkpoint(tmp_path: Path) -> None:
+    first = train(tiny("maskable-ppo"), tmp_path, progress=False)
+    assert first.resumed_from is None
+    longer = tiny("maskable-ppo")
+    longer.timesteps = 1024
+    second = train(longer, tmp_path, progress=False)
+    assert second.resumed_from is not None and "model_" in second.resumed_from
+    assert second.timesteps >= 1024
+
+
+def test_shaping_by_name_trains(tmp_path: Path) -> None:
+    config = TrainConfig(
+        env_id="GridGames/Knight-v0", timesteps=256, n_envs=1, n_steps=64, batch_size=64,
+        env_kwargs={"rows": 4, "cols": 4}, shaping="distance", eval_freq=128, eval_episodes=1,
+        checkpoint_freq=256, features_dim=16,
+    )  # fmt: skip
+    assert train(config, tmp_path, progress=False).model_path.exists()
+
+
+def test_defaults_cover_every_game() -> None:
+    games = {cfg.split("/")[1].split("-")[0] for cfg in ("GridGames/" + k.split("/")[1] for k in
+             ["GridGames/Sokoban-Small-v0", "GridGames/Minesweeper-v0", "GridGames/Knight-v0",
+              "GridGames/Pikachu-Small-v0"])}  # fmt: skip
+    assert games == {"Sokoban", "Minesweeper", "Knight", "Pikachu"}
+    assert default_config("GridGames/Knight-v0").shaping == "distance"
+
+
+def test_every_registered_agent_works_with_sb3_evaluate_policy() -> None:
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.evaluation import evaluate_policy
+
+    import grid_envs
+
+    for env_id in grid_envs.ENVS:
+        for name in list_agents(env_id):
+            kwargs = {"rows": 4, "cols": 4, "kinds": 4} if "Pikachu" in env_id else {}
+            vec = make_vec_env(env_id, n_envs=2, seed=0, env_kwargs=kwargs)
+            agent = make_agent(name, vec, seed=0)
+            mean, _ = evaluate_policy(agent, vec, n_eval_episodes=2, warn=False)
+            assert np.isfinite(mean), (env_id, name)
+
+
+def test_compare_writes_its_table_and_plots(tmp_path: Path) -> None:
+    result = run_compare(
+        ("GridGames/Minesweeper-v0",), timesteps=512, episodes=3, out=tmp_path,
+        progress=False, log=lambda _: None,
+    )  # fmt: skip
+    labels = [label for _, label, _ in result.rows]
+    assert labels[:2] == ["random", "solver"] and labels[-1].startswith("maskable-ppo")
+    for name in ("table.md", "results.json", "learning_curves.png", "win_rates.png"):
+        assert (tmp_path / name).exists(), name
+    assert (
+        "| Minesweeper-v0 (rows=6, cols=6, mines=4) | solver |"
+        in (tmp_path / "table.md").read_text()
+    )
+
+
+def test_cli_train_then_eval_the_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from grid_envs import cli
+
+    out = tmp_path / "run"
+    args = ["train", "Minesweeper-v0", "--timesteps", "256", "--out", str(out), "--no-progress",
+            "--n-envs", "1"] + [f"--set={k}={v}" for k, v in TINY.items()]  # fmt: skip
+    assert cli.main(args) == 0
+    assert "trained" in capsys.readouterr().out
+    assert cli.main(["eval", "Minesweeper-v0", "--agent", str(out / "model.zip"),
+                     "--episodes", "3", "--json"]) == 0  # fmt: skip
+    row = json.loads(capsys.readouterr().out)
+    assert row["episodes"] == 3 and row["agent"].startswith("maskable-ppo")
+
+
+@pytest.mark.slow
+def test_maskable_ppo_learns_minesweeper(tmp_path: Path) -> None:
+    """The README's learning figure, at a budget that takes a few minutes."""
+    config = default_config("GridGames/Minesweeper-v0", timesteps=30_000)
+    result = train(config, tmp_path, progress=False)
+    agent = PolicyAgent.load(result.model_path)
+    learned = evaluate("GridGames/Minesweeper-v0", agent, 200, 7, config.env_kwargs)
+    random = evaluate("GridGames/Minesweeper-v0", "random", 200, 7, config.env_kwargs)
+    assert learned.win_rate > random.win_rate + 0.15
+
+
+def test_no_observation_is_mistaken_for_an_image() -> None:
+    """SB3 transposes what it takes for a channels-last image, scrambling our planes."""
+    from stable_baselines3.common.preprocessing import is_image_space
+
+    import grid_envs
+
+    for env_id in grid_envs.ENVS:
+        assert not is_image_space(gym.make(env_id).observation_space), env_id
