@@ -129,9 +129,9 @@ def write_outputs(comparison: Comparison, episodes: int) -> None:
     fig, ax = plt.subplots(figsize=(max(6, len(comparison.rows) * 0.8), 3.5))
     labels = [f"{e.split('/')[1]}\n{a.split(' ')[0]}" for e, a, _ in comparison.rows]
     rates = [r.win_rate for _, _, r in comparison.rows]
-    err = [
-        [r.win_rate - r.win_rate_ci[0] for _, _, r in comparison.rows],
-        [r.win_rate_ci[1] - r.win_rate for _, _, r in comparison.rows],
+    err = [  # clipped: at 0% or 100% the bound and the rate can differ by a rounding error
+        [max(0.0, r.win_rate - r.win_rate_ci[0]) for _, _, r in comparison.rows],
+        [max(0.0, r.win_rate_ci[1] - r.win_rate) for _, _, r in comparison.rows],
     ]
     ax.bar(range(len(rates)), rates, yerr=err, capsize=3)
     ax.set_xticks(range(len(rates)), labels, fontsize=7)

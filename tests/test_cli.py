@@ -62,7 +62,8 @@ def test_readme_commands_use_only_real_subcommands() -> None:
     from pathlib import Path
 
     readme = (Path(__file__).parent.parent / "README.md").read_text()
-    assert "<!-- test-command -->" in readme
+    assert "<!-- test-command -->" in readme and "<!-- main-command -->" in readme
+    assert "grid-games compare" in readme
     for line in readme.splitlines():
         if line.startswith("grid-games "):
             name = line.split()[1]
