@@ -134,3 +134,16 @@ def test_no_observation_is_mistaken_for_an_image() -> None:
 
     for env_id in grid_envs.ENVS:
         assert not is_image_space(gym.make(env_id).observation_space), env_id
+
+
+def test_maskable_ppo_learns_to_escape_a_fixed_maze(tmp_path: Path) -> None:
+    """A real, short training run: memorising one maze's route takes a few thousand steps."""
+    from grid_envs.knight.levels import sample_paths
+
+    kwargs = {"level": str(sample_paths()[0]), "energy_slack": 1.5}
+    config = TrainConfig(env_id="GridGames/Knight-v0", timesteps=6_000, env_kwargs=kwargs,
+                         eval_freq=100_000, checkpoint_freq=100_000)  # fmt: skip
+    agent = PolicyAgent.load(train(config, tmp_path, progress=False).model_path)
+    learned = evaluate("GridGames/Knight-v0", agent, 20, 0, kwargs)
+    random = evaluate("GridGames/Knight-v0", "random", 20, 0, kwargs)
+    assert learned.win_rate >= 0.9 and random.win_rate <= 0.1
