@@ -11,7 +11,7 @@ from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
 from grid_envs.pikachu.paths import removable_with_lengths
 from grid_envs.pikachu.rules import pair_to_action
-from grid_envs.pikachu.solver import plan
+from grid_envs.pikachu.solver import plan, remove
 
 PIKACHU_IDS = ("GridGames/Pikachu*",)
 
@@ -61,8 +61,6 @@ class PlannerAgent(Agent):
             result = plan(board, e.gravity, self.time_limit)
             if result.cleared:
                 sim = board.copy()
-                from grid_envs.pikachu.solver import remove
-
                 for pair in result.moves:
                     expected.append(sim.tobytes())
                     actions.append(pair_to_action(*pair, board.size))

@@ -1,17 +1,19 @@
-"""Planning a full clear: depth-first search with backtracking, memoised boards, move order.
+"""Planning a full clear of a Pikachu board.
 
 Without gravity, removing tiles only ever frees cells, so a pair that connects now still
-connects after any other removal. Two kinds of move therefore can never hurt and are made
-at once, without branching (the *safe closure*):
+connects after any other removal. Two kinds of move therefore can never hurt and are made at
+once, without branching (the *closure*): a pair whose two tiles are fixed partners (or a
+kind's last two tiles), and all the tiles of a kind when they can all be paired off by pairs
+that connect now. What is left to decide is who pairs with whom inside larger kinds: the
+search picks one free tile (the one with the fewest partners it connects to now) and branches
+on its partner. A position is dropped when an optimistic relaxation (a tile leaves as soon
+as it connects to the cell of a possible partner) already leaves tiles stuck, and every
+dead position is remembered, so an exhausted search proves that the board cannot be
+cleared. A share of the time first goes to random playouts over the closure, which find
+easy clears fast.
 
-* removing the last two tiles of a kind (no other choice exists for them);
-* removing all four tiles of a kind whose two complementary pairs both connect now.
-
-What is left to decide is how to pair the tiles of four-tile kinds; the search branches
-only over those risky pairs, shorter paths first. Every board already searched is
-remembered and never searched again, so an exhausted search proves that the board cannot
-be cleared. With gravity, tiles slide and a removal can block others: the closure is not
-sound then, and the search branches over every removable pair (safe ones tried first).
+With gravity, tiles slide and a removal can block others: nothing is safe, and a plain
+depth-first search over every removable pair (with memoised boards) is used instead.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import numpy as np
 
 from grid_envs.pikachu.paths import connect_pairs, removable_pairs, removable_with_lengths
 from grid_envs.pikachu.rules import apply_gravity
-from grid_envs.pikachu.state import EMPTY, PikachuState
+from grid_envs.pikachu.state import EMPTY
 
 
 @dataclass(frozen=True)
@@ -223,38 +225,6 @@ def _plan_partners(board: np.ndarray, deadline: float, node_limit: int | None) -
     return PlanResult("cleared", tuple(found), nodes, time.perf_counter() - start)
 
 
-def safe_closure(board: np.ndarray) -> tuple[np.ndarray, list[tuple[int, int]]]:
-    """Make every safe move (see the module doc) until none is left; no gravity."""
-    board = board.copy()
-    flat = board.reshape(-1)
-    done: list[tuple[int, int]] = []
-    while True:
-        pairs = removable_pairs(board)
-        if not pairs:
-            return board, done
-        available = set(pairs)
-        by_kind: dict[int, list[tuple[int, int]]] = {}
-        for pair in pairs:
-            by_kind.setdefault(int(flat[pair[0]]), []).append(pair)
-        all_tiles = _tiles_by_kind(board)
-        made = []
-        for kind, kind_pairs in by_kind.items():
-            tiles = all_tiles[kind]
-            if len(tiles) == 2:
-                made.append(kind_pairs[0])
-                continue
-            for i, j in kind_pairs:
-                rest = tuple(c for c in tiles if c not in (i, j))
-                if len(rest) == 2 and rest in available:
-                    made += [(i, j), rest]
-                    break
-        if not made:
-            return board, done
-        for i, j in made:
-            flat[i] = flat[j] = EMPTY
-        done += made
-
-
 def playout(board: np.ndarray, rng: np.random.Generator) -> list[tuple[int, int]] | None:
     """One randomised game: the safe closure, then a random pair whenever a choice is left.
 
@@ -304,55 +274,38 @@ def plan(
                 if found is not None:
                     return PlanResult("cleared", tuple(found), tries, time.perf_counter() - start)
         return _plan_partners(board, deadline, node_limit)
-    closing = False
+    return _plan_moves(board, gravity, deadline, node_limit, start)
 
-    def expand(b: np.ndarray) -> tuple[np.ndarray, list[tuple[int, int]], list[tuple[int, int]]]:
-        """(board after the closure, the closure's moves, the moves to branch on)."""
-        forced: list[tuple[int, int]] = []
-        if closing:
-            b, forced = safe_closure(b)
-        return b, forced, ordered_moves(b)
 
-    root, forced, moves = expand(board)
-    if not (root != EMPTY).any():
-        return PlanResult("cleared", tuple(forced), 1, time.perf_counter() - start)
-    seen: set[bytes] = {root.tobytes()}
-    # each frame: (board, moves to try, next index, the moves that led here from the parent)
-    stack: list[tuple[np.ndarray, list[tuple[int, int]], int, list[tuple[int, int]]]] = [
-        (root, moves, 0, forced)
-    ]
+def _plan_moves(
+    board: np.ndarray, gravity: str, deadline: float, node_limit: int | None, start: float
+) -> PlanResult:
+    """With gravity: depth-first search over every removable pair, memoised boards.
+
+    Sliding tiles can block others, so nothing can be decided without branching.
+    """
+    seen: set[bytes] = {board.tobytes()}
+    # each frame: (board, its moves in order, the index of the next move to try)
+    stack: list[tuple[np.ndarray, list[tuple[int, int]], int]] = [(board, ordered_moves(board), 0)]
     nodes = 1
     while stack:
-        current, moves, k, _ = stack[-1]
+        current, moves, k = stack[-1]
         if k >= len(moves):
             stack.pop()
             continue
-        stack[-1] = (current, moves, k + 1, stack[-1][3])
-        child, forced, child_moves = expand(remove(current, moves[k], gravity))
+        stack[-1] = (current, moves, k + 1)
+        child = remove(current, moves[k], gravity)
         key = child.tobytes()
         if key in seen:
             continue
         seen.add(key)
         nodes += 1
         if not (child != EMPTY).any():
-            route = [m for frame in stack for m in frame[3]]
-            # frames[i][3] led into frame i; the move tried at each frame precedes the next
-            ordered: list[tuple[int, int]] = list(stack[0][3])
-            for depth in range(len(stack)):
-                frame = stack[depth]
-                ordered.append(frame[1][frame[2] - 1])
-                if depth + 1 < len(stack):
-                    ordered += stack[depth + 1][3]
-            ordered += forced
-            del route
-            return PlanResult("cleared", tuple(ordered), nodes, time.perf_counter() - start)
+            route = tuple(frame[1][frame[2] - 1] for frame in stack)
+            return PlanResult("cleared", route, nodes, time.perf_counter() - start)
         if time.perf_counter() > deadline or (node_limit is not None and nodes > node_limit):
             return PlanResult("gave_up", (), nodes, time.perf_counter() - start)
+        child_moves = ordered_moves(child)
         if child_moves:
-            stack.append((child, child_moves, 0, forced))
+            stack.append((child, child_moves, 0))
     return PlanResult("unsolvable", (), nodes, time.perf_counter() - start)
-
-
-def mobility_potential(state: PikachuState) -> float:
-    """Shaping potential: how many pairs can be removed now (a board with moves is safer)."""
-    return float(len(removable_pairs(state.board)))

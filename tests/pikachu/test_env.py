@@ -199,3 +199,19 @@ def test_agents_play() -> None:
     obs, info = env.reset(seed=0)
     action = int(agent.predict(obs)[0])
     assert info["action_mask"][action]
+
+
+@pytest.mark.parametrize("gravity", ["down", "left"])
+def test_planner_with_gravity_replays(gravity: str) -> None:
+    cleared = 0
+    for seed in range(5):
+        board = rules.random_board(4, 4, 4, np.random.default_rng(seed))
+        result = plan(board, gravity=gravity, time_limit=5)
+        assert result.status != "gave_up"
+        if result.cleared:
+            cleared += 1
+            for move in result.moves:
+                assert move in set(removable_pairs(board))
+                board = remove(board, move, gravity)
+            assert not board.any()
+    assert cleared >= 3
