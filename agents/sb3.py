@@ -220,6 +220,7 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainR
         raise ValueError(f"algo must be one of {ALGOS}, got {config.algo!r}")
     out = Path(out)
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    _check_same_run(config, out)
     venv = make_vec_env(config, config.n_envs, monitor_dir=str(out / "monitor"))
     (out / "monitor").mkdir(exist_ok=True)
     eval_env = make_vec_env(config, 1, seed_offset=10_000)
@@ -265,6 +266,27 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainR
         str(resume) if resume else None,
         read_curve(out),
     )
+
+
+RUN_KEYS = ("env_id", "algo", "env_kwargs", "shaping", "features_dim")
+
+
+def _check_same_run(config: TrainConfig, out: Path) -> None:
+    """A rerun resumes only the run that its folder holds; anything else is refused."""
+    path = out / "config.json"
+    mine = {k: v for k, v in asdict(config).items() if k in RUN_KEYS}
+    if path.exists():
+        theirs = {k: v for k, v in json.loads(path.read_text()).items() if k in RUN_KEYS}
+        if theirs != mine:
+            diff = {
+                k: (theirs.get(k), mine.get(k)) for k in RUN_KEYS if theirs.get(k) != mine.get(k)
+            }
+            raise ValueError(
+                f"{out} holds a run with other settings {diff} (theirs, yours); "
+                f"choose another --out or delete the folder"
+            )
+    else:
+        path.write_text(json.dumps(asdict(config), indent=2))
 
 
 def _has_bar() -> bool:

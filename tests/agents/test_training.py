@@ -147,3 +147,11 @@ def test_maskable_ppo_learns_to_escape_a_fixed_maze(tmp_path: Path) -> None:
     learned = evaluate("GridGames/Knight-v0", agent, 20, 0, kwargs)
     random = evaluate("GridGames/Knight-v0", "random", 20, 0, kwargs)
     assert learned.win_rate >= 0.9 and random.win_rate <= 0.1
+
+
+def test_a_folder_with_another_run_is_refused(tmp_path: Path) -> None:
+    train(tiny("maskable-ppo"), tmp_path, progress=False)
+    other = tiny("maskable-ppo")
+    other.env_kwargs = {"rows": 5, "cols": 5, "mines": 3}
+    with pytest.raises(ValueError, match="holds a run with other settings"):
+        train(other, tmp_path, progress=False)
