@@ -127,14 +127,16 @@ def write_outputs(comparison: Comparison, episodes: int) -> None:
         fig.savefig(out / "learning_curves.png", dpi=100)
         plt.close(fig)
     fig, ax = plt.subplots(figsize=(max(6, len(comparison.rows) * 0.8), 3.5))
-    labels = [f"{e.split('/')[1]}\n{a.split(' ')[0]}" for e, a, _ in comparison.rows]
+    labels = [
+        f"{e.split('/')[1].removesuffix('-v0')}\n{a.split(' ')[0]}" for e, a, _ in comparison.rows
+    ]
     rates = [r.win_rate for _, _, r in comparison.rows]
     err = [  # clipped: at 0% or 100% the bound and the rate can differ by a rounding error
         [max(0.0, r.win_rate - r.win_rate_ci[0]) for _, _, r in comparison.rows],
         [max(0.0, r.win_rate_ci[1] - r.win_rate) for _, _, r in comparison.rows],
     ]
     ax.bar(range(len(rates)), rates, yerr=err, capsize=3)
-    ax.set_xticks(range(len(rates)), labels, fontsize=7)
+    ax.set_xticks(range(len(rates)), labels, fontsize=7, rotation=45, ha="right")
     ax.set_ylabel("win rate (95% CI)")
     fig.tight_layout()
     fig.savefig(out / "win_rates.png", dpi=100)
