@@ -124,6 +124,8 @@ class PikachuEnv(GridEnv):
         self.state = PikachuState(np.zeros((rows, cols), dtype=np.int16))
         self._kind_ids = np.arange(1, self.kinds + 1, dtype=np.int16)[:, None, None]
         self._total_pairs = 1
+        self._mask_key = b""
+        self._mask_value = np.zeros(0, dtype=bool)
 
     # ------------------------------------------------------------- episode
     def _new_board(self) -> np.ndarray:
@@ -139,15 +141,23 @@ class PikachuEnv(GridEnv):
         board = self._new_board()
         self.state = PikachuState(board)
         self._total_pairs = max(1, self.state.tiles_left // 2)
-        if not rules.removable_pairs(board) and self.state.tiles_left:
+        if not self._mask_now().any() and self.state.tiles_left:
             rules.shuffle(board, self.np_random)  # no penalty: the deal itself was stuck
 
     @property
     def pair_reward(self) -> float:
         return self._pair_reward if self._pair_reward is not None else 1.0 / self._total_pairs
 
+    def _mask_now(self) -> np.ndarray:
+        """The mask of the board as it is, computed once per board: the stuck check in
+        ``_apply`` and the base env's mask after the step share it."""
+        key = self.state.board.tobytes()
+        if key != self._mask_key:
+            self._mask_key, self._mask_value = key, rules.legal_mask(self.state.board)
+        return self._mask_value
+
     def _legal_mask(self) -> np.ndarray:
-        return rules.legal_mask(self.state.board)
+        return self._mask_now()
 
     def _apply(self, action: int) -> tuple[float, bool, bool]:
         s = self.state
@@ -160,7 +170,7 @@ class PikachuEnv(GridEnv):
         reward = self.pair_reward
         if s.tiles_left == 0:
             return reward + self.clear_reward, True, True
-        if rules.removable_pairs(s.board):
+        if self._mask_now().any():
             return reward, False, False
         if self.on_stuck == "shuffle" and rules.shuffle(s.board, self.np_random):
             s.shuffles += 1
