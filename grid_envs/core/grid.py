@@ -17,8 +17,6 @@ Cell = tuple[int, int]
 # The four directions in the order every game's action tables use: up, down, left, right.
 UP, DOWN, LEFT, RIGHT = 0, 1, 2, 3
 DIRECTIONS: tuple[Cell, ...] = ((-1, 0), (1, 0), (0, -1), (0, 1))
-DIRECTION_NAMES = ("up", "down", "left", "right")
-OPPOSITE = (DOWN, UP, RIGHT, LEFT)
 
 # 8-neighbourhood offsets (Minesweeper's numbers, Lines98's diagonals).
 NEIGHBOURS_8: tuple[Cell, ...] = (
@@ -26,11 +24,6 @@ NEIGHBOURS_8: tuple[Cell, ...] = (
     (0, -1),           (0, 1),
     (1, -1),  (1, 0),  (1, 1),
 )  # fmt: skip
-
-
-def in_bounds(cell: Cell, shape: tuple[int, int]) -> bool:
-    r, c = cell
-    return 0 <= r < shape[0] and 0 <= c < shape[1]
 
 
 def neighbours(cell: Cell, shape: tuple[int, int], connectivity: int = 4) -> Iterator[Cell]:

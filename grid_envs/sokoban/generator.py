@@ -116,10 +116,6 @@ class SokobanGenerator:
     def shape(self) -> tuple[int, int]:
         return (self.rows, self.cols)
 
-    def sample(self, rng: np.random.Generator) -> tuple[int, Level]:
-        """A new level (the level source interface the env uses); the index is -1."""
-        return -1, self.generate(rng).level
-
     def generate(self, rng: np.random.Generator) -> GeneratedLevel:
         stream = _Stream(rng)
         for _ in range(self.max_attempts):

@@ -7,7 +7,6 @@ from typing import Any
 import numpy as np
 
 from grid_envs.core.grid import DIRECTIONS, bfs_distances
-from grid_envs.sokoban import rules
 from grid_envs.sokoban.env import SokobanEnv
 
 
@@ -96,16 +95,3 @@ class SokobanPushEnv(SokobanEnv):
                 return push_action((r, c), d, self.obs_shape[1])
             return None
         return super(SokobanEnv, self).action_for_key(key)
-
-    def pushes_to_actions(self, lurd: str) -> list[int]:
-        """The push actions of a LURD solution played from the current state."""
-        assert self.state is not None
-        s = self.game_state()
-        out = []
-        for a in rules.lurd_to_actions(s, lurd):
-            if a >= 4:
-                dr, dc = DIRECTIONS[a - 4]
-                box = (s.player[0] + dr, s.player[1] + dc)
-                out.append(push_action(box, a - 4, self.obs_shape[1]))
-            rules.apply_action(s, a)
-        return out

@@ -28,7 +28,7 @@ from collections import deque
 
 import numpy as np
 
-from grid_envs.core.grid import DIRECTIONS
+from grid_envs.core.grid import DIRECTIONS, flood_fill
 from grid_envs.sokoban.state import Cell, Level, SokobanState
 
 N_ACTIONS = 8
@@ -161,18 +161,7 @@ def is_deadlocked(state: SokobanState) -> bool:
 
 def player_region(state: SokobanState) -> np.ndarray:
     """Cells the player can walk to without pushing, (rows, cols) bool."""
-    rows, cols = state.floor.shape
-    seen = np.zeros((rows, cols), dtype=bool)
-    seen[state.player] = True
-    queue = deque([state.player])
-    while queue:
-        r, c = queue.popleft()
-        for dr, dc in DIRECTIONS:
-            n = (r + dr, c + dc)
-            if state.floor[n] and not state.boxes[n] and not seen[n]:
-                seen[n] = True
-                queue.append(n)
-    return seen
+    return flood_fill(state.floor & ~state.boxes, state.player)
 
 
 def new_state(level: Level) -> SokobanState:
