@@ -15,6 +15,7 @@ import statistics
 
 import numpy as np
 
+from agents.evaluation import wilson_interval
 from grid_envs.pikachu.paths import removable_pairs
 from grid_envs.pikachu.rules import random_board
 from grid_envs.pikachu.solver import plan, remove
@@ -57,6 +58,12 @@ def main() -> None:
     if second:
         undecided = status.get("gave_up", 0)
         print(f"second search of {args.proof_time:g} s on the {undecided} undecided: {second}")
+    proved = status.get("unsolvable", 0) + second.get("unsolvable", 0)
+    lo, hi = wilson_interval(proved, n)
+    print(
+        f"proved unsolvable in all: {proved}/{n} = {proved / n:.0%} (95% CI {lo:.0%}-{hi:.0%});"
+        f" so at most {1 - proved / n:.0%} of these boards can be cleared"
+    )
     print(f"random greedy playout: {one / n:.0%} cleared; best of 20: {best20 / n:.0%}")
 
 

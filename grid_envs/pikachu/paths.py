@@ -18,14 +18,68 @@ import numpy as np
 from grid_envs.pikachu.state import EMPTY, Cell
 
 
-def _prefix(occupied: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Inclusive-exclusive prefix sums along rows and along columns (padded board)."""
+def _reach(occupied: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For every cell, the first and last column its row's free run lets it reach.
+
+    ``lo[r, c]`` and ``hi[r, c]`` bound the columns x such that every cell strictly between
+    c and x, and x itself, is empty (x = c always qualifies): the straight legs of a path
+    that leaves (r, c) sideways. Apply it to the transpose for the vertical legs.
+    """
     h, w = occupied.shape
-    row = np.zeros((h, w + 1), dtype=np.int32)
-    row[:, 1:] = np.cumsum(occupied, axis=1)
-    col = np.zeros((h + 1, w), dtype=np.int32)
-    col[1:, :] = np.cumsum(occupied, axis=0)
-    return row, col
+    index = np.arange(w)[None, :]
+    last = np.maximum.accumulate(np.where(occupied, index, -1), axis=1)
+    first = np.minimum.accumulate(np.where(occupied, index, w)[:, ::-1], axis=1)[:, ::-1]
+    lo = np.full((h, w), 0)
+    lo[:, 1:] = last[:, :-1] + 1
+    hi = np.full((h, w), w - 1)
+    hi[:, :-1] = first[:, 1:] - 1
+    return lo, hi
+
+
+def _valid_pivots(board: np.ndarray, a: np.ndarray, b: np.ndarray):
+    """For both path shapes: which pivots give a free path from ``a[i]`` to ``b[i]``.
+
+    Yields (valid, length) per shape, each of shape (P, span): shape 0 is
+    horizontal-vertical-horizontal turning on padded column ``x``, shape 1 is
+    vertical-horizontal-vertical on padded row ``y``; ``length`` is a callable so that
+    callers that only ask *whether* the tiles connect skip it. A pivot is valid when both
+    ends reach it along their straight legs (free runs, see ``_reach``) and the middle
+    segment has no tile strictly between its two corners.
+    """
+    rows, cols = board.shape
+    occ = np.zeros((rows + 2, cols + 2), dtype=np.int32)
+    occ[1:-1, 1:-1] = board != EMPTY
+    r1, c1 = a[:, :1] + 1, a[:, 1:] + 1
+    r2, c2 = b[:, :1] + 1, b[:, 1:] + 1
+    for shape, grid in ((0, occ), (1, occ.T)):
+        if shape == 1:  # the same scan on the transposed board
+            r1, c1, r2, c2 = c1, r1, c2, r2
+        lo, hi = _reach(grid)
+        counts = np.zeros((grid.shape[0] + 1, grid.shape[1]), dtype=np.int32)
+        counts[1:] = np.cumsum(grid, axis=0)  # occupied cells above each row, per column
+        x = np.arange(grid.shape[1])[None, :]
+        top, bottom = np.minimum(r1, r2), np.maximum(r1, r2)
+        between = counts[bottom, x] - counts[np.minimum(top + 1, bottom), x]
+        valid = (
+            (x >= np.maximum(lo[r1, c1], lo[r2, c2]))
+            & (x <= np.minimum(hi[r1, c1], hi[r2, c2]))
+            & (between == 0)
+        )
+        yield (
+            valid,
+            (
+                lambda r1=r1, c1=c1, r2=r2, c2=c2, x=x: (
+                    np.abs(c1 - x) + np.abs(r1 - r2) + np.abs(x - c2)
+                )
+            ),
+        )
+
+
+def connects(board: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Whether a path of at most 3 segments joins ``a[i]`` and ``b[i]`` (no path built)."""
+    shapes = _valid_pivots(board, a, b)
+    ok = next(shapes)[0].any(axis=1)
+    return ok | next(shapes)[0].any(axis=1)
 
 
 def connect_pairs(
@@ -39,43 +93,10 @@ def connect_pairs(
     ``pivot``. The two ends must be distinct; they may be tiles or empty cells (the ends
     never block), and their kinds are not compared here.
     """
-    rows, cols = board.shape
-    occ = np.zeros((rows + 2, cols + 2), dtype=np.int32)
-    occ[1:-1, 1:-1] = board != EMPTY
-    row_sum, col_sum = _prefix(occ)
-    ra, ca = a[:, 0] + 1, a[:, 1] + 1
-    rb, cb = b[:, 0] + 1, b[:, 1] + 1
-
-    def h_count(r: np.ndarray, c1: np.ndarray, c2: np.ndarray) -> np.ndarray:
-        lo, hi = np.minimum(c1, c2), np.maximum(c1, c2)
-        return row_sum[r, hi + 1] - row_sum[r, lo]
-
-    def v_count(c: np.ndarray, r1: np.ndarray, r2: np.ndarray) -> np.ndarray:
-        lo, hi = np.minimum(r1, r2), np.maximum(r1, r2)
-        return col_sum[hi + 1, c] - col_sum[lo, c]
-
     big = np.iinfo(np.int32).max
     results = []
-    for shape, span in ((0, cols + 2), (1, rows + 2)):
-        x = np.arange(span)[None, :]  # the pivot column (HVH) or row (VHV)
-        r1, c1, r2, c2 = ra[:, None], ca[:, None], rb[:, None], cb[:, None]
-        oa, ob = occ[r1, c1], occ[r2, c2]  # the ends do not block (usually both are tiles)
-        if shape == 0:
-            leg1 = h_count(r1, c1, x) - oa
-            mid = v_count(x, r1, r2) - (x == c1) * oa - (x == c2) * ob
-            leg2 = h_count(r2, x, c2) - ob
-            turn_c = occ[r1, x] * (x != c1)  # the corner cells must be empty unless a or b
-            turn_d = occ[r2, x] * (x != c2)
-            length = np.abs(c1 - x) + np.abs(r1 - r2) + np.abs(x - c2)
-        else:
-            leg1 = v_count(c1, r1, x) - oa
-            mid = h_count(x, c1, c2) - (x == r1) * oa - (x == r2) * ob
-            leg2 = v_count(c2, x, r2) - ob
-            turn_c = occ[x, c1] * (x != r1)
-            turn_d = occ[x, c2] * (x != r2)
-            length = np.abs(r1 - x) + np.abs(c1 - c2) + np.abs(x - r2)
-        valid = (leg1 == 0) & (mid == 0) & (leg2 == 0) & (turn_c == 0) & (turn_d == 0)
-        cost = np.where(valid, length, big)
+    for valid, length in _valid_pivots(board, a, b):
+        cost = np.where(valid, length(), big)
         best = cost.argmin(axis=1)
         results.append((cost[np.arange(len(cost)), best], best))
     (len_h, piv_h), (len_v, piv_v) = results

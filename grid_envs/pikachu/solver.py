@@ -4,13 +4,17 @@ Without gravity, removing tiles only ever frees cells, so a pair that connects n
 connects after any other removal. Two kinds of move therefore can never hurt and are made at
 once, without branching (the *closure*): a pair whose two tiles are fixed partners (or a
 kind's last two tiles), and all the tiles of a kind when they can all be paired off by pairs
-that connect now. What is left to decide is who pairs with whom inside larger kinds: the
-search picks one free tile (the one with the fewest partners it connects to now) and branches
-on its partner. A position is dropped when an optimistic relaxation (a tile leaves as soon
-as it connects to the cell of a possible partner) already leaves tiles stuck, and every
-dead position is remembered, so an exhausted search proves that the board cannot be
-cleared. A share of the time first goes to random playouts over the closure, which find
-easy clears fast.
+that connect now. What is left to decide is who pairs with whom inside larger kinds.
+
+A position is judged by an optimistic relaxation (a tile leaves as soon as it connects to
+the cell of a possible partner): a tile stuck there is stuck for real. Every open choice
+("this tile with that partner") is *probed*: fixed for a moment and judged by the
+relaxation, replayed only from the first round where the fix can change it. Choices that
+fail are banned for the whole subtree, and a kind left with one choice is fixed, which can
+make more moves safe; most stuck boards are proved at the root this way. Then random
+playouts that respect the bans look for a cheap clear, and a depth-first search branches on
+the kind with the fewest choices, settling each child the same way; dead positions are
+remembered, so an exhausted search proves that the board cannot be cleared.
 
 With gravity, tiles slide and a removal can block others: nothing is safe, and a plain
 depth-first search over every removable pair (with memoised boards) is used instead.
@@ -23,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from grid_envs.pikachu.paths import connect_pairs, removable_pairs, removable_with_lengths
+from grid_envs.pikachu.paths import connects, removable_pairs, removable_with_lengths
 from grid_envs.pikachu.rules import apply_gravity
 from grid_envs.pikachu.state import EMPTY
 
@@ -78,6 +82,7 @@ def remove(board: np.ndarray, pair: tuple[int, int], gravity: str) -> np.ndarray
 
 
 Partners = dict[int, int]  # tile -> the tile it must be removed with (both directions)
+Banned = frozenset[tuple[int, int]]  # pairs (t < u) proved never to be partners
 
 
 def _match_all(
@@ -133,91 +138,203 @@ def closure(board: np.ndarray, fixed: Partners) -> tuple[np.ndarray, list[tuple[
         done += made
 
 
-def relaxed_clearable(board: np.ndarray, fixed: Partners) -> bool:
-    """A necessary condition for clearing: every tile can leave in an optimistic game.
+def _candidate_pairs(board: np.ndarray, fixed: Partners, banned: Banned) -> list[tuple[int, int]]:
+    """Pairs (t < u) of one kind that may still be removed together, given what is known."""
+    pairs = []
+    for tiles in _tiles_by_kind(board).values():
+        for k, t in enumerate(tiles):
+            pairs += [(t, u) for u in tiles[k + 1 :] if _allowed((t, u), fixed, banned)]
+    return pairs
+
+
+def _allowed(pair: tuple[int, int], fixed: Partners, banned: Banned) -> bool:
+    t, u = pair
+    return fixed.get(t, u) == u and fixed.get(u, t) == t and pair not in banned
+
+
+class Relaxation:
+    """An optimistic game: a necessary condition for clearing the board.
 
     In the relaxation a tile leaves on its own as soon as a path joins it to the cell of a
     tile it may pair with (its fixed partner, or a tile of its kind not fixed to another),
     whether that tile is still there or not. Tiles leave the relaxed board at least as early
-    as the real one, and fewer tiles never block a path, so a tile stuck here is stuck.
+    as the real one, and fewer tiles never block a path, so a tile stuck here (``ok`` False)
+    is stuck in the real game too. A path joins two cells both ways, so each candidate pair
+    is checked once per round and frees both of its tiles.
+
+    The run is kept round by round, so that ``allows`` can answer "and with this tile fixed
+    to that partner?" by replaying only from the first round where the answer can differ.
     """
-    cols = board.shape[1]
-    work = board.copy()
-    flat = work.reshape(-1)
-    partners: dict[int, list[int]] = {}
-    for tiles in _tiles_by_kind(board).values():
-        for t in tiles:
-            partners[t] = (
-                [fixed[t]] if t in fixed else [u for u in tiles if u != t and u not in fixed]
+
+    def __init__(self, board: np.ndarray, fixed: Partners, banned: Banned = frozenset()) -> None:
+        self.cols = board.shape[1]
+        pairs = _candidate_pairs(board, fixed, banned)
+        self.fixed = fixed
+        self.board = board
+        self.rounds: list[tuple[np.ndarray, np.ndarray]] = []  # (board, candidates) per round
+        self.left_in: dict[int, int] = {}  # tile -> the round it left in
+        self.fired: dict[int, set[tuple[int, int]]] = {}  # tile -> the pairs that freed it
+        if len({t for pair in pairs for t in pair}) < int((board != EMPTY).sum()):
+            self.ok = False  # a tile with no possible partner at all
+            return
+        cand = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+        self.ok = self._run(board.copy(), cand, record=True)
+
+    def _run(self, work: np.ndarray, cand: np.ndarray, record: bool, first: int = 0) -> bool:
+        flat, cols = work.reshape(-1), self.cols
+        step = first
+        while (flat != EMPTY).any():
+            if record:
+                self.rounds.append((work.copy(), cand))
+            if not len(cand):
+                return False
+            ok = connects(
+                work,
+                np.stack([cand[:, 0] // cols, cand[:, 0] % cols], axis=1),
+                np.stack([cand[:, 1] // cols, cand[:, 1] % cols], axis=1),
             )
-    left = set(partners)
-    while left:
-        firsts = [t for t in left for _ in partners[t]]
-        seconds = [u for t in left for u in partners[t]]
-        if not firsts:
+            if not ok.any():
+                return False
+            if record:
+                for t, u in cand[ok].tolist():
+                    for x in (t, u):
+                        if flat[x] != EMPTY:
+                            self.left_in[x] = step
+                            self.fired.setdefault(x, set()).add((t, u))
+            flat[cand[ok].ravel()] = EMPTY
+            cand = cand[~ok]
+            cand = cand[(flat[cand[:, 0]] != EMPTY) | (flat[cand[:, 1]] != EMPTY)]
+            step += 1
+        return True
+
+    def allows(self, t: int, u: int) -> bool:
+        """Does the relaxation still clear the board once ``t`` is fixed to ``u``?"""
+        if not self.ok:
             return False
-        a = np.array([[t // cols, t % cols] for t in firsts])
-        b = np.array([[u // cols, u % cols] for u in seconds])
-        ok = connect_pairs(work, a, b)[0]
-        gone = {firsts[k] for k in np.flatnonzero(ok).tolist()}
-        if not gone:
-            return False
-        for t in gone:
-            flat[t] = EMPTY
-        left -= gone
-    return True
+        fixed = force_last_pairs(self.board, {**self.fixed, t: u, u: t})
+        kind = self.board.ravel()[t]
+        same = [x for x in _tiles_by_kind(self.board)[int(kind)]]
+        banned = {
+            (x, y)
+            for k, x in enumerate(same)
+            for y in same[k + 1 :]
+            if not (fixed.get(x, y) == y and fixed.get(y, x) == x)
+        }
+        # the first round where one of the kind's tiles left only through a banned pair
+        diverge = [self.left_in[x] for x in same if self.fired[x] <= banned]
+        if not diverge:
+            return True  # the same run, round for round
+        first = min(diverge)
+        work, cand = self.rounds[first]
+        keep = [(x, y) not in banned for x, y in cand.tolist()]
+        return self._run(work.copy(), cand[np.array(keep, dtype=bool)], record=False, first=first)
 
 
-def _plan_partners(board: np.ndarray, deadline: float, node_limit: int | None) -> PlanResult:
-    """Branch on one tile's partner; close the rest (see the module doc)."""
-    start = time.perf_counter()
-    dead: set[tuple[bytes, frozenset[tuple[int, int]]]] = set()
+def relaxed_clearable(board: np.ndarray, fixed: Partners) -> bool:
+    """The relaxation's verdict (see ``Relaxation``): False proves the board stuck."""
+    return Relaxation(board, fixed).ok
+
+
+def _open_tiles(board: np.ndarray, fixed: Partners) -> list[list[int]]:
+    """Per kind with a pairing still to choose, its tiles without a fixed partner."""
+    out = []
+    for tiles in _tiles_by_kind(board).values():
+        free = [t for t in tiles if t not in fixed]
+        if len(free) > 2:
+            out.append(free)
+    return out
+
+
+@dataclass
+class _Node:
+    """A search position after the safe moves and the probes (see ``_settle``)."""
+
+    board: np.ndarray
+    fixed: Partners
+    banned: Banned
+    moves: list[tuple[int, int]]  # the safe moves made to get here
+    decisions: list[tuple[int, list[int]]]  # per open kind: a tile, its possible partners
+
+
+def _settle(board: np.ndarray, fixed: Partners, banned: Banned, dead: set) -> _Node | None:
+    """Make the safe moves, probe every open choice, fix what the probes force; repeat.
+
+    A probe fixes one tile of an open kind to one partner and asks the relaxation; a choice
+    it rejects is banned (it stays impossible below this position, since later positions
+    only add fixes). A kind left with one choice is fixed, which can make more moves safe.
+    Returns None when the position is proved dead (and remembers it in ``dead``).
+    """
+    moves: list[tuple[int, int]] = []
+    while True:
+        board, made = closure(board, force_last_pairs(board, fixed))
+        moves += made
+        if not (board != EMPTY).any():
+            return _Node(board, fixed, banned, moves, [])
+        flat = board.ravel()
+        fixed = force_last_pairs(board, {t: u for t, u in fixed.items() if flat[t] != EMPTY})
+        key = (board.tobytes(), frozenset((t, u) for t, u in fixed.items() if t < u))
+        if key in dead:
+            return None
+        relaxed = Relaxation(board, fixed, banned)
+        decisions = []
+        forced: Partners = {}
+        for free in _open_tiles(board, fixed) if relaxed.ok else []:
+            t = free[0]
+            options = [u for u in free[1:] if (t, u) not in banned and relaxed.allows(t, u)]
+            banned |= {(t, u) for u in free[1:] if u not in options}
+            if not options:
+                break
+            if len(options) == 1:
+                forced |= {t: options[0], options[0]: t}
+            decisions.append((t, options))
+        else:
+            if not relaxed.ok or not decisions:
+                dead.add(key)
+                return None
+            if not forced:
+                return _Node(board, fixed, banned, moves, decisions)
+            fixed = {**fixed, **forced}
+            continue
+        dead.add(key)  # a kind with no possible pairing left
+        return None
+
+
+def _plan_partners(
+    root: _Node, dead: set, deadline: float, node_limit: int | None, start: float
+) -> PlanResult:
+    """Depth-first search on partners from a settled position (see the module doc)."""
     nodes = 0
 
     class OutOfTime(Exception):
         pass
 
-    def search(b: np.ndarray, fixed: Partners) -> list[tuple[int, int]] | None:
+    def search(node: _Node) -> list[tuple[int, int]] | None:
         nonlocal nodes
         nodes += 1
         if time.perf_counter() > deadline or (node_limit is not None and nodes > node_limit):
             raise OutOfTime
-        b, moves = closure(b, force_last_pairs(b, fixed))
-        if not (b != EMPTY).any():
-            return moves
-        flat = b.ravel()
-        fixed = force_last_pairs(b, {t: u for t, u in fixed.items() if flat[t] != EMPTY})
-        key = (b.tobytes(), frozenset((t, u) for t, u in fixed.items() if t < u))
-        if key in dead:
-            return None
-        if not relaxed_clearable(b, fixed):
-            dead.add(key)
-            return None
-        available = set(removable_pairs(b))
-        # the open decision: a free tile of a kind with more than two free tiles, and its
-        # partner; tiles whose pair connects now come first, fewest such options first
-        choices = []
-        for tiles in _tiles_by_kind(b).values():
-            free = [t for t in tiles if t not in fixed]
-            if len(free) <= 2:
-                continue
-            for t in free:
-                options = [u for u in free if u != t]
-                live = [u for u in options if (min(t, u), max(t, u)) in available]
-                if live:
-                    rest = [u for u in options if u not in live]
-                    choices.append((len(live), t, live + rest))
-        if choices:
-            _, t, options = min(choices)
-            for u in options:
-                found = search(b, {**fixed, t: u, u: t})
-                if found is not None:
-                    return moves + found
-        dead.add(key)
+        if not node.decisions:
+            return node.moves  # cleared
+        available = set(removable_pairs(node.board))
+
+        def rank(choice: tuple[int, list[int]]) -> tuple[int, bool, int]:
+            t, options = choice
+            live = sum((min(t, u), max(t, u)) in available for u in options)
+            return len(options), live == 0, -live
+
+        t, options = min(node.decisions, key=rank)
+        options = sorted(options, key=lambda u: (min(t, u), max(t, u)) not in available)
+        banned = node.banned
+        for u in options:
+            child = _settle(node.board, {**node.fixed, t: u, u: t}, banned, dead)
+            found = search(child) if child is not None else None
+            if found is not None:
+                return node.moves + found
+            banned |= {(t, u)}
         return None
 
     try:
-        found = search(board, {})
+        found = search(root)
     except OutOfTime:
         return PlanResult("gave_up", (), nodes, time.perf_counter() - start)
     if found is None:
@@ -225,18 +342,25 @@ def _plan_partners(board: np.ndarray, deadline: float, node_limit: int | None) -
     return PlanResult("cleared", tuple(found), nodes, time.perf_counter() - start)
 
 
-def playout(board: np.ndarray, rng: np.random.Generator) -> list[tuple[int, int]] | None:
+def playout(
+    board: np.ndarray,
+    rng: np.random.Generator,
+    fixed: Partners | None = None,
+    banned: Banned = frozenset(),
+) -> list[tuple[int, int]] | None:
     """One randomised game: the safe closure, then a random pair whenever a choice is left.
 
+    Pairs against the fixed partners or proved impossible (``banned``) are never picked.
     Returns the moves when it clears the board (a witness that it can be cleared).
     """
     moves: list[tuple[int, int]] = []
+    fixed = dict(fixed or {})
     while True:
-        board, forced = closure(board, {})
+        board, forced = closure(board, force_last_pairs(board, fixed))
         moves += forced
         if not (board != EMPTY).any():
             return moves
-        options = removable_pairs(board)
+        options = [p for p in removable_pairs(board) if _allowed(p, fixed, banned)]
         if not options:
             return None
         pick = options[int(rng.integers(len(options)))]
@@ -244,7 +368,7 @@ def playout(board: np.ndarray, rng: np.random.Generator) -> list[tuple[int, int]
         board = remove(board, pick, "none")
 
 
-PLAYOUT_SHARE = 0.3  # of the time limit, spent on random playouts before the exact search
+PLAYOUT_SHARE = 0.4  # of the time limit, spent on random playouts before the exact search
 
 
 def plan(
@@ -255,26 +379,31 @@ def plan(
 ) -> PlanResult:
     """Search for a sequence of removals that clears ``board`` (no reshuffles).
 
-    Without gravity: a share of the time goes to random playouts over the safe closure
-    (cheap witnesses for easy boards; seeded by the board, so repeatable), the rest to the
-    exact search on partners, which also proves boards unsolvable.
+    Without gravity: the root is settled first (safe moves and probes, which prove many
+    stuck boards at once); then a share of the time goes to random playouts that respect
+    what the probes found (cheap witnesses for easy boards; seeded by the board, so
+    repeatable); the rest to the exact search on partners, which also proves boards
+    unsolvable.
     """
     start = time.perf_counter()
     deadline = start + time_limit if time_limit is not None else float("inf")
-    if gravity == "none":
-        if time_limit is not None and node_limit is None:
-            rng = np.random.default_rng(
-                int.from_bytes(board.tobytes()[:8].ljust(8, b"\0"), "little")
-            )
-            stop = start + PLAYOUT_SHARE * time_limit
-            tries = 0
-            while time.perf_counter() < stop:
-                tries += 1
-                found = playout(board, rng)
-                if found is not None:
-                    return PlanResult("cleared", tuple(found), tries, time.perf_counter() - start)
-        return _plan_partners(board, deadline, node_limit)
-    return _plan_moves(board, gravity, deadline, node_limit, start)
+    if gravity != "none":
+        return _plan_moves(board, gravity, deadline, node_limit, start)
+    dead: set = set()
+    root = _settle(board, {}, frozenset(), dead)
+    if root is None:
+        return PlanResult("unsolvable", (), 1, time.perf_counter() - start)
+    if time_limit is not None and node_limit is None and root.decisions:
+        rng = np.random.default_rng(int.from_bytes(board.tobytes()[:8].ljust(8, b"\0"), "little"))
+        stop = time.perf_counter() + PLAYOUT_SHARE * time_limit
+        tries = 0
+        while time.perf_counter() < stop:
+            tries += 1
+            found = playout(root.board, rng, root.fixed, root.banned)
+            if found is not None:
+                moves = tuple(root.moves + found)
+                return PlanResult("cleared", moves, tries, time.perf_counter() - start)
+    return _plan_partners(root, dead, deadline, node_limit, start)
 
 
 def _plan_moves(
