@@ -2,6 +2,7 @@
 
 import grid_envs  # noqa: F401  (registers the GridGames ids)
 from agents import knight as _knight  # noqa: F401  (each game registers its agents)
+from agents import lines98 as _lines98  # noqa: F401
 from agents import minesweeper as _minesweeper  # noqa: F401
 from agents import pikachu as _pikachu  # noqa: F401
 from agents import sokoban as _sokoban  # noqa: F401

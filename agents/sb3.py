@@ -104,6 +104,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "env_kwargs": {"level": "samples", "energy_slack": 1.5},
         "shaping": "distance",
     },
+    "GridGames/Lines98-Small-v0": {},  # as registered: 6x6, 3 colours, won at 100 points
     "GridGames/Pikachu-Small-v0": {
         "env_kwargs": {"rows": 4, "cols": 4, "kinds": 4, "on_stuck": "end"}
     },

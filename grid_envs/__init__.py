@@ -55,6 +55,16 @@ ENVS: dict[str, tuple[str, int | None, dict[str, Any], str]] = {
         "grid_envs.pikachu.env:PikachuEnv", 100, {"rows": 6, "cols": 6, "kinds": 9},
         "Pikachu (Onet) on a 6x6 board of 9 kinds x 4, for quick learning",
     ),
+    "GridGames/Lines98-v0": (
+        "grid_envs.lines98.env:Lines98Env", 10_000, {},
+        "Lines98 (Color Lines), 9x9 with 7 colours, lines of 5, 3 balls announced a turn",
+    ),
+    "GridGames/Lines98-Small-v0": (
+        "grid_envs.lines98.env:Lines98Env", 200,
+        {"rows": 6, "cols": 6, "colours": 3, "line_length": 4, "initial": 3, "spawn": 2,
+         "target_score": 100},
+        "Lines98 on a 6x6 board, 3 colours, lines of 4, 2 balls a turn; won at 100 points",
+    ),
 }  # fmt: skip
 
 

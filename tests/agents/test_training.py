@@ -11,7 +11,7 @@ import pytest
 
 from agents import evaluate, list_agents, make_agent
 from agents.compare import run_compare
-from agents.sb3 import PolicyAgent, TrainConfig, default_config, train
+from agents.sb3 import DEFAULTS, PolicyAgent, TrainConfig, default_config, train
 
 TINY = {"rows": 4, "cols": 4, "mines": 2}
 
@@ -66,8 +66,9 @@ def test_shaping_by_name_trains(tmp_path: Path) -> None:
 def test_defaults_cover_every_game() -> None:
     games = {cfg.split("/")[1].split("-")[0] for cfg in ("GridGames/" + k.split("/")[1] for k in
              ["GridGames/Sokoban-Small-v0", "GridGames/Minesweeper-v0", "GridGames/Knight-v0",
-              "GridGames/Pikachu-Small-v0"])}  # fmt: skip
-    assert games == {"Sokoban", "Minesweeper", "Knight", "Pikachu"}
+              "GridGames/Pikachu-Small-v0", "GridGames/Lines98-Small-v0"])}  # fmt: skip
+    assert games == {"Sokoban", "Minesweeper", "Knight", "Pikachu", "Lines98"}
+    assert {"GridGames/Lines98-Small-v0", "GridGames/Pikachu-Small-v0"} <= set(DEFAULTS)
     assert default_config("GridGames/Knight-v0").shaping == "distance"
 
 
@@ -80,6 +81,8 @@ def test_every_registered_agent_works_with_sb3_evaluate_policy() -> None:
     for env_id in grid_envs.ENVS:
         for name in list_agents(env_id):
             kwargs = {"rows": 4, "cols": 4, "kinds": 4} if "Pikachu" in env_id else {}
+            if "Lines98" in env_id:
+                kwargs = {"rows": 5, "cols": 5, "colours": 3, "line_length": 4}
             vec = make_vec_env(env_id, n_envs=2, seed=0, env_kwargs=kwargs)
             agent = make_agent(name, vec, seed=0)
             mean, _ = evaluate_policy(agent, vec, n_eval_episodes=2, warn=False)

@@ -1,0 +1,204 @@
+"""The Lines98 gymnasium environment: keep the board from filling up by lining up colours."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+
+from grid_envs.core.base_env import GridEnv
+from grid_envs.lines98 import render, rules
+from grid_envs.lines98.state import EMPTY, Lines98State
+
+
+class Lines98Env(GridEnv):
+    """Lines98 (Color Lines): move a ball along a free path; five in a row of one colour clear.
+
+    ## Description
+    A ``rows`` x ``cols`` board with balls of ``colours`` colours. A move takes a ball to an
+    empty cell joined to it by a 4-connected path of empty cells (found by BFS; announced
+    balls do not block). Every line of ``line_length`` or more balls of one colour through
+    the moved ball (horizontal, vertical or diagonal) is cleared and scored. If the move
+    cleared nothing, the ``spawn`` announced balls appear on their cells (lines they
+    complete are cleared and scored too) and ``spawn`` new balls are announced, on cells
+    drawn uniformly from the free ones (exactly that many, unless fewer cells are free).
+    A ball moved onto an announced cell sends that announcement to another free cell drawn
+    uniformly, as the real game does. A move that empties the board also brings the
+    announced balls in. The game starts with exactly ``initial`` balls and ends when the
+    board is full.
+
+    ## Action Space
+    ``Discrete(n * n)`` with ``n = rows * cols``: action ``source * n + target`` for flat
+    cells ``r * cols + c`` (``rules.move_to_action`` / ``rules.action_to_move``). The mask
+    opens exactly the moves of a ball to a cell its free region reaches, computed after the
+    spawns of the step.
+
+    ## Observation Space
+    ``Box(0, 1, (2 * colours, rows, cols), uint8)``: planes ``0..C-1`` the balls of colour
+    1..C, planes ``C..2C-1`` the announced balls of colour 1..C (position and colour, as the
+    seed's negative colours). ``observation_mode="compact"`` gives one code per cell: 0
+    empty, 1..C a ball, C+1..2C an announced ball.
+
+    ## Rewards
+    The points scored in the step (``rules.points``): 2 a cleared ball (once, even on two
+    crossing lines) plus 2 for each ball a line has beyond ``line_length``; lines completed
+    by spawned balls score too. ``game_over_penalty`` (0) when the board fills;
+    ``illegal_action_penalty`` (-1) for a masked move (the state does not change).
+
+    ## Starting State
+    ``initial`` balls of uniform colours on uniformly drawn cells and ``spawn`` announced.
+
+    ## Episode End
+    Terminated when the board is full (a loss) or, with ``target_score``, when the score
+    reaches it (a win, ``info["is_success"]``). Truncated by the registered time limit.
+
+    ## Arguments
+    ``rows``, ``cols`` (9, 9), ``colours`` (7), ``line_length`` (5), ``initial`` (5),
+    ``spawn`` (3), ``target_score`` (None), ``game_over_penalty``,
+    ``illegal_action_penalty``, ``observation_mode``, ``render_mode``, ``tile_size``.
+    ``info`` holds ``score``, ``balls_cleared``, ``moves``, ``empty_cells`` and
+    ``announced`` (a list of (row, col, colour)).
+
+    ## Version History
+    - v0: first release.
+    """
+
+    default_illegal_action_penalty = -1.0
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        *,
+        rows: int = 9,
+        cols: int = 9,
+        colours: int = 7,
+        line_length: int = 5,
+        initial: int = 5,
+        spawn: int = 3,
+        target_score: int | None = None,
+        game_over_penalty: float = 0.0,
+        illegal_action_penalty: float | None = None,
+        observation_mode: str = "planes",
+        tile_size: int = 24,
+        time_limit: int | None = None,
+    ) -> None:
+        if rows < 2 or cols < 2:
+            raise ValueError(f"the board must be at least 2x2, got {rows}x{cols}")
+        if not 1 <= colours <= 120:
+            raise ValueError(f"colours must be between 1 and 120, got {colours!r}")
+        if not 2 <= line_length <= max(rows, cols):
+            raise ValueError(
+                f"line_length must be between 2 and the board's side {max(rows, cols)}, "
+                f"got {line_length!r}"
+            )
+        if not 1 <= initial < rows * cols or not 1 <= spawn < rows * cols:
+            raise ValueError(
+                f"initial and spawn must be between 1 and {rows * cols - 1}, "
+                f"got {initial!r} and {spawn!r}"
+            )
+        self.rows, self.cols, self.colours = int(rows), int(cols), int(colours)
+        self.line_length, self.initial, self.spawn = int(line_length), int(initial), int(spawn)
+        self.target_score = target_score
+        self.game_over_penalty = float(game_over_penalty)
+        self.time_limit = time_limit
+        n = self.rows * self.cols
+        super().__init__(
+            n_actions=n * n,
+            obs_shape=(self.rows, self.cols),
+            n_planes=2 * self.colours,
+            render_mode=render_mode,
+            observation_mode=observation_mode,
+            illegal_action_penalty=illegal_action_penalty,
+            tile_size=tile_size,
+            compact_high=2 * self.colours,
+        )
+        self.state: Lines98State | None = None
+
+    # ------------------------------------------------------------- episode
+    def _new_episode(self, options: dict[str, Any]) -> None:
+        self.state = rules.new_game(
+            self.np_random, self.rows, self.cols, self.colours, self.initial, self.spawn,
+            self.line_length,
+        )  # fmt: skip
+
+    def _legal_mask(self) -> np.ndarray:
+        assert self.state is not None
+        return rules.legal_mask(self.state.board)
+
+    def _apply(self, action: int) -> tuple[float, bool, bool]:
+        s = self.state
+        assert s is not None
+        source, target = rules.action_to_move(action, self.rows * self.cols)
+        gained = rules.play(
+            s, source, target, self.np_random, self.spawn, self.colours, self.line_length
+        )
+        if self.target_score is not None and s.score >= self.target_score:
+            return float(gained), True, True
+        if not (s.board == EMPTY).any():
+            return gained + self.game_over_penalty, True, False
+        return float(gained), False, False
+
+    def _no_legal_action(self) -> float:
+        return self.game_over_penalty
+
+    # ------------------------------------------------------------ views
+    def _planes(self) -> np.ndarray:
+        s = self.state
+        assert s is not None
+        c = self.colours
+        planes = np.zeros((2 * c, self.rows, self.cols), dtype=np.uint8)
+        rr, cc = np.nonzero(s.board)
+        planes[s.board[rr, cc].astype(np.int64) - 1, rr, cc] = 1
+        flat = planes.reshape(2 * c, -1)
+        for cell, colour in s.announced.items():
+            flat[c + colour - 1, cell] = 1
+        return planes
+
+    def _codes(self) -> np.ndarray:
+        assert self.state is not None
+        return render.codes(self.state.board, self.state.announced, self.colours)
+
+    def _compact(self) -> np.ndarray:
+        return self._codes().astype(np.uint8)
+
+    def _ansi(self) -> str:
+        s = self.state
+        assert s is not None
+        return f"{render.ansi(self._codes(), self.colours)}\nscore {s.score}  moves {s.moves}"
+
+    def _rgb(self) -> np.ndarray:
+        return render.rgb(self._codes(), self.colours, self.tile_size)
+
+    def _game_info(self) -> dict[str, Any]:
+        s = self.state
+        assert s is not None
+        return {
+            "score": s.score,
+            "balls_cleared": s.balls_cleared,
+            "moves": s.moves,
+            "empty_cells": s.empty_cells,
+            "announced": [(*divmod(cell, self.cols), colour) for cell, colour in s.announced.items()],
+        }
+
+    # -------------------------------------------------------- snapshots
+    def _get_state(self) -> Any:
+        return copy.deepcopy(self.state)
+
+    def _set_state(self, state: Any) -> None:
+        self.state = copy.deepcopy(state)
+
+    def _public_state(self) -> Lines98State:
+        assert self.state is not None
+        return self.state
+
+    def action_for_key(self, key: str) -> int | None:
+        """``r1,c1,r2,c2``: the ball to move and where to."""
+        parts = key.replace(",", " ").split()
+        if len(parts) == 4 and all(p.isdigit() for p in parts):
+            r1, c1, r2, c2 = (int(p) for p in parts)
+            if max(r1, r2) < self.rows and max(c1, c2) < self.cols:
+                n = self.rows * self.cols
+                return rules.move_to_action(r1 * self.cols + c1, r2 * self.cols + c2, n)
+            return None
+        return super().action_for_key(key)

@@ -1,0 +1,58 @@
+"""Drawing Lines98: balls as coloured discs, announced balls as small dots of their colour."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from grid_envs.core.render import compose, make_sprite
+
+_BACK = (200, 200, 200)
+_FRAME = (150, 150, 150)
+_COLOURS = [
+    (220, 40, 40), (40, 160, 60), (40, 90, 220), (240, 200, 30), (160, 60, 200),
+    (30, 190, 200), (120, 70, 30), (240, 120, 170), (20, 20, 20),
+]  # fmt: skip
+_LETTERS = "RGBYPCOKW"
+
+
+@lru_cache(maxsize=8)
+def sprites(tile: int, colours: int) -> np.ndarray:
+    """Sprite 0 an empty cell; 1..C a ball of colour k; C+1..2C an announced ball."""
+    empty = make_sprite(tile, _BACK, [("frame", _FRAME)])
+    balls = [
+        make_sprite(tile, _BACK, [("frame", _FRAME), ("disc", _COLOURS[k % len(_COLOURS)])])
+        for k in range(colours)
+    ]
+    announced = [
+        make_sprite(tile, _BACK, [("frame", _FRAME), ("dot", _COLOURS[k % len(_COLOURS)])])
+        for k in range(colours)
+    ]
+    return np.stack([empty, *balls, *announced])
+
+
+def codes(board: np.ndarray, announced: dict[int, int], colours: int) -> np.ndarray:
+    """0 empty, 1..C a ball, C+k an announced ball of colour k."""
+    out = board.astype(np.int64).copy()
+    flat = out.reshape(-1)
+    for cell, colour in announced.items():
+        flat[cell] = colours + colour
+    return out
+
+
+def rgb(code_grid: np.ndarray, colours: int, tile: int) -> np.ndarray:
+    return compose(code_grid, sprites(tile, colours))
+
+
+def ansi(code_grid: np.ndarray, colours: int) -> str:
+    """Balls as capital letters (R, G, B, ...), announced balls lower case, '.' empty."""
+
+    def char(v: int) -> str:
+        if v == 0:
+            return "."
+        k = (v - 1) % colours
+        letter = _LETTERS[k] if k < len(_LETTERS) else str(k + 1)
+        return letter if v <= colours else letter.lower()
+
+    return "\n".join(" ".join(char(int(v)) for v in row) for row in code_grid.tolist())

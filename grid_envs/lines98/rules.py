@@ -1,0 +1,189 @@
+"""Lines98's rules: free-path moves (BFS), lines of five, spawns, and the score.
+
+A move takes a ball to an empty cell joined to it by a 4-connected path of empty cells
+(announced balls do not block: their cells are still empty). Cells are flat indices
+``r * cols + c`` and an action is ``source * n + target`` with ``n = rows * cols``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from grid_envs.lines98.state import EMPTY, Lines98State
+
+LINE_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # horizontal, vertical, both diagonals
+
+
+def move_to_action(source: int, target: int, n: int) -> int:
+    return source * n + target
+
+
+def action_to_move(action: int, n: int) -> tuple[int, int]:
+    return divmod(int(action), n)
+
+
+def empty_regions(board: np.ndarray) -> np.ndarray:
+    """Label the 4-connected regions of empty cells 1, 2, ... (0 on balls), by BFS."""
+    rows, cols = board.shape
+    free = (board.ravel() == EMPTY).tolist()
+    labels = [0] * (rows * cols)
+    region = 0
+    for start in range(rows * cols):
+        if not free[start] or labels[start]:
+            continue
+        region += 1
+        labels[start] = region
+        queue = [start]
+        for cell in queue:
+            r, c = divmod(cell, cols)
+            for nb, ok in ((cell - cols, r > 0), (cell + cols, r < rows - 1),
+                           (cell - 1, c > 0), (cell + 1, c < cols - 1)):  # fmt: skip
+                if ok and free[nb] and not labels[nb]:
+                    labels[nb] = region
+                    queue.append(nb)
+    return np.array(labels, dtype=np.int32).reshape(rows, cols)
+
+
+def reachable(board: np.ndarray, source: int) -> np.ndarray:
+    """Flat bool mask of the empty cells the ball on ``source`` can move to."""
+    labels = empty_regions(board)
+    return np.isin(labels.ravel(), _touching(labels, source)) & (labels.ravel() > 0)
+
+
+def _touching(labels: np.ndarray, cell: int) -> list[int]:
+    rows, cols = labels.shape
+    r, c = divmod(cell, cols)
+    out = []
+    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        rr, cc = r + dr, c + dc
+        if 0 <= rr < rows and 0 <= cc < cols and labels[rr, cc]:
+            out.append(int(labels[rr, cc]))
+    return out
+
+
+def legal_mask(board: np.ndarray) -> np.ndarray:
+    """The exact (n * n,) mask: ball on source, target an empty cell its region reaches."""
+    rows, cols = board.shape
+    n = board.size
+    labels = np.zeros((rows + 2, cols + 2), dtype=np.int32)  # a ring of 0: no region
+    labels[1:-1, 1:-1] = empty_regions(board)
+    sources = np.flatnonzero(board.ravel() != EMPTY)
+    r, c = sources // cols + 1, sources % cols + 1
+    touching = np.stack(
+        [labels[r - 1, c], labels[r + 1, c], labels[r, c - 1], labels[r, c + 1]], axis=1
+    )  # (balls, 4): the regions next to each ball, 0 for none
+    flat = labels[1:-1, 1:-1].ravel()
+    rows_mask = (flat[None, :, None] == touching[:, None, :]).any(axis=2) & (flat > 0)[None, :]
+    mask = np.zeros((n, n), dtype=bool)
+    mask[sources] = rows_mask
+    return mask.ravel()
+
+
+def lines_through(board: np.ndarray, cell: int, line_length: int) -> list[list[int]]:
+    """The lines of ``line_length`` or more balls of one colour through ``cell``."""
+    rows, cols = board.shape
+    r, c = divmod(cell, cols)
+    colour = board[r, c]
+    if colour == EMPTY:
+        return []
+    found = []
+    for dr, dc in LINE_DIRECTIONS:
+        line = [cell]
+        for sign in (1, -1):
+            rr, cc = r + sign * dr, c + sign * dc
+            while 0 <= rr < rows and 0 <= cc < cols and board[rr, cc] == colour:
+                line.append(rr * cols + cc)
+                rr, cc = rr + sign * dr, cc + sign * dc
+        if len(line) >= line_length:
+            found.append(sorted(line))
+    return found
+
+
+def points(lines: list[list[int]], line_length: int) -> int:
+    """2 points a cleared ball (a ball on two crossing lines counts once), plus 2 points
+    for every ball a line has beyond ``line_length`` (a line of 6 scores 14, of 7 18)."""
+    balls = {cell for line in lines for cell in line}
+    return 2 * len(balls) + 2 * sum(len(line) - line_length for line in lines)
+
+
+def clear_lines(state: Lines98State, cells: list[int], line_length: int) -> int:
+    """Clear every line through ``cells``; update the score; return the points."""
+    lines = []
+    for cell in cells:
+        for line in lines_through(state.board, cell, line_length):
+            if line not in lines:
+                lines.append(line)
+    if not lines:
+        return 0
+    gained = points(lines, line_length)
+    gone = sorted({cell for line in lines for cell in line})
+    state.board.ravel()[gone] = EMPTY
+    state.score += gained
+    state.balls_cleared += len(gone)
+    state.last_cleared += tuple(gone)
+    return gained
+
+
+def free_cells(state: Lines98State) -> list[int]:
+    """Empty cells that no announced ball has claimed."""
+    flat = state.board.ravel()
+    return [c for c in np.flatnonzero(flat == EMPTY).tolist() if c not in state.announced]
+
+
+def announce(state: Lines98State, rng: np.random.Generator, count: int, colours: int) -> None:
+    """Announce ``count`` balls (fewer only if fewer free cells are left), each on a cell
+    drawn uniformly from the free ones, with a uniform colour."""
+    cells = free_cells(state)
+    picked = rng.choice(len(cells), size=min(count, len(cells)), replace=False)
+    for k in picked.tolist():
+        state.announced[cells[k]] = int(rng.integers(colours)) + 1
+
+
+def spawn(state: Lines98State, line_length: int) -> int:
+    """Put the announced balls on the board, clear the lines they complete; the points."""
+    placed = list(state.announced)
+    for cell, colour in state.announced.items():
+        state.board.ravel()[cell] = colour
+    state.announced = {}
+    return clear_lines(state, placed, line_length)
+
+
+def new_game(
+    rng: np.random.Generator, rows: int, cols: int, colours: int, initial: int, count: int,
+    line_length: int,
+) -> Lines98State:  # fmt: skip
+    """Exactly ``initial`` balls on uniformly drawn cells, then ``count`` announced."""
+    state = Lines98State(np.zeros((rows, cols), dtype=np.int8))
+    announce(state, rng, initial, colours)
+    spawn(state, line_length)
+    state.score = state.balls_cleared = 0  # a starting line (rare) is cleared but not scored
+    state.last_cleared = ()
+    announce(state, rng, count, colours)
+    return state
+
+
+def play(
+    state: Lines98State, source: int, target: int, rng: np.random.Generator, count: int,
+    colours: int, line_length: int,
+) -> int:  # fmt: skip
+    """Play a legal move in place; return the points it scores (lines and spawned lines).
+
+    A ball moved onto an announced cell sends that announcement to a uniformly drawn free
+    cell (none left: it is dropped). When the move clears nothing, the announced balls
+    appear (their lines are cleared too) and ``count`` new ones are announced; when the
+    move empties the board, they appear as well, so the game can go on.
+    """
+    flat = state.board.ravel()
+    state.last_cleared = ()
+    state.moves += 1
+    flat[target], flat[source] = flat[source], EMPTY
+    if target in state.announced:
+        colour = state.announced.pop(target)
+        cells = free_cells(state)
+        if cells:
+            state.announced[cells[int(rng.integers(len(cells)))]] = colour
+    gained = clear_lines(state, [target], line_length)
+    if gained == 0 or not (flat != EMPTY).any():
+        gained += spawn(state, line_length)
+        announce(state, rng, count, colours)
+    return gained
