@@ -178,7 +178,9 @@ class Lines98Env(GridEnv):
             "balls_cleared": s.balls_cleared,
             "moves": s.moves,
             "empty_cells": s.empty_cells,
-            "announced": [(*divmod(cell, self.cols), colour) for cell, colour in s.announced.items()],
+            "announced": [
+                (*divmod(cell, self.cols), colour) for cell, colour in s.announced.items()
+            ],
         }
 
     # -------------------------------------------------------- snapshots

@@ -149,11 +149,11 @@ def test_spawns_place_exactly_what_they_promise() -> None:
 def test_game_over_when_the_board_fills() -> None:
     env = gym.make("GridGames/Lines98-v0", rows=3, cols=3, colours=7, line_length=3,
                    initial=5, spawn=3)  # fmt: skip
-    obs, info = env.reset(seed=1)
+    _, info = env.reset(seed=1)
     rng = np.random.default_rng(0)
     for _ in range(50):
         action = int(rng.choice(np.flatnonzero(info["action_mask"])))
-        obs, reward, terminated, truncated, info = env.step(action)
+        _, _, terminated, _, info = env.step(action)
         if terminated:
             break
     assert terminated and info["empty_cells"] == 0 and not info["is_success"]
