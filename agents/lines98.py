@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import time
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -22,107 +21,10 @@ from agents.base import Agent
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
 from grid_envs.lines98 import rules
+from grid_envs.lines98.heuristic import move_gains, potential
 from grid_envs.lines98.state import EMPTY, Lines98State
 
 LINES98_IDS = ("GridGames/Lines98*",)
-CLEAR_BONUS = 3000.0
-
-
-@lru_cache(maxsize=16)
-def windows(rows: int, cols: int, length: int) -> np.ndarray:
-    """Every run of ``length`` cells in a line direction, (W, length) flat cells."""
-    out = []
-    for dr, dc in rules.LINE_DIRECTIONS:
-        for r in range(rows):
-            for c in range(cols):
-                cells = [(r + k * dr, c + k * dc) for k in range(length)]
-                if all(0 <= rr < rows and 0 <= cc < cols for rr, cc in cells):
-                    out.append([rr * cols + cc for rr, cc in cells])
-    return np.array(out, dtype=np.int64).reshape(-1, length)
-
-
-@lru_cache(maxsize=16)
-def cell_windows(rows: int, cols: int, length: int) -> np.ndarray:
-    """(cells, K): the windows each cell lies in, padded with the index W (no window)."""
-    w = windows(rows, cols, length)
-    lists: list[list[int]] = [[] for _ in range(rows * cols)]
-    for k, cells in enumerate(w.tolist()):
-        for cell in cells:
-            lists[cell].append(k)
-    width = max(len(x) for x in lists)
-    return np.array([x + [len(w)] * (width - len(x)) for x in lists], dtype=np.int64)
-
-
-@lru_cache(maxsize=16)
-def incidence(rows: int, cols: int, length: int) -> np.ndarray:
-    """(cells, W + 1) bool: whether the cell lies in the window (never in the padding)."""
-    w = windows(rows, cols, length)
-    inc = np.zeros((rows * cols, len(w) + 1), dtype=bool)
-    for k, cells in enumerate(w.tolist()):
-        inc[cells, k] = True
-    return inc
-
-
-def window_values(length: int) -> np.ndarray:
-    """The worth of a one-colour window holding k balls (k = 0..length).
-
-    ``4 ** k - 1``, and a full window (a line that clears: five balls off the board and no
-    spawn) is worth ``CLEAR_BONUS`` more.
-    """
-    values = 4.0 ** np.arange(length + 1) - 1
-    values[length] += CLEAR_BONUS
-    return values
-
-
-def potential(board: np.ndarray, length: int, colours: int) -> float:
-    """The sum of the one-colour windows' worth on ``board``."""
-    w = windows(*board.shape, length)
-    balls = board.ravel()[w]
-    counts = np.zeros((len(w), colours + 1), dtype=np.int64)
-    np.add.at(counts, (np.arange(len(w))[:, None], balls), 1)
-    total = length - counts[:, 0]
-    pure = counts[:, 1:].max(axis=1) == total
-    return float(window_values(length)[total][pure].sum())
-
-
-def move_gains(board: np.ndarray, moves: np.ndarray, length: int, colours: int) -> np.ndarray:
-    """For every move (source, target), the change of ``potential`` it makes (no spawn).
-
-    Only the windows through the source or the target change, and only in the moved
-    colour: a window gains the ball if it holds the target, loses it if it holds the
-    source (both: no change), and is worth something only while one colour fills it.
-    """
-    rows, cols = board.shape
-    w = windows(rows, cols, length)
-    values = window_values(length)
-    balls = board.ravel()[w]
-    counts = np.zeros((len(w) + 1, colours + 1), dtype=np.int64)  # + the padding window
-    np.add.at(counts, (np.arange(len(w))[:, None], balls), 1)
-    counts[len(w), 0] = length  # the padding window: empty, never changes
-    total = length - counts[:, 0]
-    ranked = np.sort(counts[:, 1:], axis=1)
-    top = ranked[:, -1]
-    second = ranked[:, -2] if colours > 1 else np.zeros_like(top)
-    old = np.where(top == total, values[total], 0.0)
-    src, dst = moves[:, 0], moves[:, 1]
-    colour = board.ravel()[src].astype(np.int64)[:, None]
-    table = cell_windows(rows, cols, length)
-    gain = np.zeros(len(moves))
-    for cells, sign, other in ((src, -1, dst), (dst, 1, src)):
-        k = table[cells]  # (M, K) windows through this end of the move
-        inside_other = incidence(rows, cols, length)[other[:, None], k]
-        delta = np.where(inside_other | (k == len(w)), 0, sign)
-        mine = counts[k, colour]
-        others = total[k] - mine
-        biggest_other = np.where(mine == top[k], second[k], top[k])
-        new_mine = np.clip(mine + delta, 0, length)
-        new = np.where(
-            others == 0,
-            values[new_mine],
-            np.where((new_mine == 0) & (biggest_other == others), values[others], 0.0),
-        )
-        gain += (new - old[k]).sum(axis=1)
-    return gain
 
 
 def legal_moves(env: GridEnv) -> np.ndarray:

@@ -29,6 +29,7 @@ POTENTIALS: dict[str, dict[str, str]] = {
     },
     "GridGames/Knight*": {"distance": "grid_envs.knight.solver:distance_potential"},
     "GridGames/Pikachu*": {"mobility": "grid_envs.pikachu.solver:mobility_potential"},
+    "GridGames/Lines98*": {"lines": "grid_envs.lines98.heuristic:lines_potential"},
 }
 
 

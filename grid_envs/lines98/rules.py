@@ -153,7 +153,9 @@ def new_game(
     line_length: int,
 ) -> Lines98State:  # fmt: skip
     """Exactly ``initial`` balls on uniformly drawn cells, then ``count`` announced."""
-    state = Lines98State(np.zeros((rows, cols), dtype=np.int8))
+    state = Lines98State(
+        np.zeros((rows, cols), dtype=np.int8), line_length=line_length, colours=colours
+    )
     announce(state, rng, initial, colours)
     spawn(state, line_length)
     state.score = state.balls_cleared = 0  # a starting line (rare) is cleared but not scored

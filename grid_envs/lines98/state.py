@@ -18,11 +18,13 @@ class Lines98State:
     balls_cleared: int = 0
     moves: int = 0
     last_cleared: tuple[int, ...] = ()  # flat cells cleared by the last step (for drawing)
+    line_length: int = 5  # the rules this game is played by (for planners and potentials)
+    colours: int = 7
 
     def __deepcopy__(self, memo: dict[int, object]) -> Lines98State:
         return Lines98State(
             self.board.copy(), dict(self.announced), self.score, self.balls_cleared,
-            self.moves, self.last_cleared,
+            self.moves, self.last_cleared, self.line_length, self.colours,
         )  # fmt: skip
 
     @property

@@ -1,0 +1,61 @@
+"""Lines98's heuristic, baselines and shaping potential."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+from agents import evaluate, make_agent
+from grid_envs.lines98 import rules
+from grid_envs.lines98.heuristic import lines_potential, move_gains, potential
+from grid_envs.lines98.state import Lines98State
+from grid_envs.wrappers import PotentialShaping
+
+
+def test_move_gains_equal_the_change_of_the_potential() -> None:
+    rng = np.random.default_rng(1)
+    checked = 0
+    for _ in range(80):
+        board = ((rng.random((9, 9)) < rng.random()) * rng.integers(1, 4, (9, 9))).astype(np.int8)
+        legal = np.flatnonzero(rules.legal_mask(board))
+        if not len(legal):
+            continue
+        moves = np.stack([legal // 81, legal % 81], axis=1)[rng.permutation(len(legal))[:30]]
+        for (source, target), gain in zip(moves, move_gains(board, moves, 5, 3), strict=True):
+            after = board.copy().ravel()
+            after[target], after[source] = after[source], 0
+            expect = potential(after.reshape(9, 9), 5, 3) - potential(board, 5, 3)
+            assert abs(gain - expect) < 1e-6
+            checked += 1
+    assert checked > 500
+
+
+def test_greedy_and_lookahead_outscore_random() -> None:
+    scores = {}
+    for name in ("random", "greedy", "lookahead"):
+        r = evaluate("GridGames/Lines98-v0", name, episodes=2, seed=0)
+        scores[name] = r.mean_return
+    assert scores["random"] < 20 < scores["greedy"] and scores["lookahead"] > 20
+
+
+def test_agents_only_play_legal_moves_on_the_small_board() -> None:
+    env = gym.make("GridGames/Lines98-Small-v0")
+    for name in ("greedy", "lookahead"):
+        agent = make_agent(name, env, seed=0)
+        obs, info = env.reset(seed=3)
+        for _ in range(30):
+            action = int(agent.predict(obs)[0])
+            assert info["action_mask"][action]
+            obs, _, terminated, truncated, info = env.step(action)
+            if terminated or truncated:
+                break
+
+
+def test_lines_potential_shapes_rewards() -> None:
+    state = Lines98State(np.zeros((9, 9), dtype=np.int8))
+    state.board[4, 0:4] = 2
+    assert lines_potential(state) > 1.5  # four of five in a row: about 2 points
+    env = PotentialShaping(gym.make("GridGames/Lines98-Small-v0"), "lines", 0.99)
+    obs, info = env.reset(seed=0)
+    _, reward, *_ = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert np.isfinite(reward)
