@@ -231,7 +231,16 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainR
     cls = _algo_class(config.algo)
     resume = latest_checkpoint(out / "checkpoints")
     if resume is not None:
-        model = cls.load(resume, env=venv, device="cpu", tensorboard_log=str(out / "tb"))
+        try:
+            model = cls.load(resume, env=venv, device="cpu", tensorboard_log=str(out / "tb"))
+        except ValueError as error:  # SB3 prints both spaces in full: say it in one line
+            if "spaces do not match" not in str(error):
+                raise
+            raise ValueError(
+                f"{resume} was saved for another observation or action space than "
+                f"{config.env_id} now has (an older version of the env?); "
+                f"choose another --out or delete the folder"
+            ) from None
     else:
         model = new_model(config, venv, tensorboard_log=str(out / "tb"))
     per_env = max(1, config.n_envs)

@@ -158,3 +158,19 @@ def test_a_folder_with_another_run_is_refused(tmp_path: Path) -> None:
     other.env_kwargs = {"rows": 5, "cols": 5, "mines": 3}
     with pytest.raises(ValueError, match="holds a run with other settings"):
         train(other, tmp_path, progress=False)
+
+
+def test_a_checkpoint_for_another_space_is_a_one_line_error(tmp_path: Path) -> None:
+    small = TrainConfig(
+        env_id="GridGames/Knight-v0", timesteps=256, n_steps=64, batch_size=32,
+        env_kwargs={"rows": 4, "cols": 4}, eval_freq=10_000, checkpoint_freq=128,
+        features_dim=16,
+    )  # fmt: skip
+    train(small, tmp_path, progress=False)
+    config = json.loads((tmp_path / "config.json").read_text())
+    config["env_kwargs"] = {"rows": 5, "cols": 5}  # as if the env had changed under the run
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    bigger = TrainConfig(**{**config, "timesteps": 512})
+    with pytest.raises(ValueError, match="another observation or action space") as info:
+        train(bigger, tmp_path, progress=False)
+    assert "\n" not in str(info.value)

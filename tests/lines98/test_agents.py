@@ -56,6 +56,6 @@ def test_lines_potential_shapes_rewards() -> None:
     state.board[4, 0:4] = 2
     assert lines_potential(state) > 1.5  # four of five in a row: about 2 points
     env = PotentialShaping(gym.make("GridGames/Lines98-Small-v0"), "lines", 0.99)
-    obs, info = env.reset(seed=0)
+    _, info = env.reset(seed=0)
     _, reward, *_ = env.step(int(np.flatnonzero(info["action_mask"])[0]))
     assert np.isfinite(reward)
