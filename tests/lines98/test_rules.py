@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -146,16 +149,24 @@ def test_spawns_place_exactly_what_they_promise() -> None:
     assert sorted(crowded.announced) == [0, 8]  # only two free cells: two announced
 
 
+def random_play(
+    env: gym.Env[Any, Any], seed: int, steps: int
+) -> Iterator[tuple[np.ndarray, bool, dict[str, Any]]]:
+    """Yield (observation, terminated, info) after each random legal move."""
+    _, info = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        obs, _, terminated, _, info = env.step(action)
+        yield obs, terminated, info
+        if terminated:
+            return
+
+
 def test_game_over_when_the_board_fills() -> None:
     env = gym.make("GridGames/Lines98-v0", rows=3, cols=3, colours=7, line_length=3,
                    initial=5, spawn=3)  # fmt: skip
-    _, info = env.reset(seed=1)
-    rng = np.random.default_rng(0)
-    for _ in range(50):
-        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
-        _, _, terminated, _, info = env.step(action)
-        if terminated:
-            break
+    *_, (_, terminated, info) = random_play(env, 1, 50)
     assert terminated and info["empty_cells"] == 0 and not info["is_success"]
     with pytest.raises(RuntimeError):
         env.step(0)
@@ -163,11 +174,7 @@ def test_game_over_when_the_board_fills() -> None:
 
 def test_mask_is_exact_after_the_spawns_of_each_step() -> None:
     env = gym.make("GridGames/Lines98-v0")
-    obs, info = env.reset(seed=5)
-    rng = np.random.default_rng(5)
-    for _ in range(20):
-        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
-        obs, _, terminated, _, info = env.step(action)
+    for obs, terminated, info in random_play(env, 5, 20):
         if terminated:
             break
         board = env.unwrapped.game_state().board
