@@ -74,7 +74,7 @@ def table(comparison: Comparison) -> str:
     for env_id, label, r in comparison.rows:
         lo, hi = r.win_rate_ci
         kwargs = DEFAULTS.get(env_id, {}).get("env_kwargs", {})
-        setting = ", ".join(f"{k}={v}" for k, v in kwargs.items())
+        setting = ", ".join(f"{k}={v}" for k, v in kwargs.items()) or "as registered"
         name = env_id.split("/")[1]
         rate = f"{r.win_rate:.0%} [{lo:.0%}-{hi:.0%}]"
         lines.append(
