@@ -82,7 +82,7 @@ def test_every_registered_agent_works_with_sb3_evaluate_policy() -> None:
         for name in list_agents(env_id):
             kwargs = {"rows": 4, "cols": 4, "kinds": 4} if "Pikachu" in env_id else {}
             if "Lines98" in env_id:
-                kwargs = {"rows": 5, "cols": 5, "colours": 3, "line_length": 4}
+                kwargs = {"rows": 4, "cols": 4, "colours": 5, "line_length": 4}  # short games
             vec = make_vec_env(env_id, n_envs=2, seed=0, env_kwargs=kwargs)
             agent = make_agent(name, vec, seed=0)
             mean, _ = evaluate_policy(agent, vec, n_eval_episodes=2, warn=False)

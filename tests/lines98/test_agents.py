@@ -32,8 +32,8 @@ def test_move_gains_equal_the_change_of_the_potential() -> None:
 
 def test_greedy_and_lookahead_outscore_random() -> None:
     scores = {}
-    for name in ("random", "greedy", "lookahead"):
-        r = evaluate("GridGames/Lines98-v0", name, episodes=2, seed=0)
+    for name, episodes in (("random", 3), ("greedy", 3), ("lookahead", 1)):
+        r = evaluate("GridGames/Lines98-v0", name, episodes=episodes, seed=0)
         scores[name] = r.mean_return
     assert scores["random"] < 20 < scores["greedy"] and scores["lookahead"] > 20
 
