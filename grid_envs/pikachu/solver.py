@@ -256,7 +256,17 @@ class _Node:
     decisions: list[tuple[int, list[int]]]  # per open kind: a tile, its possible partners
 
 
-def _settle(board: np.ndarray, fixed: Partners, banned: Banned, dead: set) -> _Node | None:
+class _OutOfTime(Exception):
+    pass
+
+
+def _settle(
+    board: np.ndarray,
+    fixed: Partners,
+    banned: Banned,
+    dead: set,
+    deadline: float = float("inf"),
+) -> _Node | None:
     """Make the safe moves, probe every open choice, fix what the probes force; repeat.
 
     A probe fixes one tile of an open kind to one partner and asks the relaxation; a choice
@@ -266,6 +276,8 @@ def _settle(board: np.ndarray, fixed: Partners, banned: Banned, dead: set) -> _N
     """
     moves: list[tuple[int, int]] = []
     while True:
+        if time.perf_counter() > deadline:
+            raise _OutOfTime
         board, made = closure(board, force_last_pairs(board, fixed))
         moves += made
         if not (board != EMPTY).any():
@@ -300,21 +312,31 @@ def _settle(board: np.ndarray, fixed: Partners, banned: Banned, dead: set) -> _N
 
 
 def _plan_partners(
-    root: _Node, dead: set, deadline: float, node_limit: int | None, start: float
+    root: _Node,
+    dead: set,
+    deadline: float,
+    node_limit: int | None,
+    start: float,
+    rng: np.random.Generator | None = None,
 ) -> PlanResult:
-    """Depth-first search on partners from a settled position (see the module doc)."""
-    nodes = 0
+    """Depth-first search on partners from a settled position (see the module doc).
 
-    class OutOfTime(Exception):
-        pass
+    With ``rng``, every position also gets one random playout that respects its fixes and
+    bans: a cheap witness deep in the tree, where the search alone may take long.
+    """
+    nodes = 0
 
     def search(node: _Node) -> list[tuple[int, int]] | None:
         nonlocal nodes
         nodes += 1
         if time.perf_counter() > deadline or (node_limit is not None and nodes > node_limit):
-            raise OutOfTime
+            raise _OutOfTime
         if not node.decisions:
             return node.moves  # cleared
+        if rng is not None:
+            found = playout(node.board, rng, node.fixed, node.banned)
+            if found is not None:
+                return node.moves + found
         available = set(removable_pairs(node.board))
 
         def rank(choice: tuple[int, list[int]]) -> tuple[int, bool, int]:
@@ -326,7 +348,7 @@ def _plan_partners(
         options = sorted(options, key=lambda u: (min(t, u), max(t, u)) not in available)
         banned = node.banned
         for u in options:
-            child = _settle(node.board, {**node.fixed, t: u, u: t}, banned, dead)
+            child = _settle(node.board, {**node.fixed, t: u, u: t}, banned, dead, deadline)
             found = search(child) if child is not None else None
             if found is not None:
                 return node.moves + found
@@ -335,7 +357,7 @@ def _plan_partners(
 
     try:
         found = search(root)
-    except OutOfTime:
+    except _OutOfTime:
         return PlanResult("gave_up", (), nodes, time.perf_counter() - start)
     if found is None:
         return PlanResult("unsolvable", (), nodes, time.perf_counter() - start)
@@ -390,9 +412,13 @@ def plan(
     if gravity != "none":
         return _plan_moves(board, gravity, deadline, node_limit, start)
     dead: set = set()
-    root = _settle(board, {}, frozenset(), dead)
+    try:
+        root = _settle(board, {}, frozenset(), dead, deadline)
+    except _OutOfTime:
+        return PlanResult("gave_up", (), 1, time.perf_counter() - start)
     if root is None:
         return PlanResult("unsolvable", (), 1, time.perf_counter() - start)
+    rng = None
     if time_limit is not None and node_limit is None and root.decisions:
         rng = np.random.default_rng(int.from_bytes(board.tobytes()[:8].ljust(8, b"\0"), "little"))
         stop = time.perf_counter() + PLAYOUT_SHARE * time_limit
@@ -403,7 +429,7 @@ def plan(
             if found is not None:
                 moves = tuple(root.moves + found)
                 return PlanResult("cleared", moves, tries, time.perf_counter() - start)
-    return _plan_partners(root, dead, deadline, node_limit, start)
+    return _plan_partners(root, dead, deadline, node_limit, start, rng)
 
 
 def _plan_moves(
