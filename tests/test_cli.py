@@ -50,6 +50,16 @@ def test_play_in_the_terminal(
     assert "episode won: return 10.90 in 1 steps" in out
 
 
+def test_play_lines98_by_cells(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # seed 0 has a ball on (3, 0); move it one cell right, then an off-board move
+    monkeypatch.setattr("sys.stdin", io.StringIO("3,0,3,1\n9,9,9,9\nq\n"))
+    assert cli.main(["play", "Lines98-Small-v0", "--seed", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "score 0  moves 1" in out and "unknown key '9,9,9,9'" in out
+
+
 def test_set_parses_json_values() -> None:
     assert cli.parse_settings(["rows=8", "levels=a.xsb", "flag=true"]) == {
         "rows": 8, "levels": "a.xsb", "flag": True,
