@@ -13,8 +13,9 @@ relaxation, replayed only from the first round where the fix can change it. Choi
 fail are banned for the whole subtree, and a kind left with one choice is fixed, which can
 make more moves safe; most stuck boards are proved at the root this way. Then random
 playouts that respect the bans look for a cheap clear, and a depth-first search branches on
-the kind with the fewest choices, settling each child the same way; dead positions are
-remembered, so an exhausted search proves that the board cannot be cleared.
+the kind with the fewest choices, settling each child the same way and trying one such
+playout from it; dead positions are remembered, so an exhausted search proves that the
+board cannot be cleared.
 
 With gravity, tiles slide and a removal can block others: nothing is safe, and a plain
 depth-first search over every removable pair (with memoised boards) is used instead.
