@@ -24,6 +24,7 @@ depth-first search over every removable pair (with memoised boards) is used inst
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -102,10 +103,15 @@ def _match_all(
     return None
 
 
-def force_last_pairs(board: np.ndarray, fixed: Partners) -> Partners:
-    """Fix the two unfixed tiles of a kind to each other: they have no one else left."""
+def force_last_pairs(
+    board: np.ndarray, fixed: Partners, groups: Iterable[list[int]] | None = None
+) -> Partners:
+    """Fix the two unfixed tiles of a kind to each other: they have no one else left.
+
+    ``groups``: the tiles of the kinds to look at (by default every kind on ``board``).
+    """
     out = dict(fixed)
-    for tiles in _tiles_by_kind(board).values():
+    for tiles in _tiles_by_kind(board).values() if groups is None else groups:
         free = [t for t in tiles if t not in out]
         if len(free) == 2:
             out[free[0]], out[free[1]] = free[1], free[0]
@@ -139,10 +145,12 @@ def closure(board: np.ndarray, fixed: Partners) -> tuple[np.ndarray, list[tuple[
         done += made
 
 
-def _candidate_pairs(board: np.ndarray, fixed: Partners, banned: Banned) -> list[tuple[int, int]]:
+def _candidate_pairs(
+    kinds: dict[int, list[int]], fixed: Partners, banned: Banned
+) -> list[tuple[int, int]]:
     """Pairs (t < u) of one kind that may still be removed together, given what is known."""
     pairs = []
-    for tiles in _tiles_by_kind(board).values():
+    for tiles in kinds.values():
         for k, t in enumerate(tiles):
             pairs += [(t, u) for u in tiles[k + 1 :] if _allowed((t, u), fixed, banned)]
     return pairs
@@ -169,7 +177,8 @@ class Relaxation:
 
     def __init__(self, board: np.ndarray, fixed: Partners, banned: Banned = frozenset()) -> None:
         self.cols = board.shape[1]
-        pairs = _candidate_pairs(board, fixed, banned)
+        self.kinds = _tiles_by_kind(board)  # kind -> its tiles, for every probe
+        pairs = _candidate_pairs(self.kinds, fixed, banned)
         self.fixed = fixed
         self.board = board
         self.rounds: list[tuple[np.ndarray, np.ndarray]] = []  # (board, candidates) per round
@@ -212,14 +221,13 @@ class Relaxation:
         """Does the relaxation still clear the board once ``t`` is fixed to ``u``?"""
         if not self.ok:
             return False
-        fixed = force_last_pairs(self.board, {**self.fixed, t: u, u: t})
-        kind = self.board.ravel()[t]
-        same = [x for x in _tiles_by_kind(self.board)[int(kind)]]
+        same = self.kinds[int(self.board.ravel()[t])]  # only this kind's pairs change
+        fixed = force_last_pairs(self.board, {**self.fixed, t: u, u: t}, [same])
         banned = {
             (x, y)
             for k, x in enumerate(same)
             for y in same[k + 1 :]
-            if not (fixed.get(x, y) == y and fixed.get(y, x) == x)
+            if not _allowed((x, y), fixed, frozenset())
         }
         # the first round where one of the kind's tiles left only through a banned pair
         diverge = [self.left_in[x] for x in same if self.fired[x] <= banned]
@@ -229,11 +237,6 @@ class Relaxation:
         work, cand = self.rounds[first]
         keep = [(x, y) not in banned for x, y in cand.tolist()]
         return self._run(work.copy(), cand[np.array(keep, dtype=bool)], record=False, first=first)
-
-
-def relaxed_clearable(board: np.ndarray, fixed: Partners) -> bool:
-    """The relaxation's verdict (see ``Relaxation``): False proves the board stuck."""
-    return Relaxation(board, fixed).ok
 
 
 def _open_tiles(board: np.ndarray, fixed: Partners) -> list[list[int]]:
