@@ -28,9 +28,8 @@ LINES98_IDS = ("GridGames/Lines98*",)
 
 
 def legal_moves(env: GridEnv) -> np.ndarray:
-    n = env.game_state().board.size
-    legal = np.flatnonzero(env.action_masks())
-    return np.stack([legal // n, legal % n], axis=1)
+    """The env's legal moves (its cached mask) as (M, 2) flat (source, target) cells."""
+    return rules.mask_to_moves(env.action_masks(), env.game_state().board.size)
 
 
 class GreedyAgent(Agent):
@@ -82,10 +81,8 @@ class LookaheadAgent(Agent):
         value = self.free_weight * float((board == EMPTY).sum())
         value += potential(board, length, colours)
         if self.follow_weight:
-            legal = np.flatnonzero(rules.legal_mask(board))
-            if len(legal):
-                n = board.size
-                moves = np.stack([legal // n, legal % n], axis=1)
+            moves = rules.mask_to_moves(rules.legal_mask(board), board.size)
+            if len(moves):
                 value += self.follow_weight * float(move_gains(board, moves, length, colours).max())
         return value
 

@@ -64,12 +64,21 @@ def window_values(length: int) -> np.ndarray:
     return values
 
 
+def window_counts(board: np.ndarray, length: int, colours: int) -> np.ndarray:
+    """(W + 1, colours + 1): per window, how many cells are empty and hold each colour.
+
+    The last row is a padding window (all empty) that ``cell_windows`` points at.
+    """
+    w = windows(*board.shape, length)
+    counts = np.zeros((len(w) + 1, colours + 1), dtype=np.int64)
+    np.add.at(counts, (np.arange(len(w))[:, None], board.ravel()[w]), 1)
+    counts[len(w), 0] = length
+    return counts
+
+
 def potential(board: np.ndarray, length: int, colours: int) -> float:
     """The sum of the one-colour windows' worth on ``board``."""
-    w = windows(*board.shape, length)
-    balls = board.ravel()[w]
-    counts = np.zeros((len(w), colours + 1), dtype=np.int64)
-    np.add.at(counts, (np.arange(len(w))[:, None], balls), 1)
+    counts = window_counts(board, length, colours)
     total = length - counts[:, 0]
     pure = counts[:, 1:].max(axis=1) == total
     return float(window_values(length)[total][pure].sum())
@@ -92,10 +101,7 @@ def move_gains(board: np.ndarray, moves: np.ndarray, length: int, colours: int) 
     rows, cols = board.shape
     w = windows(rows, cols, length)
     values = window_values(length)
-    balls = board.ravel()[w]
-    counts = np.zeros((len(w) + 1, colours + 1), dtype=np.int64)  # + the padding window
-    np.add.at(counts, (np.arange(len(w))[:, None], balls), 1)
-    counts[len(w), 0] = length  # the padding window: empty, never changes
+    counts = window_counts(board, length, colours)  # the padding window never changes
     total = length - counts[:, 0]
     ranked = np.sort(counts[:, 1:], axis=1)
     top = ranked[:, -1]

@@ -46,19 +46,8 @@ def empty_regions(board: np.ndarray) -> np.ndarray:
 
 def reachable(board: np.ndarray, source: int) -> np.ndarray:
     """Flat bool mask of the empty cells the ball on ``source`` can move to."""
-    labels = empty_regions(board)
-    return np.isin(labels.ravel(), _touching(labels, source)) & (labels.ravel() > 0)
-
-
-def _touching(labels: np.ndarray, cell: int) -> list[int]:
-    rows, cols = labels.shape
-    r, c = divmod(cell, cols)
-    out = []
-    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-        rr, cc = r + dr, c + dc
-        if 0 <= rr < rows and 0 <= cc < cols and labels[rr, cc]:
-            out.append(int(labels[rr, cc]))
-    return out
+    n = board.size
+    return legal_mask(board).reshape(n, n)[source]
 
 
 def legal_mask(board: np.ndarray) -> np.ndarray:
@@ -77,6 +66,12 @@ def legal_mask(board: np.ndarray) -> np.ndarray:
     mask = np.zeros((n, n), dtype=bool)
     mask[sources] = rows_mask
     return mask.ravel()
+
+
+def mask_to_moves(mask: np.ndarray, n: int) -> np.ndarray:
+    """The legal moves of an (n * n,) mask as (M, 2) flat (source, target) cells."""
+    legal = np.flatnonzero(mask)
+    return np.stack([legal // n, legal % n], axis=1)
 
 
 def lines_through(board: np.ndarray, cell: int, line_length: int) -> list[list[int]]:
