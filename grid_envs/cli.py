@@ -178,9 +178,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 @command("train")
 def cmd_train(args: argparse.Namespace) -> int:
+    env = env_id(args.env)
+    if args.backend == "rllib":
+        return _train_rllib(env, args)
     from agents.sb3 import default_config, train
 
-    env = env_id(args.env)
     config = default_config(
         env, algo=args.algo, timesteps=args.timesteps, seed=args.seed, n_envs=args.n_envs,
         shaping=args.shaping,
@@ -193,6 +195,29 @@ def cmd_train(args: argparse.Namespace) -> int:
     print(f"model: {result.model_path}  settings: {result.settings_path}")
     for steps, mean, wins in result.curve:
         print(f"  eval at {steps:>7}: return {mean:7.2f}  win rate {wins:.0%}")
+    return 0
+
+
+def _train_rllib(env: str, args: argparse.Namespace) -> int:
+    from agents.rllib import RLlibConfig, train_rllib
+    from agents.sb3 import DEFAULTS
+
+    if args.algo != "maskable-ppo":
+        raise ValueError("the rllib backend trains PPO with masks; leave --algo out")
+    defaults = DEFAULTS.get(env, {})
+    config = RLlibConfig(
+        env_id=env,
+        timesteps=args.timesteps or 50_000,
+        num_env_runners=args.num_env_runners,
+        seed=args.seed,
+        env_kwargs={**defaults.get("env_kwargs", {}), **parse_settings(args.set)},
+        shaping=args.shaping or defaults.get("shaping"),
+    )
+    out = args.out or f"runs/{env.split('/')[1]}-rllib-s{args.seed}"
+    result = train_rllib(config, out, address=args.address)
+    resumed = " (resumed)" if result.resumed else ""
+    print(f"trained {result.timesteps} env steps in {result.seconds:.0f} s{resumed}")
+    print(f"policy: {result.policy_path}  checkpoint: {result.out / 'checkpoint'}")
     return 0
 
 
@@ -227,6 +252,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
             raise ValueError(f"no model file {agent!r}")
         kwargs = {**settings_of(agent)["env_kwargs"], **kwargs}  # the board it was trained on
         agent = PolicyAgent.load(agent)
+    elif Path(agent).is_dir():
+        from agents.rllib import RLlibPolicyAgent, is_rllib_policy
+        from agents.rllib import settings_of as rllib_settings
+
+        if not is_rllib_policy(agent):
+            raise ValueError(f"{agent!r} is a folder but not an RLlib run or policy folder")
+        kwargs = {**rllib_settings(agent)["env_kwargs"], **kwargs}
+        agent = RLlibPolicyAgent.load(agent)
     result = evaluate(
         env_id(args.env),
         agent,
@@ -347,6 +380,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-envs", type=int, default=None)
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument(
+        "--backend", choices=("sb3", "rllib"), default="sb3",
+        help="rllib: PPO with masks on Ray RLlib (needs the distributed extra)",
+    )  # fmt: skip
+    p.add_argument("--num-env-runners", type=int, default=2, help="rllib: sampling processes")
+    p.add_argument("--address", default=None, help="rllib: join this Ray cluster")
 
     p = sub.add_parser("compare", help="baselines vs a short MaskablePPO training, every game")
     p.add_argument("--envs", nargs="*", default=None, help="default: one config per game")
@@ -359,7 +398,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("eval", help="evaluate an agent: win rate, return, length, speed")
     p.add_argument("env")
-    p.add_argument("--agent", default="random", help="a registered agent name or a model.zip")
+    p.add_argument(
+        "--agent", default="random",
+        help="a registered agent name, a model.zip, or an RLlib run folder",
+    )  # fmt: skip
     p.add_argument("--episodes", type=int, default=100)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -1,0 +1,354 @@
+"""Training on Ray RLlib: every GridGames env as an RLlib environment, masks included.
+
+* :class:`MaskedObservation`: RLlib reads masks from the observation, so the env's planes
+  and its exact mask travel together as ``{"observations": planes, "action_mask": mask}``.
+* :func:`register`: the env under RLlib's registry (``gridgames/<id>``), made by its
+  Gymnasium id inside every env runner process.
+* :class:`MaskedGridModule` (built lazily: importing ``agents`` needs no ray or torch): the
+  small-board CNN of :mod:`agents.sb3` with a policy and a value head; the mask sends the
+  logits of illegal actions to the float minimum, so PPO never samples them.
+* :func:`train_rllib`: PPO with ``num_env_runners`` sampling processes on a local Ray
+  runtime, or on an existing cluster given its ``address``; checkpoints that a rerun
+  resumes from, a learning curve, and the policy exported on its own (``DIR/policy``).
+* :class:`RLlibPolicyAgent`: that exported policy behind the same ``predict`` as every
+  baseline, so ``agents.evaluate`` and ``grid-games eval`` run it against them.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from agents.base import Agent
+from grid_envs.core.base_env import GridEnv
+
+POLICY_DIR = "policy"  # the exported RLModule, inside a run folder
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ImportError(
+            'the rllib backend needs the distributed extra: pip install "grid-games[distributed]"'
+        ) from exc
+    return ray
+
+
+class MaskedObservation(gym.ObservationWrapper[dict[str, np.ndarray], Any, np.ndarray]):
+    """The observation as ``{"observations": the env's planes, "action_mask": its mask}``.
+
+    The mask is the env's exact mask after the step (uint8 0/1), which is what the RLlib
+    module needs to mask the next action.
+    """
+
+    def __init__(self, env: gym.Env[np.ndarray, Any]) -> None:
+        super().__init__(env)
+        n = int(env.action_space.n)  # type: ignore[attr-defined]
+        self.observation_space = gym.spaces.Dict(  # type: ignore[assignment]
+            {
+                "observations": env.observation_space,
+                "action_mask": gym.spaces.Box(0, 1, (n,), dtype=np.uint8),
+            }
+        )
+
+    def observation(self, observation: np.ndarray) -> dict[str, np.ndarray]:
+        mask = self.env.unwrapped.action_masks()  # type: ignore[attr-defined]
+        return {"observations": observation, "action_mask": mask.astype(np.uint8)}
+
+
+def make_env(config: dict[str, Any]) -> gym.Env[Any, Any]:
+    """RLlib's env creator: ``config`` holds ``env_id``, ``env_kwargs`` and ``shaping``."""
+    import grid_envs  # noqa: F401  (registers the ids inside the env runner process)
+    from grid_envs.wrappers import PotentialShaping
+
+    env: gym.Env[Any, Any] = gym.make(config["env_id"], **config.get("env_kwargs", {}))
+    if config.get("shaping"):
+        env = PotentialShaping(env, config["shaping"], config.get("gamma", 0.99))
+    return MaskedObservation(env)
+
+
+def rllib_name(env_id: str) -> str:
+    return f"gridgames/{env_id}"
+
+
+def register(env_id: str) -> str:
+    """Register ``env_id`` with RLlib (by its Gymnasium id); returns the name RLlib knows."""
+    from ray.tune.registry import register_env
+
+    name = rllib_name(env_id)
+    register_env(name, make_env)
+    return name
+
+
+def masked_grid_module() -> type:
+    """The RLModule class: a small-board CNN, a policy head with masked logits, a value head."""
+    import torch
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
+    from ray.rllib.core.rl_module.torch import TorchRLModule
+    from ray.rllib.utils.torch_utils import FLOAT_MIN
+
+    class MaskedGridModule(TorchRLModule, ValueFunctionAPI):
+        """Two 3x3 'same' convolutions keep every cell of a small board; then a dense layer.
+
+        ``model_config``: ``width`` (32) filters, ``features_dim`` (128). Each plane is
+        scaled to [0, 1] by its bound in the observation space.
+        """
+
+        def setup(self) -> None:
+            space = self.observation_space["observations"]
+            c, h, w = space.shape
+            width = int(self.model_config.get("width", 32))
+            features = int(self.model_config.get("features_dim", 128))
+            top = np.asarray(space.high, dtype=np.float32).reshape(c, -1).max(axis=1)
+            self.register_buffer("scale", torch.tensor(1.0 / np.maximum(top, 1.0)).view(1, c, 1, 1))
+            self.encoder = torch.nn.Sequential(
+                torch.nn.Conv2d(c, width, 3, padding=1),
+                torch.nn.ReLU(),
+                torch.nn.Conv2d(width, 2 * width, 3, padding=1),
+                torch.nn.ReLU(),
+                torch.nn.Flatten(),
+                torch.nn.Linear(2 * width * h * w, features),
+                torch.nn.ReLU(),
+            )
+            self.pi = torch.nn.Linear(features, int(self.action_space.n))
+            self.vf = torch.nn.Linear(features, 1)
+
+        def _embed(self, batch: dict[str, Any]) -> Any:
+            planes = batch[Columns.OBS]["observations"]
+            return self.encoder(planes.float() * self.scale)
+
+        def _logits(self, batch: dict[str, Any], embeddings: Any) -> Any:
+            mask = batch[Columns.OBS]["action_mask"]
+            return self.pi(embeddings).masked_fill(mask == 0, FLOAT_MIN)
+
+        def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+            return {Columns.ACTION_DIST_INPUTS: self._logits(batch, self._embed(batch))}
+
+        def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+            embeddings = self._embed(batch)
+            return {
+                Columns.ACTION_DIST_INPUTS: self._logits(batch, embeddings),
+                Columns.EMBEDDINGS: embeddings,
+            }
+
+        def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> Any:
+            if embeddings is None:
+                embeddings = self._embed(batch)
+            return self.vf(embeddings).squeeze(-1)
+
+    return MaskedGridModule
+
+
+@dataclass
+class RLlibConfig:
+    """Everything that defines an RLlib run (saved as ``settings.json`` in the run folder)."""
+
+    env_id: str
+    timesteps: int = 50_000
+    num_env_runners: int = 2  # sampling processes; the learner runs in the driver
+    envs_per_runner: int = 8  # a gymnasium vector env inside each runner: batched forwards
+    seed: int = 0
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    shaping: str | None = None
+    gamma: float = 0.99
+    lr: float = 3e-4
+    gae_lambda: float = 0.95  # RLlib's default is 1.0; 0.95 is SB3's, and learns faster here
+    train_batch: int = 1_000  # env steps per training iteration
+    minibatch: int = 128
+    epochs: int = 10
+    entropy_coeff: float = 0.01
+    vf_loss_coeff: float = 0.5
+    features_dim: int = 128
+    checkpoint_every: int = 5  # iterations
+    learner_threads: int = 1  # torch threads of the learner (the driver); runners use 1 each
+
+
+def algorithm_config(config: RLlibConfig) -> Any:
+    """The PPOConfig of a run: our env, our module, the env runners asked for."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    name = register(config.env_id)
+    env_config = {
+        "env_id": config.env_id,
+        "env_kwargs": config.env_kwargs,
+        "shaping": config.shaping,
+        "gamma": config.gamma,
+    }
+    return (
+        PPOConfig()
+        .environment(name, env_config=env_config)
+        .env_runners(
+            num_env_runners=config.num_env_runners,
+            num_envs_per_env_runner=config.envs_per_runner,
+            num_cpus_per_env_runner=1,
+        )
+        .learners(num_learners=0)
+        .training(
+            gamma=config.gamma,
+            lr=config.lr,
+            lambda_=config.gae_lambda,
+            clip_param=0.2,
+            use_kl_loss=False,
+            vf_loss_coeff=config.vf_loss_coeff,
+            train_batch_size_per_learner=config.train_batch,
+            minibatch_size=config.minibatch,
+            num_epochs=config.epochs,
+            entropy_coeff=config.entropy_coeff,
+        )
+        .rl_module(
+            rl_module_spec=RLModuleSpec(
+                module_class=masked_grid_module(),
+                model_config={"features_dim": config.features_dim},
+            )
+        )
+        .debugging(seed=config.seed)
+    )
+
+
+@dataclass
+class RLlibResult:
+    out: Path
+    policy_path: Path
+    timesteps: int
+    seconds: float
+    resumed: bool
+    curve: list[tuple[int, float, float]]  # (env steps, mean episode return, env steps/s)
+
+
+def _steps_of(result: dict[str, Any]) -> int:
+    runners = result.get("env_runners", {})
+    return int(runners.get("num_env_steps_sampled_lifetime", 0))
+
+
+def train_rllib(
+    config: RLlibConfig, out: str | Path, address: str | None = None, log: Any = print
+) -> RLlibResult:
+    """Train PPO on RLlib until ``config.timesteps`` env steps; resume a run in ``out``.
+
+    ``address``: an existing Ray cluster (``ray://host:10001`` or ``host:6379``); by default
+    a local runtime is started (and stopped at the end).
+    """
+    ray = _ray()
+    import torch
+
+    # more torch threads than free cores slow the learner down many times over (measured:
+    # 7.4 s against 0.5 s an update next to two env runners on 2 cores)
+    torch.set_num_threads(config.learner_threads)
+    out = Path(out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    _check_same_run(config, out)
+    checkpoint = out / "checkpoint"
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    try:
+        resumed = (checkpoint / "rllib_checkpoint.json").exists()
+        algo = algorithm_config(config).build_algo()
+        if resumed:
+            algo.restore_from_path(str(checkpoint))
+        curve_path = out / "curve.json"
+        curve: list[tuple[int, float, float]] = (
+            [(int(t), float(m), float(r)) for t, m, r in json.loads(curve_path.read_text())]
+            if resumed
+            else []
+        )
+        steps = int(curve[-1][0]) if curve else 0
+        start = time.perf_counter()
+        iteration = 0
+        while steps < config.timesteps:
+            tick = time.perf_counter()
+            result = algo.train()
+            iteration += 1
+            new_steps = _steps_of(result)
+            rate = (new_steps - steps) / max(time.perf_counter() - tick, 1e-9)
+            steps = new_steps
+            mean = float(result.get("env_runners", {}).get("episode_return_mean", np.nan))
+            curve.append((steps, mean, rate))
+            log(f"iteration {iteration}: {steps} env steps, return {mean:.3f}, {rate:,.0f} steps/s")
+            if iteration % config.checkpoint_every == 0 or steps >= config.timesteps:
+                algo.save_to_path(str(checkpoint))
+                curve_path.write_text(json.dumps(curve))
+        seconds = time.perf_counter() - start
+        policy_path = out / POLICY_DIR
+        algo.get_module().save_to_path(str(policy_path))
+        algo.stop()
+    finally:
+        if started:
+            ray.shutdown()
+    settings = {**asdict(config), "backend": "rllib", "timesteps_done": steps,
+                "seconds": round(seconds, 1)}  # fmt: skip
+    (out / "settings.json").write_text(json.dumps(settings, indent=2))
+    return RLlibResult(out, policy_path, steps, seconds, resumed, curve)
+
+
+RUN_KEYS = ("env_id", "env_kwargs", "shaping", "features_dim")
+
+
+def _check_same_run(config: RLlibConfig, out: Path) -> None:
+    path = out / "config.json"
+    mine = {k: v for k, v in asdict(config).items() if k in RUN_KEYS}
+    if path.exists():
+        theirs = {k: v for k, v in json.loads(path.read_text()).items() if k in RUN_KEYS}
+        if theirs != mine:
+            raise ValueError(
+                f"{out} holds an RLlib run with other settings ({theirs}); "
+                f"choose another --out or delete the folder"
+            )
+    else:
+        path.write_text(json.dumps(asdict(config), indent=2))
+
+
+def is_rllib_policy(path: str | Path) -> bool:
+    """A run folder or an exported policy folder of :func:`train_rllib`."""
+    p = Path(path)
+    return (p / POLICY_DIR).is_dir() or (p.name == POLICY_DIR and p.is_dir())
+
+
+class RLlibPolicyAgent(Agent):
+    """An exported RLlib policy (``DIR/policy``): the most likely legal action."""
+
+    name = "rllib-ppo"
+
+    def __init__(self, module: Any, env: Any = None, seed: int | None = None) -> None:
+        self.module = module
+        super().__init__(env, seed)
+
+    @classmethod
+    def load(cls, path: str | Path, env: Any = None, seed: int | None = None) -> RLlibPolicyAgent:
+        from ray.rllib.core.rl_module.rl_module import RLModule
+
+        p = Path(path)
+        p = p if p.name == POLICY_DIR else p / POLICY_DIR
+        agent = cls(RLModule.from_checkpoint(str(p.resolve())), env, seed)
+        agent.name = f"rllib-ppo:{p.parent.name}"
+        return agent
+
+    def act(self, env: GridEnv, observation: np.ndarray) -> int:
+        import torch
+        from ray.rllib.core.columns import Columns
+
+        mask = env.action_masks()
+        obs = {
+            "observations": torch.as_tensor(observation)[None],
+            "action_mask": torch.as_tensor(mask.astype(np.uint8))[None],
+        }
+        with torch.no_grad():
+            out = self.module.forward_inference({Columns.OBS: obs})
+        logits = out[Columns.ACTION_DIST_INPUTS][0].numpy()
+        return int(np.argmax(np.where(mask, logits, -np.inf)))
+
+
+def settings_of(path: str | Path) -> dict[str, Any]:
+    p = Path(path)
+    run = p.parent if p.name == POLICY_DIR else p
+    settings: dict[str, Any] = json.loads((run / "settings.json").read_text())
+    return settings
