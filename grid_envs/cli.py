@@ -237,6 +237,19 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+@command("bench")
+def cmd_bench(args: argparse.Namespace) -> int:
+    from grid_envs.bench import BENCH_ENVS, bench, table
+
+    envs = tuple(env_id(e) for e in args.envs) if args.envs else BENCH_ENVS
+    report = bench(
+        envs, tuple(args.batches), args.seconds, args.repeats,
+        log=None if args.json else lambda msg: print(msg, file=sys.stderr, flush=True),
+    )  # fmt: skip
+    print(json.dumps(report, indent=2) if args.json else table(report))
+    return 0
+
+
 @command("eval")
 def cmd_eval(args: argparse.Namespace) -> int:
     from pathlib import Path
@@ -395,6 +408,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="default: compare-DATE-TIME")
     p.add_argument("--no-train", action="store_true", help="baselines only")
     p.add_argument("--no-progress", action="store_true")
+
+    p = sub.add_parser("bench", help="steps/s single and batched, resets/s, next to FrozenLake")
+    p.add_argument("--envs", nargs="*", default=None, help="default: the five classic ids")
+    p.add_argument("--batches", nargs="+", type=int, default=[1, 64, 1024, 4096])
+    p.add_argument("--seconds", type=float, default=1.0, help="length of one timed window")
+    p.add_argument("--repeats", type=int, default=3, help="windows per figure (median)")
+    p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("eval", help="evaluate an agent: win rate, return, length, speed")
     p.add_argument("env")

@@ -1,0 +1,198 @@
+"""``grid-games bench``: how fast every game runs, next to FrozenLake measured in the same run.
+
+Per game: single-env steps/s through ``gymnasium.make`` (a random legal action each step,
+resets included, the action picked outside the timed call), resets/s, batched env-steps/s
+through ``gymnasium.make_vec`` at each batch size (the native ``vector_entry_point`` when the
+id has one, else Gymnasium's ``SyncVectorEnv``, and the mode used is reported), and the peak
+memory Python allocated while the largest batch ran (``tracemalloc``; numpy arrays
+included). FrozenLake-v1's random steps/s is the floor of Python overhead that the ratios
+are taken against, since timings on a shared machine drift.
+
+Each figure is the median of ``repeats`` timed windows of about ``seconds`` each.
+"""
+
+from __future__ import annotations
+
+import platform
+import statistics
+import time
+import tracemalloc
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+import grid_envs
+
+BENCH_ENVS = (
+    "GridGames/Sokoban-v0",
+    "GridGames/Minesweeper-v0",
+    "GridGames/Knight-v0",
+    "GridGames/Lines98-v0",
+    "GridGames/Pikachu-v0",
+)
+BATCHES = (1, 64, 1024, 4096)
+
+
+@dataclass
+class GameFigures:
+    env: str
+    single_steps_per_s: float
+    resets_per_s: float
+    vector_mode: str  # "vector_entry_point" (native) or "sync" (Gymnasium's loop)
+    batched_steps_per_s: dict[str, float] = field(default_factory=dict)  # batch -> env-steps/s
+    peak_mb: float = 0.0  # Python allocations while the largest batch ran
+    ratio_to_frozenlake: float = 0.0
+
+
+def _median_rate(window: float, repeats: int, run: Any) -> float:
+    """Median of ``count / seconds`` over ``repeats`` calls of ``run(deadline)``, which
+    returns how many steps it made and the seconds they took (the timed calls only)."""
+    rates = []
+    for _ in range(repeats):
+        count, seconds = run(time.perf_counter() + window)
+        rates.append(count / max(seconds, 1e-9))
+    return statistics.median(rates)
+
+
+def frozenlake_steps_per_second(window: float = 1.0, repeats: int = 3) -> float:
+    env = gym.make("FrozenLake-v1")
+    env.reset(seed=0)
+    env.action_space.seed(0)
+
+    def run(deadline: float) -> tuple[int, float]:
+        n, start = 0, time.perf_counter()
+        while time.perf_counter() < deadline:
+            for _ in range(200):
+                _, _, terminated, truncated, _ = env.step(env.action_space.sample())
+                if terminated or truncated:
+                    env.reset()
+            n += 200
+        return n, time.perf_counter() - start
+
+    return _median_rate(window, repeats, run)
+
+
+def single_steps_per_second(env_id: str, window: float = 1.0, repeats: int = 3) -> float:
+    """Random legal actions, resets included; the action is picked outside the timing."""
+    env = gym.make(env_id)
+    rng = np.random.default_rng(0)
+    _, info = env.reset(seed=0)
+
+    def run(deadline: float) -> tuple[int, float]:
+        nonlocal info
+        n, spent = 0, 0.0
+        while time.perf_counter() < deadline:
+            legal = np.flatnonzero(info["action_mask"])
+            action = int(legal[rng.integers(len(legal))])
+            tick = time.perf_counter()
+            _, _, terminated, truncated, info = env.step(action)
+            if terminated or truncated:
+                _, info = env.reset()
+            spent += time.perf_counter() - tick
+            n += 1
+        return n, spent
+
+    return _median_rate(window, repeats, run)
+
+
+def resets_per_second(env_id: str, window: float = 1.0, repeats: int = 3) -> float:
+    env = gym.make(env_id)
+    env.reset(seed=0)
+
+    def run(deadline: float) -> tuple[int, float]:
+        n, start = 0, time.perf_counter()
+        while time.perf_counter() < deadline:
+            env.reset()
+            n += 1
+        return n, time.perf_counter() - start
+
+    return _median_rate(window, repeats, run)
+
+
+def _vector_mode(env_id: str) -> str:
+    return "vector_entry_point" if gym.spec(env_id).vector_entry_point else "sync"
+
+
+def batched_steps_per_second(
+    env_id: str, num_envs: int, window: float = 1.0, repeats: int = 3
+) -> tuple[float, float]:
+    """(env-steps/s, peak MB of Python allocations) for a batch of ``num_envs``."""
+    tracemalloc.start()
+    envs = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode=_vector_mode(env_id))
+    _, info = envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+
+    def run(deadline: float) -> tuple[int, float]:
+        nonlocal info
+        steps, spent = 0, 0.0
+        while time.perf_counter() < deadline or steps == 0:
+            mask = np.asarray(info["action_mask"], dtype=bool)
+            actions = np.argmax(rng.random(mask.shape, dtype=np.float32) * mask, axis=1)
+            tick = time.perf_counter()
+            _, _, _, _, info = envs.step(actions)
+            spent += time.perf_counter() - tick
+            steps += num_envs
+        return steps, spent
+
+    rate = _median_rate(window, repeats, run)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    envs.close()
+    return rate, peak / 2**20
+
+
+def bench(
+    envs: tuple[str, ...] = BENCH_ENVS,
+    batches: tuple[int, ...] = BATCHES,
+    window: float = 1.0,
+    repeats: int = 3,
+    log: Any = None,
+) -> dict[str, Any]:
+    """Every figure of the module doc, as a dict ready for JSON."""
+    reference = frozenlake_steps_per_second(window, repeats)
+    games = []
+    for env_id in envs:
+        if log:
+            log(f"{env_id} ...")
+        single = single_steps_per_second(env_id, window, repeats)
+        figures = GameFigures(
+            env=env_id,
+            single_steps_per_s=single,
+            resets_per_s=resets_per_second(env_id, window, repeats),
+            vector_mode=_vector_mode(env_id),
+            ratio_to_frozenlake=single / reference,
+        )
+        for b in batches:
+            rate, peak = batched_steps_per_second(env_id, b, window, repeats)
+            figures.batched_steps_per_s[str(b)] = rate
+            figures.peak_mb = peak
+        games.append(figures)
+    return {
+        "machine": f"{platform.machine()}, {platform.system()}, Python {platform.python_version()}",
+        "date": time.strftime("%Y-%m-%d"),
+        "grid_games": getattr(grid_envs, "__version__", "0.1.0"),
+        "frozenlake_steps_per_s": reference,
+        "games": [asdict(g) for g in games],
+    }
+
+
+def table(report: dict[str, Any]) -> str:
+    batches = sorted({b for g in report["games"] for b in g["batched_steps_per_s"]}, key=int)
+    head = " | ".join(f"batch {int(b):,}" for b in batches)
+    lines = [
+        f"FrozenLake-v1 (gymnasium.make, random actions): "
+        f"{report['frozenlake_steps_per_s']:,.0f} steps/s ({report['machine']}, {report['date']})",
+        "",
+        f"| env | steps/s (x FrozenLake) | resets/s | vector | {head} | peak MB |",
+        "|---|---|---|---|" + "---|" * len(batches) + "---|",
+    ]
+    for g in report["games"]:
+        cells = " | ".join(f"{g['batched_steps_per_s'][b]:,.0f}" for b in batches)
+        lines.append(
+            f"| {g['env'].split('/')[1]} | {g['single_steps_per_s']:,.0f} "
+            f"({g['ratio_to_frozenlake']:.2f}x) | {g['resets_per_s']:,.0f} | {g['vector_mode']} "
+            f"| {cells} | {g['peak_mb']:.0f} |"
+        )
+    return "\n".join(lines)
