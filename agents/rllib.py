@@ -26,19 +26,10 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent
+from agents.sb3 import check_same_run, grid_cnn_parts, require
 from grid_envs.core.base_env import GridEnv
 
 POLICY_DIR = "policy"  # the exported RLModule, inside a run folder
-
-
-def _ray() -> Any:
-    try:
-        import ray
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise ImportError(
-            'the rllib backend needs the distributed extra: pip install "grid-games[distributed]"'
-        ) from exc
-    return ray
 
 
 class MaskedObservation(gym.ObservationWrapper[dict[str, np.ndarray], Any, np.ndarray]):
@@ -103,21 +94,13 @@ def masked_grid_module() -> type:
         """
 
         def setup(self) -> None:
-            space = self.observation_space["observations"]
-            c, h, w = space.shape
             width = int(self.model_config.get("width", 32))
             features = int(self.model_config.get("features_dim", 128))
-            top = np.asarray(space.high, dtype=np.float32).reshape(c, -1).max(axis=1)
-            self.register_buffer("scale", torch.tensor(1.0 / np.maximum(top, 1.0)).view(1, c, 1, 1))
-            self.encoder = torch.nn.Sequential(
-                torch.nn.Conv2d(c, width, 3, padding=1),
-                torch.nn.ReLU(),
-                torch.nn.Conv2d(width, 2 * width, 3, padding=1),
-                torch.nn.ReLU(),
-                torch.nn.Flatten(),
-                torch.nn.Linear(2 * width * h * w, features),
-                torch.nn.ReLU(),
+            scale, cnn, linear = grid_cnn_parts(
+                self.observation_space["observations"], features, width
             )
+            self.register_buffer("scale", scale)
+            self.encoder = torch.nn.Sequential(cnn, linear)
             self.pi = torch.nn.Linear(features, int(self.action_space.n))
             self.vf = torch.nn.Linear(features, 1)
 
@@ -237,7 +220,7 @@ def train_rllib(
     ``address``: an existing Ray cluster (``ray://host:10001`` or ``host:6379``); by default
     a local runtime is started (and stopped at the end).
     """
-    ray = _ray()
+    ray = require("ray", "distributed", "the rllib backend")
     import torch
 
     # more torch threads than free cores slow the learner down many times over (measured:
@@ -245,7 +228,7 @@ def train_rllib(
     torch.set_num_threads(config.learner_threads)
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    _check_same_run(config, out)
+    check_same_run(config, out, RUN_KEYS, kind="an RLlib run")
     checkpoint = out / "checkpoint"
     started = not ray.is_initialized()
     if started:
@@ -291,20 +274,6 @@ def train_rllib(
 
 
 RUN_KEYS = ("env_id", "env_kwargs", "shaping", "features_dim")
-
-
-def _check_same_run(config: RLlibConfig, out: Path) -> None:
-    path = out / "config.json"
-    mine = {k: v for k, v in asdict(config).items() if k in RUN_KEYS}
-    if path.exists():
-        theirs = {k: v for k, v in json.loads(path.read_text()).items() if k in RUN_KEYS}
-        if theirs != mine:
-            raise ValueError(
-                f"{out} holds an RLlib run with other settings ({theirs}); "
-                f"choose another --out or delete the folder"
-            )
-    else:
-        path.write_text(json.dumps(asdict(config), indent=2))
 
 
 def is_rllib_policy(path: str | Path) -> bool:

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import time
@@ -29,19 +30,45 @@ from grid_envs.core.base_env import GridEnv
 ALGOS = ("maskable-ppo", "ppo", "dqn")
 
 
-def _torch() -> Any:
+def require(module: str, extra: str, what: str) -> Any:
+    """Import an optional dependency, or say which extra brings it."""
     try:
-        import torch
+        return importlib.import_module(module)
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise ImportError(
-            'training needs the train extra: pip install "grid-games[train]"'
+            f'{what} needs the {extra} extra: pip install "grid-games[{extra}]"'
         ) from exc
-    return torch
+
+
+def _torch() -> Any:
+    return require("torch", "train", "training")
+
+
+def grid_cnn_parts(space: gym.spaces.Box, features_dim: int, width: int = 32) -> tuple[Any, ...]:
+    """The small-board CNN over ``(channels, rows, cols)`` planes, shared by SB3 and RLlib.
+
+    Returns ``(scale, cnn, linear)``: the per-plane factor that brings each plane to [0, 1]
+    by its own bound (the Knight's energy plane goes to 255), two 3x3 'same' convolutions
+    (flattened), and the dense layer to ``features_dim``.
+    """
+    torch = _torch()
+    c, h, w = space.shape
+    top = np.asarray(space.high, dtype=np.float32).reshape(c, -1).max(axis=1)
+    scale = torch.tensor(1.0 / np.maximum(top, 1.0)).view(1, c, 1, 1)
+    cnn = torch.nn.Sequential(
+        torch.nn.Conv2d(c, width, 3, padding=1),
+        torch.nn.ReLU(),
+        torch.nn.Conv2d(width, 2 * width, 3, padding=1),
+        torch.nn.ReLU(),
+        torch.nn.Flatten(),
+    )
+    linear = torch.nn.Sequential(torch.nn.Linear(2 * width * h * w, features_dim), torch.nn.ReLU())
+    return scale, cnn, linear
 
 
 def small_grid_cnn() -> type:
     """The feature extractor class (built lazily so importing agents needs no torch)."""
-    torch = _torch()
+    _torch()
     from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
     class SmallGridCNN(BaseFeaturesExtractor):
@@ -51,20 +78,8 @@ def small_grid_cnn() -> type:
             self, observation_space: gym.spaces.Box, features_dim: int = 128, width: int = 32
         ) -> None:
             super().__init__(observation_space, features_dim)
-            c, h, w = observation_space.shape
-            # each plane to [0, 1] by its own bound (Knight's energy plane goes to 255)
-            top = np.asarray(observation_space.high, dtype=np.float32).reshape(c, -1).max(axis=1)
-            self.register_buffer("scale", torch.tensor(1.0 / np.maximum(top, 1.0)).view(1, c, 1, 1))
-            self.cnn = torch.nn.Sequential(
-                torch.nn.Conv2d(c, width, 3, padding=1),
-                torch.nn.ReLU(),
-                torch.nn.Conv2d(width, 2 * width, 3, padding=1),
-                torch.nn.ReLU(),
-                torch.nn.Flatten(),
-            )
-            self.linear = torch.nn.Sequential(
-                torch.nn.Linear(2 * width * h * w, features_dim), torch.nn.ReLU()
-            )
+            scale, self.cnn, self.linear = grid_cnn_parts(observation_space, features_dim, width)
+            self.register_buffer("scale", scale)
 
         def forward(self, observations: Any) -> Any:
             return self.linear(self.cnn(observations.float() * self.scale))
@@ -224,7 +239,7 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainR
         raise ValueError(f"algo must be one of {ALGOS}, got {config.algo!r}")
     out = Path(out)
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
-    _check_same_run(config, out)
+    check_same_run(config, out)
     venv = make_vec_env(config, config.n_envs, monitor_dir=str(out / "monitor"))
     (out / "monitor").mkdir(exist_ok=True)
     eval_env = make_vec_env(config, 1, seed_offset=10_000)
@@ -284,18 +299,21 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainR
 RUN_KEYS = ("env_id", "algo", "env_kwargs", "shaping", "features_dim")
 
 
-def _check_same_run(config: TrainConfig, out: Path) -> None:
-    """A rerun resumes only the run that its folder holds; anything else is refused."""
+def check_same_run(
+    config: Any, out: Path, keys: tuple[str, ...] = RUN_KEYS, kind: str = "a run"
+) -> None:
+    """A rerun resumes only the run that its folder holds; anything else is refused.
+
+    ``config`` is a dataclass (SB3's or RLlib's); ``keys`` are the fields that must match.
+    """
     path = out / "config.json"
-    mine = {k: v for k, v in asdict(config).items() if k in RUN_KEYS}
+    mine = {k: v for k, v in asdict(config).items() if k in keys}
     if path.exists():
-        theirs = {k: v for k, v in json.loads(path.read_text()).items() if k in RUN_KEYS}
+        theirs = {k: v for k, v in json.loads(path.read_text()).items() if k in keys}
         if theirs != mine:
-            diff = {
-                k: (theirs.get(k), mine.get(k)) for k in RUN_KEYS if theirs.get(k) != mine.get(k)
-            }
+            diff = {k: (theirs.get(k), mine.get(k)) for k in keys if theirs.get(k) != mine.get(k)}
             raise ValueError(
-                f"{out} holds a run with other settings {diff} (theirs, yours); "
+                f"{out} holds {kind} with other settings {diff} (theirs, yours); "
                 f"choose another --out or delete the folder"
             )
     else:
