@@ -68,13 +68,24 @@ ENVS: dict[str, tuple[str, int | None, dict[str, Any], str]] = {
 }  # fmt: skip
 
 
+# entry point module -> its native batched env (``gymnasium.make_vec(...,
+# vectorization_mode="vector_entry_point")``); games not listed fall back to Gymnasium's
+VECTOR_ENTRY_POINTS = {
+    "grid_envs.minesweeper.env": "grid_envs.minesweeper.vector:MinesweeperVectorEnv",
+}
+
+
 def _register_all() -> None:
     for env_id, (entry_point, steps, kwargs, _) in ENVS.items():
         if env_id not in registry:
             # The env is told its own limit: Gymnasium hides it from the unwrapped env, and
             # Sokoban's deadlock penalty is defined from it.
             kwargs = {**kwargs, "time_limit": steps}
-            register(id=env_id, entry_point=entry_point, max_episode_steps=steps, kwargs=kwargs)
+            vector = VECTOR_ENTRY_POINTS.get(entry_point.split(":")[0])
+            register(
+                id=env_id, entry_point=entry_point, vector_entry_point=vector,
+                max_episode_steps=steps, kwargs=kwargs,
+            )  # fmt: skip
 
 
 _register_all()

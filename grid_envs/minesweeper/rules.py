@@ -49,18 +49,28 @@ def neighbour_counts(mines: np.ndarray) -> np.ndarray:
     return total
 
 
-def place_mines(state: MinesweeperState, rng: np.random.Generator, first: Cell | None) -> None:
-    """Draw the mines uniformly, keeping the first click free as its rule says."""
-    rows, cols = state.rows, state.cols
+def mine_cells(
+    rows: int, cols: int, num_mines: int, first_click: str, rng: np.random.Generator,
+    first: Cell | None,
+) -> np.ndarray:  # fmt: skip
+    """The flat cells of a uniform mine layout, keeping the first click free as its rule says.
+
+    The one place mines are drawn: the single and the batched env make the same draws.
+    """
     allowed = np.ones((rows, cols), dtype=bool)
-    if first is not None and state.first_click != "any":
+    if first is not None and first_click != "any":
         r, c = first
-        if state.first_click == "safe":
+        if first_click == "safe":
             allowed[r, c] = False
         else:
             allowed[max(0, r - 1) : r + 2, max(0, c - 1) : c + 2] = False
-    cells = np.flatnonzero(allowed)
-    chosen = rng.choice(cells, size=state.num_mines, replace=False)
+    return rng.choice(np.flatnonzero(allowed), size=num_mines, replace=False)
+
+
+def place_mines(state: MinesweeperState, rng: np.random.Generator, first: Cell | None) -> None:
+    """Draw the mines (:func:`mine_cells`) and derive the counts and zero runs."""
+    rows, cols = state.rows, state.cols
+    chosen = mine_cells(rows, cols, state.num_mines, state.first_click, rng, first)
     mines = np.zeros(rows * cols, dtype=bool)
     mines[chosen] = True
     state.mines = mines.reshape(rows, cols)

@@ -1,0 +1,171 @@
+"""The native batched env: the contract of :mod:`grid_envs.core.base_env`, for a whole batch.
+
+A game subclasses :class:`GridVectorEnv` and fills in array hooks over the batch
+(``_reset_envs``, ``_masks``, ``_apply``, ``_planes``, ``_infos``). The base class does
+the shared work, exactly as ``gymnasium.make`` + Gymnasium's ``SyncVectorEnv`` would over N
+single envs, so that the same seeds and actions give the same trajectories:
+
+* seeds: ``reset(seed=s)`` seeds env ``i`` with ``s + i`` (a list seeds each env), with
+  Gymnasium's ``np_random``; each env keeps its own generator, so its random draws are
+  exactly those of a single env with that seed;
+* next-step autoreset (Gymnasium's default): the step after an episode ends resets that
+  env, ignores its action and returns reward 0;
+* the time limit of ``gymnasium.make`` (``max_episode_steps``): ``truncated`` once an
+  episode has taken that many steps, illegal ones included;
+* illegal actions: a no-op with ``illegal_action_penalty`` and ``info["illegal_action"]``;
+* masks for the whole batch: :meth:`action_masks` (num_envs, n) and ``info["action_mask"]``;
+* ``info`` in Gymnasium's vector layout: per key an array over the batch plus a boolean
+  ``_key`` array saying which envs have it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from grid_envs.core.base_env import GridEnv
+
+
+class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
+    """Shared machinery of the native batched envs (see the module docstring)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}  # noqa: RUF012
+
+    def __init__(self, num_envs: int, template: GridEnv, max_episode_steps: int | None) -> None:
+        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if template.observation_mode == "rgb":
+            raise ValueError("the batched envs give 'planes' or 'compact' observations, not 'rgb'")
+        self.num_envs = int(num_envs)
+        self.template = template  # spaces, settings and rewards come from one single env
+        self.single_observation_space = template.observation_space
+        self.single_action_space = template.action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.n_actions = int(template.action_space.n)
+        self.max_episode_steps = max_episode_steps
+        self.illegal_action_penalty = template.illegal_action_penalty
+        self.render_mode = None
+        self.rngs: list[np.random.Generator] = []  # one per env, from reset()
+        self.steps = np.zeros(self.num_envs, dtype=np.int64)
+        self.won = np.zeros(self.num_envs, dtype=bool)
+        self.mask = np.zeros((self.num_envs, self.n_actions), dtype=bool)
+        self._autoreset = np.zeros(self.num_envs, dtype=bool)
+
+    # ------------------------------------------------------------------ hooks
+    def _reset_envs(self, idx: np.ndarray, options: dict[str, Any]) -> None:
+        """Start new games in the envs ``idx``, drawing from ``self.rngs[i]``."""
+        raise NotImplementedError
+
+    def _masks(self, idx: np.ndarray) -> np.ndarray:
+        """The exact (len(idx), n_actions) masks of the envs ``idx``."""
+        raise NotImplementedError
+
+    def _apply(self, idx: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Play legal ``actions`` in the envs ``idx``; (rewards, terminated, won) arrays."""
+        raise NotImplementedError
+
+    def _observations(self) -> np.ndarray:
+        """The batch's observations, in the template's observation mode."""
+        raise NotImplementedError
+
+    def _infos(self, done: np.ndarray) -> dict[str, Any]:
+        """The game's info keys over the batch (``done``: the envs whose episode ended)."""
+        return {}
+
+    # ---------------------------------------------------------- gymnasium API
+    def reset(
+        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        if seed is None:
+            seeds: list[int | None] = [None] * self.num_envs
+        elif isinstance(seed, (int, np.integer)):
+            seeds = [int(seed) + i for i in range(self.num_envs)]
+        else:
+            seeds = list(seed)
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"got {len(seeds)} seeds for {self.num_envs} envs")
+        if not self.rngs:
+            self.rngs = [seeding.np_random(s)[0] for s in seeds]
+        else:
+            for i, s in enumerate(seeds):
+                if s is not None:
+                    self.rngs[i] = seeding.np_random(s)[0]
+        everyone = np.arange(self.num_envs)
+        self._start(everyone, dict(options or {}))
+        self._autoreset[:] = False
+        none = np.zeros(self.num_envs, dtype=bool)
+        return self._observations(), self._all_infos(none, none)
+
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        if not self.rngs:
+            raise RuntimeError("call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(
+                f"actions must be {self.num_envs} integers, got {actions.dtype} {actions.shape}"
+            )
+        bad = (actions < 0) | (actions >= self.n_actions)
+        if bad.any():
+            raise ValueError(
+                f"action {actions[bad][0]!r} is outside the action space "
+                f"Discrete({self.n_actions}) (env {int(np.flatnonzero(bad)[0])})"
+            )
+        rewards = np.zeros(self.num_envs, dtype=np.float64)
+        terminated = np.zeros(self.num_envs, dtype=bool)
+        restart = np.flatnonzero(self._autoreset)
+        if len(restart):
+            self._start(restart, {})
+        active = ~self._autoreset
+        self.steps[active] += 1
+        rows = np.arange(self.num_envs)
+        illegal = active & ~self.mask[rows, actions]
+        rewards[illegal] = self.illegal_action_penalty
+        legal = np.flatnonzero(active & ~illegal)
+        if len(legal):
+            r, t, w = self._apply(legal, actions[legal])
+            rewards[legal] = r
+            terminated[legal] = t
+            self.won[legal] = w
+            self.mask[legal] = self._masks(legal)
+            stuck = legal[~t & ~self.mask[legal].any(axis=1)]
+            if len(stuck):  # a live position with no legal action ends the episode
+                rewards[stuck] += self._no_legal_action()
+                terminated[stuck] = True
+        truncated = np.zeros(self.num_envs, dtype=bool)
+        if self.max_episode_steps is not None:
+            truncated = active & (self.steps >= self.max_episode_steps)
+        self._autoreset = terminated | truncated
+        infos = self._all_infos(illegal, terminated)
+        return self._observations(), rewards, terminated, truncated, infos
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions of every env now, (num_envs, n_actions) bool."""
+        return self.mask.copy()
+
+    # --------------------------------------------------------------- helpers
+    def _start(self, idx: np.ndarray, options: dict[str, Any]) -> None:
+        self._reset_envs(idx, options)
+        self.steps[idx] = 0
+        self.won[idx] = False
+        self.mask[idx] = self._masks(idx)
+        if not self.mask[idx].any(axis=1).all():
+            raise ValueError(f"{type(self).__name__}: a starting position has no legal action")
+
+    def _no_legal_action(self) -> float:
+        return 0.0
+
+    def _all_infos(self, illegal: np.ndarray, done: np.ndarray) -> dict[str, Any]:
+        infos = self._infos(done)
+        infos["action_mask"] = self.mask.copy()
+        infos["illegal_action"] = illegal.copy()
+        infos["is_success"] = self.won.copy()
+        for key in [k for k in infos if not k.startswith("_")]:
+            infos.setdefault(f"_{key}", np.ones(self.num_envs, dtype=bool))
+        return infos

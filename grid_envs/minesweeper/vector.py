@@ -1,0 +1,169 @@
+"""Minesweeper for a whole batch: boards as (num_envs, rows, cols) arrays, stepped at once.
+
+The registered ids' ``vector_entry_point``:
+``gymnasium.make_vec("GridGames/Minesweeper-v0", num_envs=4096,
+vectorization_mode="vector_entry_point")``. Same settings, observations, rewards and info
+keys as :class:`~grid_envs.minesweeper.env.MinesweeperEnv`, and for the same seeds and
+actions the same trajectories (tested), because each env draws its mines from its own
+generator with the single env's code (:func:`rules.place_mines`, at the first click under
+the ``safe`` and ``zero`` rules). The flood fill of the batch is a dilation restricted to
+each board's zero cells, repeated until no board grows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from grid_envs.core.vector import GridVectorEnv
+from grid_envs.minesweeper import rules
+from grid_envs.minesweeper.env import MinesweeperEnv
+from grid_envs.minesweeper.state import FLAGGED, HIDDEN
+
+N_NUMBERS = 9  # revealed 0..8
+
+
+def dilate(mask: np.ndarray) -> np.ndarray:
+    """(k, rows, cols) masks grown by one cell in all 8 directions (rows, then columns)."""
+    out = mask.copy()
+    out[:, 1:] |= mask[:, :-1]
+    out[:, :-1] |= mask[:, 1:]
+    grown = out.copy()
+    grown[:, :, 1:] |= out[:, :, :-1]
+    grown[:, :, :-1] |= out[:, :, 1:]
+    return grown
+
+
+class MinesweeperVectorEnv(GridVectorEnv):
+    """``num_envs`` Minesweeper games; the keyword arguments are the single env's."""
+
+    def __init__(self, num_envs: int, max_episode_steps: int | None = None, **kwargs: Any) -> None:
+        kwargs.pop("render_mode", None)
+        single = MinesweeperEnv(**kwargs)
+        super().__init__(num_envs, single, max_episode_steps)
+        self.rows, self.cols, self.num_mines = single.rows, single.cols, single.num_mines
+        self.first_click, self.allow_flags = single.first_click, single.allow_flags
+        self.progress_reward, self.win_reward = single.progress_reward, single.win_reward
+        self.loss_penalty = single.loss_penalty
+        self.safe_cells = self.rows * self.cols - self.num_mines
+        shape = (self.num_envs, self.rows, self.cols)
+        self.mines = np.zeros(shape, dtype=bool)  # (num_envs, rows, cols) bool
+        self.counts = np.zeros(shape, dtype=np.uint8)  # mines among the 8 neighbours
+        self.revealed = np.zeros(shape, dtype=bool)
+        self.flags = np.zeros(shape, dtype=bool)
+        self.placed = np.zeros(self.num_envs, dtype=bool)  # mines drawn yet
+        self._codes = np.arange(N_NUMBERS + 1, dtype=np.uint8)[None, :, None, None]
+
+    # ------------------------------------------------------------------ hooks
+    def _reset_envs(self, idx: np.ndarray, options: dict[str, Any]) -> None:
+        self.mines[idx] = False
+        self.counts[idx] = 0
+        self.revealed[idx] = False
+        self.flags[idx] = False
+        self.placed[idx] = False
+        if self.first_click == "any":
+            self._place(idx, [None] * len(idx))
+
+    def _place(self, idx: np.ndarray, firsts: list[tuple[int, int] | None]) -> None:
+        """Draw the mines of the envs ``idx``, each from its own generator with the single
+        env's draws (:func:`rules.mine_cells`); then every count at once."""
+        flat = self.mines[idx].reshape(len(idx), self.rows * self.cols)
+        for j, (i, first) in enumerate(zip(idx.tolist(), firsts, strict=True)):
+            cells = rules.mine_cells(
+                self.rows, self.cols, self.num_mines, self.first_click, self.rngs[i], first
+            )
+            flat[j, cells] = True
+        mines = flat.reshape(len(idx), self.rows, self.cols)
+        self.mines[idx] = mines
+        padded = np.pad(mines, ((0, 0), (1, 1), (1, 1))).astype(np.uint8)
+        counts = np.zeros(mines.shape, dtype=np.uint8)
+        for dr in (0, 1, 2):
+            for dc in (0, 1, 2):
+                if dr != 1 or dc != 1:
+                    counts += padded[:, dr : dr + self.rows, dc : dc + self.cols]
+        self.counts[idx] = counts
+        self.placed[idx] = True
+
+    def _masks(self, idx: np.ndarray) -> np.ndarray:
+        hidden = ~self.revealed[idx].reshape(len(idx), self.rows * self.cols)
+        reveal = hidden & ~self.flags[idx].reshape(len(idx), self.rows * self.cols)
+        return np.concatenate([reveal, hidden], axis=1) if self.allow_flags else reveal
+
+    def _apply(self, idx: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, ...]:
+        n = self.rows * self.cols
+        rewards = np.zeros(len(idx))
+        terminated = np.zeros(len(idx), dtype=bool)
+        won = np.zeros(len(idx), dtype=bool)
+        flag = actions >= n
+        if flag.any():
+            f_idx, f_cell = idx[flag], actions[flag] - n
+            r, c = np.divmod(f_cell, self.cols)
+            self.flags[f_idx, r, c] = ~self.flags[f_idx, r, c]
+        k = np.flatnonzero(~flag)
+        if not len(k):
+            return rewards, terminated, won
+        envs = idx[k]
+        r, c = np.divmod(actions[k], self.cols)
+        new = np.flatnonzero(~self.placed[envs])
+        if len(new):
+            self._place(envs[new], list(zip(r[new].tolist(), c[new].tolist(), strict=True)))
+        boom = self.mines[envs, r, c]
+        rewards[k[boom]] = self.loss_penalty
+        terminated[k[boom]] = True
+        safe = ~boom
+        envs, r, c, k = envs[safe], r[safe], c[safe], k[safe]
+        opened = np.zeros(len(envs), dtype=np.int64)
+        number = self.counts[envs, r, c] > 0
+        self.revealed[envs[number], r[number], c[number]] = True
+        opened[number] = 1
+        zero = np.flatnonzero(~number)
+        if len(zero):
+            opened[zero] = self._flood(envs[zero], r[zero], c[zero])
+        rewards[k] = self.progress_reward * opened / self.safe_cells
+        total = self.revealed[envs].reshape(len(envs), self.rows * self.cols).sum(axis=1)
+        win = total == self.safe_cells
+        rewards[k[win]] += self.win_reward
+        terminated[k[win]] = won[k[win]] = True
+        return rewards, terminated, won
+
+    def _flood(self, envs: np.ndarray, r: np.ndarray, c: np.ndarray) -> np.ndarray:
+        """Open the zero regions clicked in ``envs`` and their borders; cells opened each."""
+        free = (self.counts[envs] == 0) & ~self.mines[envs]
+        region = np.zeros_like(free)
+        region[np.arange(len(envs)), r, c] = True
+        live = np.arange(len(envs))  # the boards still growing
+        while len(live):
+            grown = dilate(region[live]) & free[live]
+            changed = (grown != region[live]).any(axis=(1, 2))
+            region[live] = grown
+            live = live[changed]
+        opened = dilate(region) & ~self.revealed[envs]
+        self.flags[envs] &= ~opened  # flags inside the opened region are lifted
+        self.revealed[envs] |= opened
+        return opened.reshape(len(envs), self.rows * self.cols).sum(axis=1)
+
+    def _observations(self) -> np.ndarray:
+        if self.template.observation_mode == "compact":
+            out = np.where(self.revealed, self.counts, HIDDEN).astype(np.uint8)
+            out[self.flags & ~self.revealed] = FLAGGED
+            return out
+        code = np.where(self.revealed, self.counts + 1, 0).astype(np.uint8)  # 0 hidden
+        planes = (code[:, None] == self._codes).view(np.uint8)  # (num_envs, 10, rows, cols)
+        if self.allow_flags:
+            flagged = (self.flags & ~self.revealed)[:, None].view(np.uint8)
+            planes = np.concatenate([planes, flagged], axis=1)
+        return planes
+
+    def _infos(self, done: np.ndarray) -> dict[str, Any]:
+        n = self.num_envs
+        infos: dict[str, Any] = {
+            "revealed": self.revealed.reshape(n, self.rows * self.cols).sum(axis=1),
+            "mines_left": self.num_mines - self.flags.reshape(n, self.rows * self.cols).sum(axis=1),
+            "first_click": np.full(n, self.first_click, dtype=object),
+        }
+        ended = done & self.placed
+        if ended.any():
+            infos["mines"] = np.where(ended[:, None, None], self.mines, False)
+            infos["_mines"] = ended.copy()
+        return infos

@@ -1,0 +1,94 @@
+"""The native batched envs against N single envs: the same seeds and actions give exactly the
+same observations, rewards, ends, infos and masks, resets and generated boards included."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import grid_envs
+
+
+def _equal(a: Any, b: Any) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(np.asarray(a), np.asarray(b))
+    return bool(a == b)
+
+
+def run_both(env_id: str, num_envs: int, steps: int, seed: int, **kwargs: Any) -> int:
+    """Step a batched env and ``num_envs`` single envs side by side; the episodes ended."""
+    vec = gym.make_vec(env_id, num_envs, vectorization_mode="vector_entry_point", **kwargs)
+    singles = [gym.make(env_id, **kwargs) for _ in range(num_envs)]
+    obs, infos = vec.reset(seed=seed)
+    pending = [False] * num_envs
+    single_info = []
+    for i, env in enumerate(singles):
+        o, info = env.reset(seed=seed + i)
+        assert np.array_equal(obs[i], o)
+        single_info.append(info)
+    rng = np.random.default_rng(seed)
+    ended = 0
+    for _ in range(steps):
+        mask = vec.unwrapped.action_masks()
+        actions = np.argmax(rng.random(mask.shape) * mask, axis=1)
+        wild = rng.random(num_envs) < 0.1  # some actions from the whole space: often illegal
+        actions[wild] = rng.integers(vec.single_action_space.n, size=int(wild.sum()))
+        obs, rewards, terminated, truncated, infos = vec.step(actions)
+        for i, env in enumerate(singles):
+            if pending[i]:
+                o, info = env.reset()
+                r, te, tr = 0.0, False, False
+            else:
+                assert np.array_equal(mask[i], single_info[i]["action_mask"])
+                o, r, te, tr, info = env.step(int(actions[i]))
+            pending[i] = te or tr
+            ended += pending[i]
+            single_info[i] = info
+            assert np.array_equal(obs[i], o), (i, "observation")
+            assert rewards[i] == pytest.approx(r, abs=1e-12), (i, rewards[i], r)
+            assert (terminated[i], truncated[i]) == (te, tr), i
+            for key, value in info.items():
+                assert infos[f"_{key}"][i], (i, key)
+                assert _equal(infos[key][i], value), (i, key, infos[key][i], value)
+            extra = [k for k in infos if not k.startswith("_") and infos[f"_{k}"][i]]
+            assert set(extra) <= set(info), (i, set(extra) - set(info))
+    return ended
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"first_click": "zero", "rows": 6, "cols": 7, "mines": 8},
+        {"first_click": "any", "rows": 5, "cols": 5, "mines": 3},
+        {"allow_flags": True, "rows": 6, "cols": 6, "mines": 5},
+        {"observation_mode": "compact", "max_episode_steps": 6},
+    ],
+    ids=["default", "zero", "any", "flags", "compact-timelimit"],
+)
+def test_batched_minesweeper_matches_single_envs(kwargs: dict[str, Any]) -> None:
+    ended = run_both("GridGames/Minesweeper-v0", 6, 60, 11, **kwargs)
+    assert ended >= 6  # autoresets were exercised
+
+
+def test_every_id_with_a_vector_entry_point_is_batched_natively() -> None:
+    natives = [i for i in grid_envs.ENVS if gym.spec(i).vector_entry_point]
+    assert "GridGames/Minesweeper-Expert-v0" in natives
+    for env_id in natives:
+        vec = gym.make_vec(env_id, 3, vectorization_mode="vector_entry_point")
+        obs, info = vec.reset(seed=0)
+        assert vec.observation_space.contains(obs)
+        assert info["action_mask"].shape == (3, vec.single_action_space.n)
+        assert vec.unwrapped.action_masks().shape == info["action_mask"].shape
+
+
+def test_bad_batched_actions_are_refused_with_the_space() -> None:
+    vec = gym.make_vec("GridGames/Minesweeper-v0", 2, vectorization_mode="vector_entry_point")
+    vec.reset(seed=0)
+    with pytest.raises(ValueError, match="outside the action space"):
+        vec.step(np.array([0, 81]))
+    with pytest.raises(ValueError, match="2 integers"):
+        vec.step(np.array([0]))
