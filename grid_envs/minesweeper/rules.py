@@ -38,42 +38,49 @@ def check_board(rows: int, cols: int, mines: int, first_click: str) -> None:
 
 
 def neighbour_counts(mines: np.ndarray) -> np.ndarray:
-    """Mines among each cell's 8 neighbours, (rows, cols) uint8."""
-    padded = np.pad(mines.astype(np.uint8), 1)
-    rows, cols = mines.shape
-    total = np.zeros((rows, cols), dtype=np.uint8)
+    """Mines among each cell's 8 neighbours, uint8; ``mines`` is (rows, cols) or a batch
+    (k, rows, cols)."""
+    rows, cols = mines.shape[-2:]
+    pad = [(0, 0)] * (mines.ndim - 2) + [(1, 1), (1, 1)]
+    padded = np.pad(mines.astype(np.uint8), pad)
+    total = np.zeros(mines.shape, dtype=np.uint8)
     for dr in (0, 1, 2):
         for dc in (0, 1, 2):
             if dr != 1 or dc != 1:
-                total += padded[dr : dr + rows, dc : dc + cols]
+                total += padded[..., dr : dr + rows, dc : dc + cols]
     return total
 
 
-def mine_cells(
-    rows: int, cols: int, num_mines: int, first_click: str, rng: np.random.Generator,
-    first: Cell | None,
-) -> np.ndarray:  # fmt: skip
-    """The flat cells of a uniform mine layout, keeping the first click free as its rule says.
+def draw_mines(
+    keys: np.ndarray, firsts: np.ndarray, num_mines: int, first_click: str
+) -> np.ndarray:
+    """Mine layouts from uniform keys, the first click kept free as its rule says.
 
-    The one place mines are drawn: the single and the batched env make the same draws.
+    ``keys``: (k, rows, cols) uniform draws, one per cell, from each game's generator;
+    ``firsts``: (k, rows, cols) bool, the first click (all False when there is none). The
+    ``num_mines`` allowed cells with the smallest keys get the mines: a uniform layout. The
+    single env (k = 1) and the batched env share this, so the same seed gives the same board.
     """
-    allowed = np.ones((rows, cols), dtype=bool)
-    if first is not None and first_click != "any":
-        r, c = first
-        if first_click == "safe":
-            allowed[r, c] = False
-        else:
-            allowed[max(0, r - 1) : r + 2, max(0, c - 1) : c + 2] = False
-    return rng.choice(np.flatnonzero(allowed), size=num_mines, replace=False)
+    k, rows, cols = keys.shape
+    blocked = {"any": np.zeros_like(firsts), "safe": firsts}.get(first_click)
+    if blocked is None:  # "zero": the click and its neighbours
+        blocked = dilate(firsts)
+    keys = np.where(blocked, 2.0, keys).reshape(k, rows * cols)
+    mines = np.zeros((k, rows * cols), dtype=bool)
+    if num_mines:
+        chosen = np.argpartition(keys, num_mines - 1, axis=1)[:, :num_mines]
+        mines[np.arange(k)[:, None], chosen] = True
+    return mines.reshape(k, rows, cols)
 
 
 def place_mines(state: MinesweeperState, rng: np.random.Generator, first: Cell | None) -> None:
-    """Draw the mines (:func:`mine_cells`) and derive the counts and zero runs."""
+    """Draw the mines (:func:`draw_mines`) and derive the counts and zero runs."""
     rows, cols = state.rows, state.cols
-    chosen = mine_cells(rows, cols, state.num_mines, state.first_click, rng, first)
-    mines = np.zeros(rows * cols, dtype=bool)
-    mines[chosen] = True
-    state.mines = mines.reshape(rows, cols)
+    firsts = np.zeros((1, rows, cols), dtype=bool)
+    if first is not None:
+        firsts[0][first] = True
+    keys = rng.random((1, rows, cols))
+    state.mines = draw_mines(keys, firsts, state.num_mines, state.first_click)[0]
     state.counts = neighbour_counts(state.mines)
     state.runs = zero_runs(state.counts == 0, state.mines)
     state.placed = True
@@ -118,14 +125,15 @@ def zero_region(state: MinesweeperState, cell: Cell) -> np.ndarray:
 
 
 def dilate(mask: np.ndarray) -> np.ndarray:
-    """The mask grown by one cell in all 8 directions."""
-    rows, cols = mask.shape
-    padded = np.pad(mask, 1)
-    out = np.zeros_like(mask)
-    for dr in (0, 1, 2):
-        for dc in (0, 1, 2):
-            out |= padded[dr : dr + rows, dc : dc + cols]
-    return out
+    """The mask grown by one cell in all 8 directions (rows, then columns); ``mask`` is
+    (rows, cols) or a batch (k, rows, cols)."""
+    out = mask.copy()
+    out[..., 1:, :] |= mask[..., :-1, :]
+    out[..., :-1, :] |= mask[..., 1:, :]
+    grown = out.copy()
+    grown[..., 1:] |= out[..., :-1]
+    grown[..., :-1] |= out[..., 1:]
+    return grown
 
 
 def legal_reveals(state: MinesweeperState) -> np.ndarray:

@@ -24,17 +24,6 @@ from grid_envs.minesweeper.state import FLAGGED, HIDDEN
 N_NUMBERS = 9  # revealed 0..8
 
 
-def dilate(mask: np.ndarray) -> np.ndarray:
-    """(k, rows, cols) masks grown by one cell in all 8 directions (rows, then columns)."""
-    out = mask.copy()
-    out[:, 1:] |= mask[:, :-1]
-    out[:, :-1] |= mask[:, 1:]
-    grown = out.copy()
-    grown[:, :, 1:] |= out[:, :, :-1]
-    grown[:, :, :-1] |= out[:, :, 1:]
-    return grown
-
-
 class MinesweeperVectorEnv(GridVectorEnv):
     """``num_envs`` Minesweeper games; the keyword arguments are the single env's."""
 
@@ -66,23 +55,16 @@ class MinesweeperVectorEnv(GridVectorEnv):
             self._place(idx, [None] * len(idx))
 
     def _place(self, idx: np.ndarray, firsts: list[tuple[int, int] | None]) -> None:
-        """Draw the mines of the envs ``idx``, each from its own generator with the single
-        env's draws (:func:`rules.mine_cells`); then every count at once."""
-        flat = self.mines[idx].reshape(len(idx), self.rows * self.cols)
-        for j, (i, first) in enumerate(zip(idx.tolist(), firsts, strict=True)):
-            cells = rules.mine_cells(
-                self.rows, self.cols, self.num_mines, self.first_click, self.rngs[i], first
-            )
-            flat[j, cells] = True
-        mines = flat.reshape(len(idx), self.rows, self.cols)
+        """Draw the mines of the envs ``idx``: each env's keys from its own generator, the
+        layouts and counts for all at once (:func:`rules.draw_mines`, as the single env)."""
+        keys = np.stack([self.rngs[i].random((self.rows, self.cols)) for i in idx.tolist()])
+        clicked = np.zeros(keys.shape, dtype=bool)
+        for j, first in enumerate(firsts):
+            if first is not None:
+                clicked[j][first] = True
+        mines = rules.draw_mines(keys, clicked, self.num_mines, self.first_click)
         self.mines[idx] = mines
-        padded = np.pad(mines, ((0, 0), (1, 1), (1, 1))).astype(np.uint8)
-        counts = np.zeros(mines.shape, dtype=np.uint8)
-        for dr in (0, 1, 2):
-            for dc in (0, 1, 2):
-                if dr != 1 or dc != 1:
-                    counts += padded[:, dr : dr + self.rows, dc : dc + self.cols]
-        self.counts[idx] = counts
+        self.counts[idx] = rules.neighbour_counts(mines)
         self.placed[idx] = True
 
     def _masks(self, idx: np.ndarray) -> np.ndarray:
@@ -134,11 +116,11 @@ class MinesweeperVectorEnv(GridVectorEnv):
         region[np.arange(len(envs)), r, c] = True
         live = np.arange(len(envs))  # the boards still growing
         while len(live):
-            grown = dilate(region[live]) & free[live]
+            grown = rules.dilate(region[live]) & free[live]
             changed = (grown != region[live]).any(axis=(1, 2))
             region[live] = grown
             live = live[changed]
-        opened = dilate(region) & ~self.revealed[envs]
+        opened = rules.dilate(region) & ~self.revealed[envs]
         self.flags[envs] &= ~opened  # flags inside the opened region are lifted
         self.revealed[envs] |= opened
         return opened.reshape(len(envs), self.rows * self.cols).sum(axis=1)
