@@ -5,8 +5,8 @@ The registered ids' ``vector_entry_point``:
 vectorization_mode="vector_entry_point")``. Same settings, observations, rewards and info
 keys as :class:`~grid_envs.minesweeper.env.MinesweeperEnv`, and for the same seeds and
 actions the same trajectories (tested), because each env draws its mines from its own
-generator with the single env's code (:func:`rules.place_mines`, at the first click under
-the ``safe`` and ``zero`` rules). The flood fill of the batch is a dilation restricted to
+generator with the single env's code (:func:`rules.draw_mines`: one key per cell, at the
+first click under the ``safe`` and ``zero`` rules), the keys of all envs in one array. The flood fill of the batch is a dilation restricted to
 each board's zero cells, repeated until no board grows.
 """
 
