@@ -143,7 +143,7 @@ class RLlibConfig:
     shaping: str | None = None
     gamma: float = 0.99
     lr: float = 3e-4
-    gae_lambda: float = 0.95  # RLlib's default is 1.0; 0.95 is SB3's, and learns faster here
+    gae_lambda: float = 0.95  # SB3's (RLlib's default is 1.0)
     train_batch: int = 1_000  # env steps per training iteration
     minibatch: int = 128
     epochs: int = 10
