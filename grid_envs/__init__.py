@@ -72,6 +72,7 @@ ENVS: dict[str, tuple[str, int | None, dict[str, Any], str]] = {
 # vectorization_mode="vector_entry_point")``); games not listed fall back to Gymnasium's
 VECTOR_ENTRY_POINTS = {
     "grid_envs.minesweeper.env": "grid_envs.minesweeper.vector:MinesweeperVectorEnv",
+    "grid_envs.knight.env": "grid_envs.knight.vector:KnightVectorEnv",
 }
 
 

@@ -74,9 +74,24 @@ def test_batched_minesweeper_matches_single_envs(kwargs: dict[str, Any]) -> None
     assert ended >= 6  # autoresets were exercised
 
 
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"level": "samples", "energy_slack": 1.5},
+        {"rows": 5, "cols": 7, "monster_density": 0.4, "item_density": 0.3, "energy_slack": 2.0},
+        {"observation_mode": "compact", "energy_slack": 3.0, "max_episode_steps": 9},
+    ],
+    ids=["default", "samples", "monsters-items", "compact-timelimit"],
+)
+def test_batched_knight_matches_single_envs(kwargs: dict[str, Any]) -> None:
+    ended = run_both("GridGames/Knight-v0", 5, 60, 3, **kwargs)
+    assert ended >= 5
+
+
 def test_every_id_with_a_vector_entry_point_is_batched_natively() -> None:
     natives = [i for i in grid_envs.ENVS if gym.spec(i).vector_entry_point]
-    assert "GridGames/Minesweeper-Expert-v0" in natives
+    assert {"GridGames/Minesweeper-Expert-v0", "GridGames/Knight-Large-v0"} <= set(natives)
     for env_id in natives:
         vec = gym.make_vec(env_id, 3, vectorization_mode="vector_entry_point")
         obs, info = vec.reset(seed=0)

@@ -6,8 +6,9 @@ vectorization_mode="vector_entry_point")``. Same settings, observations, rewards
 keys as :class:`~grid_envs.minesweeper.env.MinesweeperEnv`, and for the same seeds and
 actions the same trajectories (tested), because each env draws its mines from its own
 generator with the single env's code (:func:`rules.draw_mines`: one key per cell, at the
-first click under the ``safe`` and ``zero`` rules), the keys of all envs in one array. The flood fill of the batch is a dilation restricted to
-each board's zero cells, repeated until no board grows.
+first click under the ``safe`` and ``zero`` rules), the keys of all envs in one array. The
+flood fill of the batch is a dilation restricted to each board's zero cells, repeated until
+no board grows.
 """
 
 from __future__ import annotations

@@ -1,0 +1,108 @@
+"""The Knight for a whole batch: mazes as (num_envs, rows, cols) arrays, moves stepped at once.
+
+The registered ids' ``vector_entry_point``. A new episode is set up by the single env's own
+code (:meth:`KnightEnv._new_episode`, a generated maze or a level file) drawing from that
+env's generator, so the same seeds give the same mazes as N single envs (tested); the
+moves, energy, items, the exit and the "can it still reach the exit" loss are array
+operations over the batch, on each maze's Dijkstra map (computed once per maze).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from grid_envs.core.grid import DIRECTIONS
+from grid_envs.core.vector import GridVectorEnv
+from grid_envs.knight.env import KnightEnv
+from grid_envs.knight.solver import exit_distances
+from grid_envs.knight.state import ACTION_BITS, DOWN_BIT, LEFT_BIT, RIGHT_BIT, UP_BIT
+
+WALL_BITS = np.array([UP_BIT, RIGHT_BIT, DOWN_BIT, LEFT_BIT], dtype=np.uint8)  # planes 0-3
+UNREACHABLE = np.iinfo(np.int64).max // 2  # padding cells: never reached
+
+
+class KnightVectorEnv(GridVectorEnv):
+    """``num_envs`` Knight games; the keyword arguments are the single env's."""
+
+    def __init__(self, num_envs: int, max_episode_steps: int | None = None, **kwargs: Any) -> None:
+        kwargs.pop("render_mode", None)
+        single = KnightEnv(**kwargs)
+        super().__init__(num_envs, single, max_episode_steps)
+        self.single = single  # sets up every new episode, with the env's own generator
+        n, (rows, cols) = self.num_envs, single.obs_shape
+        self.cells = np.zeros((n, rows, cols), dtype=np.uint8)  # URDL open sides, 0 = padding
+        self.monsters = np.zeros((n, rows, cols), dtype=bool)
+        self.items = np.zeros((n, rows, cols), dtype=bool)  # not picked up yet
+        self.dist = np.zeros((n, rows, cols), dtype=np.int64)  # cheapest cost to the exit
+        self.monster_cost = np.zeros(n, dtype=np.int64)
+        self.knight = np.zeros((n, 2), dtype=np.int64)
+        self.exit = np.zeros((n, 2), dtype=np.int64)
+        self.energy = np.zeros(n, dtype=np.int64)
+        self.cheapest = np.zeros(n, dtype=np.int64)
+        self.collected = np.zeros(n, dtype=np.int64)
+        self._moves = np.array(DIRECTIONS, dtype=np.int64)  # action -> (dr, dc)
+        self._bits = np.array(ACTION_BITS, dtype=np.uint8)  # action -> the side it opens
+
+    # ------------------------------------------------------------------ hooks
+    def _reset_envs(self, idx: np.ndarray, options: dict[str, Any]) -> None:
+        for i in idx.tolist():
+            self.single.np_random = self.rngs[i]
+            self.single._new_episode(options)
+            s = self.single.state
+            assert s is not None
+            level, (rows, cols) = s.level, s.level.shape
+            for array in (self.cells, self.monsters, self.items):
+                array[i] = 0
+            self.cells[i, :rows, :cols] = level.cells
+            self.monsters[i, :rows, :cols] = level.monsters
+            self.items[i, :rows, :cols] = s.items
+            self.dist[i] = UNREACHABLE
+            self.dist[i, :rows, :cols] = exit_distances(level)
+            self.monster_cost[i] = level.monster_cost
+            self.knight[i], self.exit[i] = s.knight, level.exit
+            self.energy[i], self.cheapest[i], self.collected[i] = s.energy, level.cheapest, 0
+
+    def _masks(self, idx: np.ndarray) -> np.ndarray:
+        here = self.cells[idx, self.knight[idx, 0], self.knight[idx, 1]]
+        return (here[:, None] & self._bits[None, :]) > 0
+
+    def _apply(self, idx: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, ...]:
+        single = self.single
+        pos = self.knight[idx] + self._moves[actions]
+        self.knight[idx] = pos
+        r, c = pos[:, 0], pos[:, 1]
+        self.energy[idx] -= np.where(self.monsters[idx, r, c], self.monster_cost[idx], 1)
+        rewards = np.full(len(idx), single.step_reward)
+        found = self.items[idx, r, c]
+        self.items[idx[found], r[found], c[found]] = False
+        self.collected[idx[found]] += 1
+        rewards[found] += single.item_reward
+        won = (pos == self.exit[idx]).all(axis=1)
+        lost = ~won & (self.energy[idx] < self.dist[idx, r, c])
+        rewards[won] += single.win_reward
+        rewards[lost] += single.loss_penalty
+        return rewards, won | lost, won
+
+    def _observations(self) -> np.ndarray:
+        if self.template.observation_mode == "compact":
+            return self.cells.copy()
+        n, rows, cols = self.cells.shape
+        planes = np.zeros((n, 9, rows, cols), dtype=np.uint8)
+        planes[:, :4] = (self.cells[:, None] & WALL_BITS[None, :, None, None]) > 0
+        everyone = np.arange(n)
+        planes[everyone, 4, self.knight[:, 0], self.knight[:, 1]] = 1
+        planes[everyone, 5, self.exit[:, 0], self.exit[:, 1]] = 1
+        planes[:, 6] = self.monsters
+        planes[:, 7] = self.items
+        planes[:, 8] = np.clip(self.energy, 0, 255)[:, None, None]
+        return planes
+
+    def _infos(self, done: np.ndarray) -> dict[str, Any]:
+        return {
+            "energy": self.energy.copy(),
+            "cheapest": self.cheapest.copy(),
+            "items_collected": self.collected.copy(),
+            "knight": self.knight.copy(),
+        }
