@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from grid_envs.knight import maze
-from grid_envs.knight.solver import distances
+from grid_envs.knight.solver import distances, remember_exit_distances
 from grid_envs.knight.state import KnightLevel
 
 
@@ -58,12 +58,20 @@ class KnightGenerator:
         costs = np.where(monsters, self.monster_cost, 1)
         probe = divmod(int(rng.integers(self.rows * self.cols)), self.cols)
         exit_ = _farthest(distances(cells, costs, probe))
-        start = _farthest(distances(cells, costs, exit_))
-        for cell in (start, exit_):
-            monsters[cell] = items[cell] = False
-        costs = np.where(monsters, self.monster_cost, 1)
-        cheapest = int(distances(cells, costs, exit_)[start])
-        return KnightLevel(cells, start, exit_, monsters, items, self.monster_cost, cheapest)
+        monsters[exit_] = items[exit_] = False
+        # clearing the exit's monster lowers every other cell's cost by the same amount, so
+        # the farthest cell (the start) is the one it was before
+        dist = distances(cells, np.where(monsters, self.monster_cost, 1), exit_)
+        start = _farthest(dist)
+        monsters[start] = items[start] = False
+        # no cheapest route passes through the start (the farthest cell: any route through it
+        # costs more than its own), so clearing its monster changes no cell's cost: ``dist``
+        # is the finished level's Dijkstra map, handed to the env instead of computed again
+        level = KnightLevel(
+            cells, start, exit_, monsters, items, self.monster_cost, int(dist[start])
+        )
+        remember_exit_distances(level, dist)
+        return level
 
 
 def _farthest(dist: np.ndarray) -> tuple[int, int]:

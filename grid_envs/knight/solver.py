@@ -11,7 +11,7 @@ reference, and both against a BFS on unit prices and brute force on small mazes.
 from __future__ import annotations
 
 import heapq
-from functools import lru_cache
+import weakref
 
 import numpy as np
 
@@ -119,10 +119,22 @@ def bfs(cells: np.ndarray, target: tuple[int, int]) -> np.ndarray:
     return np.array(dist, dtype=np.int64).reshape(rows, cols)
 
 
-@lru_cache(maxsize=256)
+_EXIT_DISTANCES: weakref.WeakKeyDictionary[KnightLevel, np.ndarray] = weakref.WeakKeyDictionary()
+
+
 def exit_distances(level: KnightLevel) -> np.ndarray:
-    """Dijkstra from the level's exit, computed once per level (levels are immutable)."""
-    return distances(level.cells, level.costs(), level.exit)
+    """Dijkstra from the level's exit, computed once per level (levels are immutable) and
+    kept while the level lives. Read only: the array is shared."""
+    found = _EXIT_DISTANCES.get(level)
+    if found is None:
+        found = distances(level.cells, level.costs(), level.exit)
+        _EXIT_DISTANCES[level] = found
+    return found
+
+
+def remember_exit_distances(level: KnightLevel, dist: np.ndarray) -> None:
+    """Hand over a Dijkstra map already computed for ``level`` (the generator has one)."""
+    _EXIT_DISTANCES[level] = dist
 
 
 def distance_potential(state: KnightState) -> float:

@@ -176,3 +176,18 @@ def test_cli_generate_writes_a_loadable_map(tmp_path: Path) -> None:
     assert level.shape == (6, 8)
     env = gym.make("GridGames/Knight-v0", level=str(out))
     assert env.reset(seed=0)[0].shape == (9, 6, 8)
+
+
+@pytest.mark.parametrize("monsters", [0.1, 0.5])
+def test_the_generators_dijkstra_map_is_the_levels_own(monsters: float) -> None:
+    """The generator hands its last Dijkstra map to the env instead of a fresh run: it must
+    be exactly the finished level's (the start's and the exit's monsters removed)."""
+    from grid_envs.knight.solver import distances, exit_distances
+
+    gen = KnightGenerator(7, 8, 0.2, monsters, 0.1, 4)
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        level = gen.generate(rng)
+        fresh = distances(level.cells, level.costs(), level.exit)
+        assert np.array_equal(exit_distances(level), fresh)
+        assert level.cheapest == fresh[level.start] == fresh.max()
