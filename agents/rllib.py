@@ -276,10 +276,15 @@ def train_rllib(
 RUN_KEYS = ("env_id", "env_kwargs", "shaping", "features_dim")
 
 
+def _policy_dir(path: str | Path) -> Path:
+    """The exported policy folder, given it or the run folder that holds it."""
+    p = Path(path)
+    return p if p.name == POLICY_DIR else p / POLICY_DIR
+
+
 def is_rllib_policy(path: str | Path) -> bool:
     """A run folder or an exported policy folder of :func:`train_rllib`."""
-    p = Path(path)
-    return (p / POLICY_DIR).is_dir() or (p.name == POLICY_DIR and p.is_dir())
+    return _policy_dir(path).is_dir()
 
 
 class RLlibPolicyAgent(Agent):
@@ -295,8 +300,7 @@ class RLlibPolicyAgent(Agent):
     def load(cls, path: str | Path, env: Any = None, seed: int | None = None) -> RLlibPolicyAgent:
         from ray.rllib.core.rl_module.rl_module import RLModule
 
-        p = Path(path)
-        p = p if p.name == POLICY_DIR else p / POLICY_DIR
+        p = _policy_dir(path)
         agent = cls(RLModule.from_checkpoint(str(p.resolve())), env, seed)
         agent.name = f"rllib-ppo:{p.parent.name}"
         return agent
@@ -317,7 +321,6 @@ class RLlibPolicyAgent(Agent):
 
 
 def settings_of(path: str | Path) -> dict[str, Any]:
-    p = Path(path)
-    run = p.parent if p.name == POLICY_DIR else p
+    run = _policy_dir(path).parent
     settings: dict[str, Any] = json.loads((run / "settings.json").read_text())
     return settings

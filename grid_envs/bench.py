@@ -172,7 +172,7 @@ def bench(
     return {
         "machine": f"{platform.machine()}, {platform.system()}, Python {platform.python_version()}",
         "date": time.strftime("%Y-%m-%d"),
-        "grid_games": getattr(grid_envs, "__version__", "0.1.0"),
+        "grid_games": grid_envs.__version__,
         "frozenlake_steps_per_s": reference,
         "games": [asdict(g) for g in games],
     }

@@ -1,7 +1,7 @@
 """The native batched env: the contract of :mod:`grid_envs.core.base_env`, for a whole batch.
 
 A game subclasses :class:`GridVectorEnv` and fills in array hooks over the batch
-(``_reset_envs``, ``_masks``, ``_apply``, ``_planes``, ``_infos``). The base class does
+(``_reset_envs``, ``_masks``, ``_apply``, ``_observations``, ``_infos``). The base class does
 the shared work, exactly as ``gymnasium.make`` + Gymnasium's ``SyncVectorEnv`` would over N
 single envs, so that the same seeds and actions give the same trajectories:
 

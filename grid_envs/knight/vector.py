@@ -26,11 +26,12 @@ UNREACHABLE = np.iinfo(np.int64).max // 2  # padding cells: never reached
 class KnightVectorEnv(GridVectorEnv):
     """``num_envs`` Knight games; the keyword arguments are the single env's."""
 
+    template: KnightEnv  # sets up every new episode, with the env's own generator
+
     def __init__(self, num_envs: int, max_episode_steps: int | None = None, **kwargs: Any) -> None:
         kwargs.pop("render_mode", None)
         single = KnightEnv(**kwargs)
         super().__init__(num_envs, single, max_episode_steps)
-        self.single = single  # sets up every new episode, with the env's own generator
         n, (rows, cols) = self.num_envs, single.obs_shape
         self.cells = np.zeros((n, rows, cols), dtype=np.uint8)  # URDL open sides, 0 = padding
         self.monsters = np.zeros((n, rows, cols), dtype=bool)
@@ -48,9 +49,9 @@ class KnightVectorEnv(GridVectorEnv):
     # ------------------------------------------------------------------ hooks
     def _reset_envs(self, idx: np.ndarray, options: dict[str, Any]) -> None:
         for i in idx.tolist():
-            self.single.np_random = self.rngs[i]
-            self.single._new_episode(options)
-            s = self.single.state
+            self.template.np_random = self.rngs[i]
+            self.template._new_episode(options)
+            s = self.template.state
             assert s is not None
             level, (rows, cols) = s.level, s.level.shape
             for array in (self.cells, self.monsters, self.items):
@@ -69,7 +70,7 @@ class KnightVectorEnv(GridVectorEnv):
         return (here[:, None] & self._bits[None, :]) > 0
 
     def _apply(self, idx: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, ...]:
-        single = self.single
+        single = self.template
         pos = self.knight[idx] + self._moves[actions]
         self.knight[idx] = pos
         r, c = pos[:, 0], pos[:, 1]
