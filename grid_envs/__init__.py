@@ -73,6 +73,7 @@ ENVS: dict[str, tuple[str, int | None, dict[str, Any], str]] = {
 VECTOR_ENTRY_POINTS = {
     "grid_envs.minesweeper.env": "grid_envs.minesweeper.vector:MinesweeperVectorEnv",
     "grid_envs.knight.env": "grid_envs.knight.vector:KnightVectorEnv",
+    "grid_envs.sokoban.env": "grid_envs.sokoban.vector:SokobanVectorEnv",
 }
 
 

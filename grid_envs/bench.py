@@ -4,11 +4,18 @@ Per game: single-env steps/s through ``gymnasium.make`` (a random legal action e
 resets included, the action picked outside the timed call), resets/s, batched env-steps/s
 through ``gymnasium.make_vec`` at each batch size (the native ``vector_entry_point`` when the
 id has one, else Gymnasium's ``SyncVectorEnv``, and the mode used is reported), and the peak
-memory Python allocated while the largest batch ran (``tracemalloc``; numpy arrays
-included). FrozenLake-v1's random steps/s is the floor of Python overhead that the ratios
-are taken against, since timings on a shared machine drift.
+memory Python allocated while the largest batch was made and stepped 20 times
+(``tracemalloc``, numpy arrays included, traced apart from the timing). FrozenLake-v1's
+random steps/s is the floor of Python overhead that the ratios are taken against, since
+timings on a shared machine drift.
 
 Each figure is the median of ``repeats`` timed windows of about ``seconds`` each.
+
+Settings: each game runs with its registered defaults plus :data:`BENCH_KWARGS`, the same for
+the single and the batched env (reported with the figures). Sokoban draws its levels from a
+pool of 10,000 (``level_pool``, see :mod:`grid_envs.sokoban.pool`), generated before the
+timing (how long that took is reported as ``pool_fill_s``): fresh levels cost about 1 ms
+each, more than a batch of steps.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ BENCH_ENVS = (
     "GridGames/Pikachu-v0",
 )
 BATCHES = (1, 64, 1024, 4096)
+BENCH_KWARGS: dict[str, dict[str, Any]] = {"GridGames/Sokoban-v0": {"level_pool": 10_000}}
 
 
 @dataclass
@@ -44,6 +52,8 @@ class GameFigures:
     batched_steps_per_s: dict[str, float] = field(default_factory=dict)  # batch -> env-steps/s
     peak_mb: float = 0.0  # Python allocations while the largest batch ran
     ratio_to_frozenlake: float = 0.0
+    kwargs: dict[str, Any] = field(default_factory=dict)  # settings beyond the registered
+    pool_fill_s: float = 0.0  # generating a level pool before the timing (Sokoban)
 
 
 def _median_rate(window: float, repeats: int, run: Any) -> float:
@@ -74,9 +84,20 @@ def frozenlake_steps_per_second(window: float = 1.0, repeats: int = 3) -> float:
     return _median_rate(window, repeats, run)
 
 
+def fill_pool(env_id: str) -> float:
+    """Generate the level pool of ``env_id`` with its bench settings; the seconds it took
+    (0 without a pool). Pools are shared in a process, so every later env finds it full."""
+    env = gym.make(env_id, **BENCH_KWARGS.get(env_id, {}))
+    pool = getattr(env.unwrapped, "pool", None)
+    start = time.perf_counter()
+    if pool is not None:
+        pool.fill()
+    return time.perf_counter() - start if pool is not None else 0.0
+
+
 def single_steps_per_second(env_id: str, window: float = 1.0, repeats: int = 3) -> float:
     """Random legal actions, resets included; the action is picked outside the timing."""
-    env = gym.make(env_id)
+    env = gym.make(env_id, **BENCH_KWARGS.get(env_id, {}))
     rng = np.random.default_rng(0)
     _, info = env.reset(seed=0)
 
@@ -98,7 +119,7 @@ def single_steps_per_second(env_id: str, window: float = 1.0, repeats: int = 3) 
 
 
 def resets_per_second(env_id: str, window: float = 1.0, repeats: int = 3) -> float:
-    env = gym.make(env_id)
+    env = gym.make(env_id, **BENCH_KWARGS.get(env_id, {}))
     env.reset(seed=0)
 
     def run(deadline: float) -> tuple[int, float]:
@@ -118,18 +139,30 @@ def _vector_mode(env_id: str) -> str:
 def batched_steps_per_second(
     env_id: str, num_envs: int, window: float = 1.0, repeats: int = 3
 ) -> tuple[float, float]:
-    """(env-steps/s, peak MB of Python allocations) for a batch of ``num_envs``."""
-    tracemalloc.start()
-    envs = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode=_vector_mode(env_id))
+    """(env-steps/s, peak MB of Python allocations) for a batch of ``num_envs``.
+
+    The memory is traced in a separate short run: ``tracemalloc`` slows every allocation,
+    so it stays off while the steps are timed."""
+
+    def make() -> Any:
+        return gym.make_vec(
+            env_id, num_envs=num_envs, vectorization_mode=_vector_mode(env_id),
+            **BENCH_KWARGS.get(env_id, {}),
+        )  # fmt: skip
+
+    envs = make()
     _, info = envs.reset(seed=0)
     rng = np.random.default_rng(0)
+
+    def act(info: dict[str, Any]) -> np.ndarray:
+        mask = np.asarray(info["action_mask"], dtype=bool)
+        return np.argmax(rng.random(mask.shape, dtype=np.float32) * mask, axis=1)
 
     def run(deadline: float) -> tuple[int, float]:
         nonlocal info
         steps, spent = 0, 0.0
         while time.perf_counter() < deadline or steps == 0:
-            mask = np.asarray(info["action_mask"], dtype=bool)
-            actions = np.argmax(rng.random(mask.shape, dtype=np.float32) * mask, axis=1)
+            actions = act(info)
             tick = time.perf_counter()
             _, _, _, _, info = envs.step(actions)
             spent += time.perf_counter() - tick
@@ -137,6 +170,12 @@ def batched_steps_per_second(
         return steps, spent
 
     rate = _median_rate(window, repeats, run)
+    envs.close()
+    tracemalloc.start()
+    envs = make()
+    _, info = envs.reset(seed=0)
+    for _ in range(20):
+        _, _, _, _, info = envs.step(act(info))
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     envs.close()
@@ -156,6 +195,7 @@ def bench(
     for env_id in envs:
         if log:
             log(f"{env_id} ...")
+        filled = fill_pool(env_id)
         single = single_steps_per_second(env_id, window, repeats)
         figures = GameFigures(
             env=env_id,
@@ -163,6 +203,8 @@ def bench(
             resets_per_s=resets_per_second(env_id, window, repeats),
             vector_mode=_vector_mode(env_id),
             ratio_to_frozenlake=single / reference,
+            kwargs=BENCH_KWARGS.get(env_id, {}),
+            pool_fill_s=filled,
         )
         for b in batches:
             rate, peak = batched_steps_per_second(env_id, b, window, repeats)
@@ -181,6 +223,16 @@ def bench(
 def table(report: dict[str, Any]) -> str:
     batches = sorted({b for g in report["games"] for b in g["batched_steps_per_s"]}, key=int)
     head = " | ".join(f"batch {int(b):,}" for b in batches)
+    settings = [
+        f"{g['env'].split('/')[1]}: {g['kwargs']}"
+        + (
+            f", pool generated in {g['pool_fill_s']:.1f} s before the timing"
+            if g.get("pool_fill_s")
+            else ""
+        )
+        for g in report["games"]
+        if g.get("kwargs")
+    ]
     lines = [
         f"FrozenLake-v1 (gymnasium.make, random actions): "
         f"{report['frozenlake_steps_per_s']:,.0f} steps/s ({report['machine']}, {report['date']})",
@@ -195,4 +247,6 @@ def table(report: dict[str, Any]) -> str:
             f"({g['ratio_to_frozenlake']:.2f}x) | {g['resets_per_s']:,.0f} | {g['vector_mode']} "
             f"| {cells} | {g['peak_mb']:.0f} |"
         )
+    if settings:
+        lines += ["", "Settings beyond the registered ones: " + "; ".join(settings)]
     return "\n".join(lines)

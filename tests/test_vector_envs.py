@@ -18,8 +18,12 @@ def _equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def run_both(env_id: str, num_envs: int, steps: int, seed: int, **kwargs: Any) -> int:
-    """Step a batched env and ``num_envs`` single envs side by side; the episodes ended."""
+def run_both(
+    env_id: str, num_envs: int, steps: int, seed: int, seen: list | None = None, **kwargs: Any
+) -> int:
+    """Step a batched env and ``num_envs`` single envs side by side; the episodes ended.
+
+    ``seen`` collects the batched env's (rewards, terminated, infos) of every step."""
     vec = gym.make_vec(env_id, num_envs, vectorization_mode="vector_entry_point", **kwargs)
     singles = [gym.make(env_id, **kwargs) for _ in range(num_envs)]
     obs, infos = vec.reset(seed=seed)
@@ -37,6 +41,8 @@ def run_both(env_id: str, num_envs: int, steps: int, seed: int, **kwargs: Any) -
         wild = rng.random(num_envs) < 0.1  # some actions from the whole space: often illegal
         actions[wild] = rng.integers(vec.single_action_space.n, size=int(wild.sum()))
         obs, rewards, terminated, truncated, infos = vec.step(actions)
+        if seen is not None:
+            seen.append((rewards, terminated, infos))
         for i, env in enumerate(singles):
             if pending[i]:
                 o, info = env.reset()
@@ -89,9 +95,59 @@ def test_batched_knight_matches_single_envs(kwargs: dict[str, Any]) -> None:
     assert ended >= 5
 
 
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"rows": 7, "cols": 7, "num_boxes": 2},
+        {"level_pool": 30, "rows": 7, "cols": 8, "num_boxes": 2},
+        {"level_pool": 20, "terminate_on_deadlock": False, "observation_mode": "compact"},
+        {"level_pool": 20, "obs_shape": (12, 11), "max_episode_steps": 15},
+    ],
+    ids=["generated", "pool", "no-deadlock-end-compact", "padded-timelimit"],
+)
+def test_batched_sokoban_matches_single_envs(kwargs: dict[str, Any]) -> None:
+    seen: list = []
+    ended = run_both("GridGames/Sokoban-v0", 6, 150, 5, seen, **kwargs)
+    assert ended >= 6
+    assert sum(info["deadlocked"].sum() for _, _, info in seen) > 0  # freezes were tested
+    assert sum((info["pushes"] > 0).sum() for _, _, info in seen) > 0
+
+
+# Small rooms that random play solves now and then, read in order (each env keeps its place).
+TINY = """
+#####
+#@$.#
+#####
+
+######
+#@ $.#
+#  $.#
+######
+
+#####
+#.  #
+#$$ #
+#.@ #
+#####
+"""
+
+
+def test_batched_sokoban_on_level_lists_matches_single_envs() -> None:
+    seen: list = []
+    kwargs = {"levels": TINY, "level_order": "sequential", "max_episode_steps": 12}
+    ended = run_both("GridGames/Sokoban-v0", 4, 80, 2, seen, **kwargs)
+    assert ended >= 8
+    assert sum(info["solved"].sum() for _, _, info in seen) > 0  # solves were tested
+    assert sum((r > 5).sum() for r, _, _ in seen) > 0
+
+
 def test_every_id_with_a_vector_entry_point_is_batched_natively() -> None:
     natives = [i for i in grid_envs.ENVS if gym.spec(i).vector_entry_point]
-    assert {"GridGames/Minesweeper-Expert-v0", "GridGames/Knight-Large-v0"} <= set(natives)
+    assert {
+        "GridGames/Minesweeper-Expert-v0",
+        "GridGames/Knight-Large-v0",
+        "GridGames/Sokoban-Small-v0",
+    } <= set(natives)
     for env_id in natives:
         vec = gym.make_vec(env_id, 3, vectorization_mode="vector_entry_point")
         obs, info = vec.reset(seed=0)

@@ -136,7 +136,7 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             self.mask[legal] = self._masks(legal)
             stuck = legal[~t & ~self.mask[legal].any(axis=1)]
             if len(stuck):  # a live position with no legal action ends the episode
-                rewards[stuck] += self._no_legal_action()
+                rewards[stuck] += self._no_legal_action(stuck)
                 terminated[stuck] = True
         truncated = np.zeros(self.num_envs, dtype=bool)
         if self.max_episode_steps is not None:
@@ -158,7 +158,8 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         if not self.mask[idx].any(axis=1).all():
             raise ValueError(f"{type(self).__name__}: a starting position has no legal action")
 
-    def _no_legal_action(self) -> float:
+    def _no_legal_action(self, idx: np.ndarray) -> float | np.ndarray:
+        """The extra reward of the envs ``idx``, live but with no legal action (then lost)."""
         return 0.0
 
     def _all_infos(self, illegal: np.ndarray, done: np.ndarray) -> dict[str, Any]:

@@ -13,14 +13,15 @@ from grid_envs.core.grid import DIRECTIONS, DOWN, LEFT, RIGHT, UP
 from grid_envs.sokoban import render, rules
 from grid_envs.sokoban.generator import SokobanGenerator
 from grid_envs.sokoban.levels import BoxobanDirectory, parse_xsb, read_collection
+from grid_envs.sokoban.pool import LevelPool
 from grid_envs.sokoban.state import (
     BOX,
     CHANNELS,
     FLOOR,
     PLAYER,
-    WALL,
     Level,
     SokobanState,
+    cell_codes,
 )
 
 LevelSpec = str | Path | Level | Sequence[Level] | None
@@ -106,6 +107,11 @@ class SokobanEnv(GridEnv):
     - ``generator``: a :class:`SokobanGenerator`; by default one of ``rows x cols`` with
       ``num_boxes`` boxes (10, 10, 4) and ``min_pushes`` (0: no difficulty floor; when set,
       ``info["optimal_pushes"]`` reports the solver's proved optimum).
+    - ``level_pool``: draw generated levels from a pool of this many instead of a fresh one
+      per episode (:class:`~grid_envs.sokoban.pool.LevelPool`: level ``k`` is seeded by
+      ``(pool_seed, k)``, each episode picks ``k`` with the env's generator, and
+      ``info["level_index"]`` is ``k``). Resets then cost a copy, not a search; the batched
+      env needs it to keep up. ``pool_seed`` picks another pool.
     - ``obs_shape``: the observation grid; by default the largest level or the generator's.
     - ``level_order``: ``"random"`` (seeded) or ``"sequential"`` for level lists.
     - ``step_penalty``, ``box_on_reward``, ``box_off_penalty``, ``solve_reward``,
@@ -130,6 +136,8 @@ class SokobanEnv(GridEnv):
         cols: int = 10,
         num_boxes: int = 4,
         min_pushes: int = 0,
+        level_pool: int | None = None,
+        pool_seed: int = 0,
         obs_shape: tuple[int, int] | None = None,
         level_order: str = "random",
         step_penalty: float = -0.1,
@@ -149,6 +157,11 @@ class SokobanEnv(GridEnv):
         self.generator = generator
         if self.levels is None and generator is None:
             self.generator = SokobanGenerator(rows, cols, num_boxes, min_pushes=min_pushes)
+        self.pool: LevelPool | None = None
+        if level_pool is not None:
+            if self.generator is None:
+                raise ValueError("level_pool pools generated levels: it cannot go with levels=")
+            self.pool = LevelPool.shared(self.generator, level_pool, pool_seed)
         shape = obs_shape or self._default_shape()
         super().__init__(
             n_actions=rules.N_ACTIONS,
@@ -219,9 +232,14 @@ class SokobanEnv(GridEnv):
         if self.levels is not None:
             return self.levels.sample(self.np_random)
         assert self.generator is not None
-        generated = self.generator.generate(self.np_random)
+        index = -1
+        if self.pool is not None:
+            index = int(self.np_random.integers(len(self.pool)))
+            generated = self.pool[index]
+        else:
+            generated = self.generator.generate(self.np_random)
         self._optimal_pushes = generated.optimal_pushes
-        return -1, generated.level
+        return index, generated.level
 
     def _new_episode(self, options: dict[str, Any]) -> None:
         self._optimal_pushes = None
@@ -240,16 +258,8 @@ class SokobanEnv(GridEnv):
         self._redraw()
 
     def _redraw(self) -> None:
-        s = self.state
-        assert s is not None
-        rows, cols = s.floor.shape
-        codes = np.full(self.obs_shape, WALL, dtype=np.uint8)
-        view = codes[:rows, :cols]
-        view[s.floor] = FLOOR
-        view += s.goals.astype(np.uint8)  # FLOOR -> GOAL
-        view[s.boxes] = BOX + s.goals[s.boxes]
-        view[s.player] = PLAYER + s.goals[s.player]
-        self._codes = codes
+        assert self.state is not None
+        self._codes = cell_codes(self.state, self.obs_shape)
 
     def _set_code(self, cell: tuple[int, int]) -> None:
         s = self.state

@@ -116,6 +116,12 @@ class SokobanGenerator:
     def shape(self) -> tuple[int, int]:
         return (self.rows, self.cols)
 
+    @property
+    def settings(self) -> tuple[int | float, ...]:
+        """Everything that decides which level a random stream gives."""
+        return (self.rows, self.cols, self.num_boxes, self.pulls, self.floor_fraction,
+                self.plays_per_room, self.min_pushes, self.max_attempts)  # fmt: skip
+
     def generate(self, rng: np.random.Generator) -> GeneratedLevel:
         stream = _Stream(rng)
         for _ in range(self.max_attempts):

@@ -84,3 +84,15 @@ class SokobanState:
             floor=self.floor, goals=self.goals, boxes=self.boxes.copy(), player=self.player,
             pushes=self.pushes, moves=self.moves, push_dist=self.push_dist, dead=self.dead,
         )  # fmt: skip
+
+
+def cell_codes(state: SokobanState, shape: tuple[int, int]) -> np.ndarray:
+    """The (rows, cols) code grid of the compact view, ``shape`` large (the rest is wall)."""
+    rows, cols = state.floor.shape
+    codes = np.full(shape, WALL, dtype=np.uint8)
+    view = codes[:rows, :cols]
+    view[state.floor] = FLOOR
+    view += state.goals.astype(np.uint8)  # FLOOR -> GOAL
+    view[state.boxes] = BOX + state.goals[state.boxes]
+    view[state.player] = PLAYER + state.goals[state.player]
+    return codes

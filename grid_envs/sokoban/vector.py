@@ -1,0 +1,268 @@
+"""Sokoban for a whole batch: rooms as (num_envs, rows, cols) code grids, stepped at once.
+
+The registered Sokoban ids' ``vector_entry_point``. Every cell holds its code of the compact
+view (wall, floor, goal, box, box on goal, player, player on goal), so a move or a push is
+three additions at three cells per env, the mask is a table look-up at the player's
+neighbours, and the planes are updated at the cells that changed.
+
+New episodes: with ``level_pool=N`` (see :mod:`grid_envs.sokoban.pool`) each env draws the
+pool index with its own generator and the level is copied from the pool's arrays; without a
+pool (fresh levels, level files) the single env's own code sets up each episode, which is
+exact but costs a generation per reset. Deadlocks: a box pushed onto a dead square is an
+array look-up; a freeze can only appear where the pushed box is now blocked on both axes, so
+only those pushes (a few in a hundred under random play) run the single env's freeze test.
+The same seeds and actions give the trajectories of N single envs (tested).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from grid_envs.core.grid import DIRECTIONS
+from grid_envs.core.vector import GridVectorEnv
+from grid_envs.sokoban import rules
+from grid_envs.sokoban.env import SokobanEnv
+from grid_envs.sokoban.state import (
+    BOX,
+    BOX_ON_GOAL,
+    CHANNELS,
+    FLOOR,
+    GOAL,
+    PLAYER,
+    PLAYER_ON_GOAL,
+    WALL,
+    SokobanState,
+)
+
+PAD = 2  # wall cells around every room: a push looks two cells ahead
+
+_CODES = np.arange(len(CHANNELS))
+FREE = np.isin(_CODES, [FLOOR, GOAL])  # code -> a cell the player or a box can enter
+BOXED = np.isin(_CODES, [BOX, BOX_ON_GOAL])
+ON_GOAL = np.isin(_CODES, [GOAL, BOX_ON_GOAL, PLAYER_ON_GOAL])
+BLOCKS = np.isin(_CODES, [WALL, BOX, BOX_ON_GOAL])  # may stop a box along an axis
+ONE_HOT = np.eye(len(CHANNELS), dtype=np.uint8)
+# code changes: the player leaves a cell, enters an empty one, enters a box's cell; a box
+# enters an empty cell (each is the same for the cell with or without a goal)
+LEAVE, ENTER, ENTER_BOX, BOX_IN = PLAYER - FLOOR, PLAYER - FLOOR, PLAYER - BOX, BOX - FLOOR
+_DIRS = np.array(DIRECTIONS, dtype=np.int64)  # up, down, left, right
+
+
+class SokobanVectorEnv(GridVectorEnv):
+    """``num_envs`` Sokoban games; the keyword arguments are the single env's."""
+
+    template: SokobanEnv  # sets up the episodes that do not come from a pool
+
+    def __init__(self, num_envs: int, max_episode_steps: int | None = None, **kwargs: Any) -> None:
+        kwargs.pop("render_mode", None)
+        single = SokobanEnv(**kwargs)
+        super().__init__(num_envs, single, max_episode_steps)
+        n, (rows, cols) = self.num_envs, single.obs_shape
+        self.rows, self.cols = rows, cols
+        self.codes = np.full((n, rows + 2 * PAD, cols + 2 * PAD), WALL, dtype=np.uint8)
+        self.dead = np.zeros(self.codes.shape, dtype=bool)  # dead squares, static per level
+        padded = self.codes.shape[1] * self.codes.shape[2]
+        self._flat = self.codes.reshape(-1)  # the batch's cells, flat: env i at i * padded
+        self._dead_flat = self.dead.reshape(-1)
+        self._base = np.arange(n, dtype=np.int64) * padded
+        self._steps = _DIRS[:, 0] * self.codes.shape[2] + _DIRS[:, 1]  # direction -> offset
+        self._step_list = self._steps.tolist()
+        self.pos = np.zeros(n, dtype=np.int64)  # the player's flat cell in its padded room
+        self.goals_free = np.zeros(n, dtype=np.int64)
+        self.boxes_on = np.zeros(n, dtype=np.int64)
+        self.num_boxes = np.zeros(n, dtype=np.int64)
+        self.pushes = np.zeros(n, dtype=np.int64)
+        self.moves = np.zeros(n, dtype=np.int64)
+        self.deadlocked = np.zeros(n, dtype=bool)
+        self.level_index = np.full(n, -1, dtype=np.int64)
+        self.optimal_pushes = np.full(n, None, dtype=object)
+        self.next_index = np.zeros(n, dtype=np.int64)  # each env's place in a sequential list
+        self.planes = np.zeros((n, len(CHANNELS), rows, cols), dtype=np.uint8)
+        self._planes_flat = self.planes.reshape(-1)
+        self._inner_size = rows * cols
+        r, c = np.divmod(np.arange(padded), self.codes.shape[2])
+        self._inner = (r - PAD) * cols + (c - PAD)  # padded flat cell -> flat cell of a plane
+        self._view = (slice(None), slice(PAD, PAD + rows), slice(PAD, PAD + cols))
+
+    # ------------------------------------------------------------------ hooks
+    def _reset_envs(self, idx: np.ndarray, options: dict[str, Any]) -> None:
+        single = self.template
+        if single.pool is not None and options.get("level") is None:
+            pool = single.pool
+            ks = np.array([int(self.rngs[i].integers(len(pool))) for i in idx.tolist()])
+            pool.fill(ks)
+            rows, cols = pool.codes.shape[1:]
+            self.codes[idx] = WALL
+            self.codes[idx, PAD : PAD + rows, PAD : PAD + cols] = pool.codes[ks]
+            self.dead[idx] = False
+            self.dead[idx, PAD : PAD + rows, PAD : PAD + cols] = pool.dead[ks]
+            self.pos[idx] = self._flat_cell(pool.player[ks, 0], pool.player[ks, 1])
+            self.goals_free[idx] = pool.goals_free[ks]
+            self.boxes_on[idx] = pool.boxes_on[ks]
+            self.num_boxes[idx] = pool.num_boxes[ks]
+            self.deadlocked[idx] = pool.deadlocked[ks]
+            self.level_index[idx] = ks
+            self.optimal_pushes[idx] = pool.optimal_pushes[ks]
+        else:
+            for i in idx.tolist():
+                self._reset_one(i, options)
+        self.pushes[idx] = 0
+        self.moves[idx] = 0
+        if single.observation_mode == "planes":
+            inner = self.codes[idx, PAD : PAD + self.rows, PAD : PAD + self.cols]
+            self.planes[idx] = ONE_HOT[inner].transpose(0, 3, 1, 2)
+
+    def _flat_cell(self, r: Any, c: Any) -> Any:
+        """The flat index inside a padded room of the room's cell (r, c)."""
+        return (r + PAD) * self.codes.shape[2] + c + PAD
+
+    def _reset_one(self, i: int, options: dict[str, Any]) -> None:
+        """A new episode of env ``i`` by the single env's own code and that env's generator."""
+        single = self.template
+        single.np_random, single._next_index = self.rngs[i], int(self.next_index[i])
+        single._new_episode(options)
+        self.next_index[i] = single._next_index
+        s = single.state
+        assert s is not None
+        rows, cols = s.floor.shape
+        self.codes[i] = WALL
+        self.codes[i, PAD : PAD + self.rows, PAD : PAD + self.cols] = single._codes
+        self.dead[i] = False
+        self.dead[i, PAD : PAD + rows, PAD : PAD + cols] = s.dead
+        self.pos[i] = self._flat_cell(s.player[0], s.player[1])
+        self.goals_free[i] = int((s.goals & ~s.boxes).sum())
+        self.boxes_on[i] = rules.boxes_on_goals(s)
+        self.num_boxes[i] = int(s.goals.sum())
+        self.deadlocked[i] = single._deadlocked
+        self.level_index[i] = single.level_index
+        self.optimal_pushes[i] = single._optimal_pushes
+
+    def _masks(self, idx: np.ndarray) -> np.ndarray:
+        near = (self._base[idx] + self.pos[idx])[:, None] + self._steps[None]  # (len, 4) flat
+        beside = self._flat[near]
+        beyond = self._flat[near + self._steps[None]]
+        return np.concatenate([FREE[beside], BOXED[beside] & FREE[beyond]], axis=1)
+
+    def _apply(self, idx: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, ...]:
+        single = self.template
+        push = actions >= 4
+        step = self._steps[actions % 4]
+        here = self._base[idx] + self.pos[idx]  # flat cells of the whole batch
+        near = here + step
+        self._add(idx, here, -LEAVE)
+        self._add(idx, near, np.where(push, ENTER_BOX, ENTER))
+        self.pos[idx] += step
+        self.moves[idx] += 1
+        rewards = np.full(len(idx), single.step_penalty)
+        terminated = np.zeros(len(idx), dtype=bool)
+        won = np.zeros(len(idx), dtype=bool)
+        if not push.any():
+            return rewards, terminated, won
+        at, e = np.flatnonzero(push), idx[push]
+        box, was = near[push] + step[push], near[push]
+        self._add(e, box, BOX_IN)
+        self.pushes[e] += 1
+        delta = ON_GOAL[self._flat[box]].astype(np.int64) - ON_GOAL[self._flat[was]]
+        self.boxes_on[e] += delta
+        self.goals_free[e] -= delta
+        rewards[at] += np.where(delta > 0, single.box_on_reward, 0.0)
+        rewards[at] += np.where(delta < 0, single.box_off_penalty, 0.0)
+        solved = self.goals_free[e] == 0
+        rewards[at[solved]] += single.solve_reward
+        terminated[at[solved]] = won[at[solved]] = True
+        live = ~solved
+        self.deadlocked[e[live]] = self._deadlocked_after(e[live], box[live])
+        if single.terminate_on_deadlock:
+            lost = at[live][self.deadlocked[e[live]]]
+            rewards[lost] += single.deadlock_penalty
+            terminated[lost] = True
+        return rewards, terminated, won
+
+    def _add(self, idx: np.ndarray, cells: np.ndarray, change: Any) -> None:
+        """Add ``change`` to the codes at the flat ``cells`` (one per env of ``idx``) and
+        move their one-hot bit in the planes."""
+        before = self._flat[cells].astype(np.int64)
+        after = before + change
+        self._flat[cells] = after
+        if self.template.observation_mode == "planes":
+            n = len(CHANNELS) * self._inner_size
+            at = idx * n + self._inner[cells - self._base[idx]]
+            self._planes_flat[at + before * self._inner_size] = 0
+            self._planes_flat[at + after * self._inner_size] = 1
+
+    def _deadlocked_after(self, idx: np.ndarray, box: np.ndarray) -> np.ndarray:
+        """Whether each env is deadlocked after its box was pushed to the flat cell ``box``
+        (the single env's tests). A position that was not deadlocked can only become so
+        through the pushed box: on a dead square, or frozen, which needs it blocked along
+        both axes. With no box beside it, that is walls (or two dead squares) on both axes;
+        with boxes beside it, the single env's freeze test decides."""
+        codes, dead = self._flat, self._dead_flat
+        out = dead[box].copy()
+        beside = box[:, None] + self._steps[None]  # up, down, left, right
+        walls = codes[beside] == WALL
+        dead_pair = dead[beside]
+        may_block = BLOCKS[codes[beside]]
+        vertical, horizontal = (0, 1), (2, 3)
+        fixed = [walls[:, a] | walls[:, b] | (dead_pair[:, a] & dead_pair[:, b])
+                 for a, b in (vertical, horizontal)]  # fmt: skip
+        maybe = [may_block[:, a] | may_block[:, b] | (dead_pair[:, a] & dead_pair[:, b])
+                 for a, b in (vertical, horizontal)]  # fmt: skip
+        boxed = BOXED[codes[beside]].any(axis=1)
+        out |= ~boxed & fixed[0] & fixed[1] & ~ON_GOAL[codes[box]]
+        for k in np.flatnonzero(self.deadlocked[idx]).tolist():  # was deadlocked before
+            out[k] = rules.is_deadlocked(self._state_of(int(idx[k])))
+        check = ~self.deadlocked[idx] & ~out & boxed & maybe[0] & maybe[1]
+        for k in np.flatnonzero(check).tolist():
+            out[k] = self._freezes(int(idx[k]), int(box[k] - self._base[idx[k]]))
+        return out
+
+    def _freezes(self, i: int, box: int) -> bool:
+        """Does a box off its goal freeze in env ``i`` (not deadlocked before) now that a
+        box was pushed to its padded flat cell ``box``? Only boxes joined to it through
+        neighbouring boxes can have changed: the single env's freeze test runs on those."""
+        codes = self.codes[i].reshape(-1)
+        group, todo = {box}, [box]
+        while todo:
+            cell = todo.pop()
+            for step in self._step_list:
+                if BOXED[codes[cell + step]] and cell + step not in group:
+                    group.add(cell + step)
+                    todo.append(cell + step)
+        state = self._state_of(i)
+        width = self.codes.shape[2]
+        return any(
+            rules.is_frozen(state, divmod(cell, width))
+            for cell in group
+            if not ON_GOAL[codes[cell]]
+        )
+
+    def _state_of(self, i: int) -> SokobanState:
+        """Env ``i`` as the single env's state (padded), for its deadlock tests."""
+        codes = self.codes[i]
+        return SokobanState(
+            floor=codes != WALL, goals=ON_GOAL[codes], boxes=BOXED[codes],
+            player=divmod(int(self.pos[i]), codes.shape[1]), dead=self.dead[i],
+        )  # fmt: skip
+
+    def _no_legal_action(self, idx: np.ndarray) -> float:
+        self.deadlocked[idx] = True
+        return self.template.deadlock_penalty
+
+    def _observations(self) -> np.ndarray:
+        if self.template.observation_mode == "compact":
+            return self.codes[self._view].copy()
+        return self.planes.copy()
+
+    def _infos(self, done: np.ndarray) -> dict[str, Any]:
+        return {
+            "boxes_on_target": self.boxes_on.copy(),
+            "num_boxes": self.num_boxes.copy(),
+            "solved": self.won.copy(),
+            "deadlocked": self.deadlocked.copy(),
+            "level_index": self.level_index.copy(),
+            "pushes": self.pushes.copy(),
+            "moves": self.moves.copy(),
+            "optimal_pushes": self.optimal_pushes.copy(),
+        }
