@@ -1,0 +1,58 @@
+"""The level pool: level k depends only on (seed, k), episodes pick it with the env's seed."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from grid_envs.sokoban import rules
+from grid_envs.sokoban.generator import SokobanGenerator
+from grid_envs.sokoban.pool import LevelPool
+from grid_envs.sokoban.state import cell_codes
+
+
+def test_level_k_is_the_same_in_any_order_of_generation() -> None:
+    gen = SokobanGenerator(7, 7, 2)
+    lazy, bulk = LevelPool(gen, 12, seed=3), LevelPool(gen, 12, seed=3)
+    for k in (9, 2, 5):
+        lazy[k]
+    assert lazy.fill() == 9 and bulk.fill(range(12)) == 12
+    for k in range(12):
+        assert lazy[k].level.same_puzzle(bulk[k].level)
+        assert np.array_equal(lazy.codes[k], bulk.codes[k])
+    other = LevelPool(gen, 12, seed=4)
+    assert not all(other[k].level.same_puzzle(bulk[k].level) for k in range(12))
+
+
+def test_pool_arrays_describe_their_levels() -> None:
+    pool = LevelPool(SokobanGenerator(7, 8, 2), 5)
+    pool.fill()
+    for k in range(5):
+        state = rules.new_state(pool[k].level)
+        assert np.array_equal(pool.codes[k], cell_codes(state, (7, 8)))
+        assert np.array_equal(pool.dead[k], state.dead)
+        assert tuple(pool.player[k]) == state.player
+        assert pool.num_boxes[k] == 2 and pool.goals_free[k] + pool.boxes_on[k] == 2
+        assert not pool.deadlocked[k]
+
+
+def test_envs_with_a_pool_share_it_and_replay_their_seeds() -> None:
+    a = gym.make("GridGames/Sokoban-Small-v0", level_pool=40)
+    b = gym.make("GridGames/Sokoban-Small-v0", level_pool=40)
+    assert a.unwrapped.pool is b.unwrapped.pool
+    first = [a.reset(seed=s)[1]["level_index"] for s in range(10)]
+    assert first == [b.reset(seed=s)[1]["level_index"] for s in range(10)]
+    assert all(0 <= k < 40 for k in first) and len(set(first)) > 3
+    obs, _ = a.reset(seed=7)
+    again, _ = b.reset(seed=7)
+    assert np.array_equal(obs, again)
+
+
+def test_bad_pools_are_refused() -> None:
+    with pytest.raises(ValueError, match="level_pool must be a positive"):
+        gym.make("GridGames/Sokoban-v0", level_pool=0)
+    with pytest.raises(ValueError, match="cannot go with levels="):
+        gym.make("GridGames/Sokoban-v0", level_pool=10, levels="#####\n#@$.#\n#####\n")
+    with pytest.raises(IndexError, match="outside the pool"):
+        LevelPool(SokobanGenerator(7, 7, 2), 3)[3]
