@@ -12,10 +12,10 @@ timings on a shared machine drift.
 Each figure is the median of ``repeats`` timed windows of about ``seconds`` each.
 
 Settings: each game runs with its registered defaults plus :data:`BENCH_KWARGS`, the same for
-the single and the batched env (reported with the figures). Sokoban draws its levels from a
-pool of 10,000 (``level_pool``, see :mod:`grid_envs.sokoban.pool`), generated before the
-timing (how long that took is reported as ``pool_fill_s``): fresh levels cost about 1 ms
-each, more than a batch of steps.
+the single and the batched env (reported with the figures). Sokoban and the Knight draw
+their levels from a pool of 10,000 (``level_pool``, see :mod:`grid_envs.core.pool`),
+generated before the timing (how long that took is reported as ``pool_fill_s``): fresh
+levels cost 0.3 to 1 ms each, more than a batch of steps.
 """
 
 from __future__ import annotations
@@ -40,7 +40,10 @@ BENCH_ENVS = (
     "GridGames/Pikachu-v0",
 )
 BATCHES = (1, 64, 1024, 4096)
-BENCH_KWARGS: dict[str, dict[str, Any]] = {"GridGames/Sokoban-v0": {"level_pool": 10_000}}
+BENCH_KWARGS: dict[str, dict[str, Any]] = {
+    "GridGames/Sokoban-v0": {"level_pool": 10_000},
+    "GridGames/Knight-v0": {"level_pool": 10_000},
+}
 
 
 @dataclass

@@ -87,8 +87,10 @@ def test_batched_minesweeper_matches_single_envs(kwargs: dict[str, Any]) -> None
         {"level": "samples", "energy_slack": 1.5},
         {"rows": 5, "cols": 7, "monster_density": 0.4, "item_density": 0.3, "energy_slack": 2.0},
         {"observation_mode": "compact", "energy_slack": 3.0, "max_episode_steps": 9},
+        {"level_pool": 25, "energy_slack": 1.3, "monster_density": 0.3, "item_density": 0.2},
+        {"level_pool": 25, "obs_shape": (11, 10), "observation_mode": "compact"},
     ],
-    ids=["default", "samples", "monsters-items", "compact-timelimit"],
+    ids=["default", "samples", "monsters-items", "compact-timelimit", "pool", "pool-padded"],
 )
 def test_batched_knight_matches_single_envs(kwargs: dict[str, Any]) -> None:
     ended = run_both("GridGames/Knight-v0", 5, 60, 3, **kwargs)

@@ -14,6 +14,7 @@ from grid_envs.core.grid import DIRECTIONS
 from grid_envs.knight import levels as level_files
 from grid_envs.knight import render
 from grid_envs.knight.generator import KnightGenerator
+from grid_envs.knight.pool import KnightLevelPool
 from grid_envs.knight.solver import exit_distances
 from grid_envs.knight.state import (
     ACTION_BITS,
@@ -88,6 +89,10 @@ class KnightEnv(GridEnv):
     ## Arguments
     - ``rows``, ``cols``, ``loops``, ``monster_density``, ``item_density``,
       ``monster_cost``: the generator's settings (or pass ``generator=``).
+    - ``level_pool``: draw generated levels from a pool of this many instead of a fresh one
+      per episode (:mod:`grid_envs.core.pool`: level ``k`` is seeded by ``(pool_seed, k)``
+      and each episode picks ``k`` with the env's generator), so a reset costs a copy; the
+      batched env needs it to keep up. ``pool_seed`` picks another pool.
     - ``level``: a map file, ``"samples"`` (the 10 shipped levels), a ``KnightLevel`` or a
       list; a list is played in a seeded random order.
     - ``energy_slack``: energy = ceil(cheapest * slack); must be >= 1.
@@ -115,6 +120,8 @@ class KnightEnv(GridEnv):
         monster_cost: int = 3,
         generator: KnightGenerator | None = None,
         level: Any = None,
+        level_pool: int | None = None,
+        pool_seed: int = 0,
         obs_shape: tuple[int, int] | None = None,
         energy_slack: float = 1.0,
         step_reward: float = -0.01,
@@ -134,6 +141,11 @@ class KnightEnv(GridEnv):
             self.generator = KnightGenerator(
                 rows, cols, loops, monster_density, item_density, monster_cost
             )
+        self.pool: KnightLevelPool | None = None
+        if level_pool is not None:
+            if self.generator is None:
+                raise ValueError("level_pool pools generated levels: it cannot go with level=")
+            self.pool = KnightLevelPool.shared(self.generator, level_pool, pool_seed)
         if obs_shape is None:
             if self.levels is not None:
                 obs_shape = (
@@ -175,6 +187,8 @@ class KnightEnv(GridEnv):
             level = self.levels[
                 choice if choice is not None else int(self.np_random.integers(len(self.levels)))
             ]
+        elif self.pool is not None:
+            level = self.pool[self.pool.draw(self.np_random)]
         else:
             assert self.generator is not None
             level = self.generator.generate(self.np_random)

@@ -50,6 +50,12 @@ class KnightGenerator:
     def shape(self) -> tuple[int, int]:
         return (self.rows, self.cols)
 
+    @property
+    def settings(self) -> tuple[int | float, ...]:
+        """Everything that decides which level a random stream gives."""
+        return (self.rows, self.cols, self.loops, self.monster_density, self.item_density,
+                self.monster_cost)  # fmt: skip
+
     def generate(self, rng: np.random.Generator) -> KnightLevel:
         shape = self.shape
         cells = maze.generate(self.rows, self.cols, rng, self.loops)

@@ -1,10 +1,12 @@
 """The Knight for a whole batch: mazes as (num_envs, rows, cols) arrays, moves stepped at once.
 
-The registered ids' ``vector_entry_point``. A new episode is set up by the single env's own
-code (:meth:`KnightEnv._new_episode`, a generated maze or a level file) drawing from that
-env's generator, so the same seeds give the same mazes as N single envs (tested); the
-moves, energy, items, the exit and the "can it still reach the exit" loss are array
-operations over the batch, on each maze's Dijkstra map (computed once per maze).
+The registered ids' ``vector_entry_point``. With ``level_pool=N`` (see
+:mod:`grid_envs.core.pool`) a new episode is an array copy from the pool, the index drawn
+with each env's generator; otherwise the single env's own code sets it up
+(:meth:`KnightEnv._new_episode`, a generated maze or a level file) with that env's
+generator. Either way the same seeds give the mazes of N single envs (tested). The moves,
+energy, items, the exit and the "can it still reach the exit" loss are array operations
+over the batch, on each maze's Dijkstra map (computed once per maze).
 """
 
 from __future__ import annotations
@@ -17,7 +19,14 @@ from grid_envs.core.grid import DIRECTIONS
 from grid_envs.core.vector import GridVectorEnv
 from grid_envs.knight.env import KnightEnv
 from grid_envs.knight.solver import exit_distances
-from grid_envs.knight.state import ACTION_BITS, DOWN_BIT, LEFT_BIT, RIGHT_BIT, UP_BIT
+from grid_envs.knight.state import (
+    ACTION_BITS,
+    DOWN_BIT,
+    LEFT_BIT,
+    RIGHT_BIT,
+    UP_BIT,
+    KnightLevel,
+)
 
 WALL_BITS = np.array([UP_BIT, RIGHT_BIT, DOWN_BIT, LEFT_BIT], dtype=np.uint8)  # planes 0-3
 UNREACHABLE = np.iinfo(np.int64).max // 2  # padding cells: never reached
@@ -45,25 +54,49 @@ class KnightVectorEnv(GridVectorEnv):
         self.collected = np.zeros(n, dtype=np.int64)
         self._moves = np.array(DIRECTIONS, dtype=np.int64)  # action -> (dr, dc)
         self._bits = np.array(ACTION_BITS, dtype=np.uint8)  # action -> the side it opens
+        self.planes = np.zeros((n, 9, rows, cols), dtype=np.uint8)  # kept up to date
 
     # ------------------------------------------------------------------ hooks
     def _reset_envs(self, idx: np.ndarray, options: dict[str, Any]) -> None:
-        for i in idx.tolist():
-            self.template.np_random = self.rngs[i]
-            self.template._new_episode(options)
-            s = self.template.state
-            assert s is not None
-            level, (rows, cols) = s.level, s.level.shape
-            for array in (self.cells, self.monsters, self.items):
-                array[i] = 0
-            self.cells[i, :rows, :cols] = level.cells
-            self.monsters[i, :rows, :cols] = level.monsters
-            self.items[i, :rows, :cols] = s.items
-            self.dist[i] = UNREACHABLE
-            self.dist[i, :rows, :cols] = exit_distances(level)
-            self.monster_cost[i] = level.monster_cost
-            self.knight[i], self.exit[i] = s.knight, level.exit
-            self.energy[i], self.cheapest[i], self.collected[i] = s.energy, level.cheapest, 0
+        pool = self.template.pool
+        if pool is not None and not isinstance(options.get("level"), KnightLevel):
+            ks = np.array([pool.draw(self.rngs[i]) for i in idx.tolist()])
+            pool.fill(ks)
+            rows, cols = pool.cells.shape[1:]
+            for array, source in ((self.cells, pool.cells), (self.monsters, pool.monsters),
+                                  (self.items, pool.items)):  # fmt: skip
+                array[idx] = 0
+                array[idx, :rows, :cols] = source[ks]
+            self.dist[idx] = UNREACHABLE
+            self.dist[idx, :rows, :cols] = pool.dist[ks]
+            self.monster_cost[idx], self.cheapest[idx] = pool.monster_cost[ks], pool.cheapest[ks]
+            self.knight[idx], self.exit[idx] = pool.start[ks], pool.exit[ks]
+            slack = self.template.energy_slack
+            self.energy[idx] = np.ceil(pool.cheapest[ks] * slack - 1e-9)  # as math.ceil
+            self.collected[idx] = 0
+        else:
+            for i in idx.tolist():
+                self._reset_one(i, options)
+        if self.template.observation_mode == "planes":
+            self._draw(idx)
+
+    def _reset_one(self, i: int, options: dict[str, Any]) -> None:
+        """A new episode of env ``i`` by the single env's own code and that env's generator."""
+        self.template.np_random = self.rngs[i]
+        self.template._new_episode(options)
+        s = self.template.state
+        assert s is not None
+        level, (rows, cols) = s.level, s.level.shape
+        for array in (self.cells, self.monsters, self.items):
+            array[i] = 0
+        self.cells[i, :rows, :cols] = level.cells
+        self.monsters[i, :rows, :cols] = level.monsters
+        self.items[i, :rows, :cols] = s.items
+        self.dist[i] = UNREACHABLE
+        self.dist[i, :rows, :cols] = exit_distances(level)
+        self.monster_cost[i] = level.monster_cost
+        self.knight[i], self.exit[i] = s.knight, level.exit
+        self.energy[i], self.cheapest[i], self.collected[i] = s.energy, level.cheapest, 0
 
     def _masks(self, idx: np.ndarray) -> np.ndarray:
         here = self.cells[idx, self.knight[idx, 0], self.knight[idx, 1]]
@@ -71,7 +104,8 @@ class KnightVectorEnv(GridVectorEnv):
 
     def _apply(self, idx: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, ...]:
         single = self.template
-        pos = self.knight[idx] + self._moves[actions]
+        old = self.knight[idx]
+        pos = old + self._moves[actions]
         self.knight[idx] = pos
         r, c = pos[:, 0], pos[:, 1]
         self.energy[idx] -= np.where(self.monsters[idx, r, c], self.monster_cost[idx], 1)
@@ -84,21 +118,28 @@ class KnightVectorEnv(GridVectorEnv):
         lost = ~won & (self.energy[idx] < self.dist[idx, r, c])
         rewards[won] += single.win_reward
         rewards[lost] += single.loss_penalty
+        if single.observation_mode == "planes":  # only these cells and the energy changed
+            self.planes[idx, 4, old[:, 0], old[:, 1]] = 0
+            self.planes[idx, 4, r, c] = 1
+            self.planes[idx, 7, r, c] = 0
+            self.planes[idx, 8] = np.clip(self.energy[idx], 0, 255)[:, None, None]
         return rewards, won | lost, won
+
+    def _draw(self, idx: np.ndarray) -> None:
+        """The observation planes of the envs ``idx``, from scratch (at a reset)."""
+        planes = self.planes
+        planes[idx] = 0
+        planes[idx, :4] = (self.cells[idx, None] & WALL_BITS[None, :, None, None]) > 0
+        planes[idx, 4, self.knight[idx, 0], self.knight[idx, 1]] = 1
+        planes[idx, 5, self.exit[idx, 0], self.exit[idx, 1]] = 1
+        planes[idx, 6] = self.monsters[idx]
+        planes[idx, 7] = self.items[idx]
+        planes[idx, 8] = np.clip(self.energy[idx], 0, 255)[:, None, None]
 
     def _observations(self) -> np.ndarray:
         if self.template.observation_mode == "compact":
             return self.cells.copy()
-        n, rows, cols = self.cells.shape
-        planes = np.zeros((n, 9, rows, cols), dtype=np.uint8)
-        planes[:, :4] = (self.cells[:, None] & WALL_BITS[None, :, None, None]) > 0
-        everyone = np.arange(n)
-        planes[everyone, 4, self.knight[:, 0], self.knight[:, 1]] = 1
-        planes[everyone, 5, self.exit[:, 0], self.exit[:, 1]] = 1
-        planes[:, 6] = self.monsters
-        planes[:, 7] = self.items
-        planes[:, 8] = np.clip(self.energy, 0, 255)[:, None, None]
-        return planes
+        return self.planes.copy()
 
     def _infos(self, done: np.ndarray) -> dict[str, Any]:
         return {

@@ -13,7 +13,7 @@ from grid_envs.core.grid import DIRECTIONS, DOWN, LEFT, RIGHT, UP
 from grid_envs.sokoban import render, rules
 from grid_envs.sokoban.generator import SokobanGenerator
 from grid_envs.sokoban.levels import BoxobanDirectory, parse_xsb, read_collection
-from grid_envs.sokoban.pool import LevelPool
+from grid_envs.sokoban.pool import SokobanLevelPool
 from grid_envs.sokoban.state import (
     BOX,
     CHANNELS,
@@ -108,7 +108,7 @@ class SokobanEnv(GridEnv):
       ``num_boxes`` boxes (10, 10, 4) and ``min_pushes`` (0: no difficulty floor; when set,
       ``info["optimal_pushes"]`` reports the solver's proved optimum).
     - ``level_pool``: draw generated levels from a pool of this many instead of a fresh one
-      per episode (:class:`~grid_envs.sokoban.pool.LevelPool`: level ``k`` is seeded by
+      per episode (:class:`~grid_envs.sokoban.pool.SokobanLevelPool`: level ``k`` is seeded by
       ``(pool_seed, k)``, each episode picks ``k`` with the env's generator, and
       ``info["level_index"]`` is ``k``). Resets then cost a copy, not a search; the batched
       env needs it to keep up. ``pool_seed`` picks another pool.
@@ -157,11 +157,11 @@ class SokobanEnv(GridEnv):
         self.generator = generator
         if self.levels is None and generator is None:
             self.generator = SokobanGenerator(rows, cols, num_boxes, min_pushes=min_pushes)
-        self.pool: LevelPool | None = None
+        self.pool: SokobanLevelPool | None = None
         if level_pool is not None:
             if self.generator is None:
                 raise ValueError("level_pool pools generated levels: it cannot go with levels=")
-            self.pool = LevelPool.shared(self.generator, level_pool, pool_seed)
+            self.pool = SokobanLevelPool.shared(self.generator, level_pool, pool_seed)
         shape = obs_shape or self._default_shape()
         super().__init__(
             n_actions=rules.N_ACTIONS,
@@ -234,7 +234,7 @@ class SokobanEnv(GridEnv):
         assert self.generator is not None
         index = -1
         if self.pool is not None:
-            index = int(self.np_random.integers(len(self.pool)))
+            index = self.pool.draw(self.np_random)
             generated = self.pool[index]
         else:
             generated = self.generator.generate(self.np_random)

@@ -5,7 +5,7 @@ view (wall, floor, goal, box, box on goal, player, player on goal), so a move or
 three additions at three cells per env, the mask is a table look-up at the player's
 neighbours, and the planes are updated at the cells that changed.
 
-New episodes: with ``level_pool=N`` (see :mod:`grid_envs.sokoban.pool`) each env draws the
+New episodes: with ``level_pool=N`` (see :mod:`grid_envs.core.pool`) each env draws the
 pool index with its own generator and the level is copied from the pool's arrays; without a
 pool (fresh levels, level files) the single env's own code sets up each episode, which is
 exact but costs a generation per reset. Deadlocks: a box pushed onto a dead square is an
@@ -91,7 +91,7 @@ class SokobanVectorEnv(GridVectorEnv):
         single = self.template
         if single.pool is not None and options.get("level") is None:
             pool = single.pool
-            ks = np.array([int(self.rngs[i].integers(len(pool))) for i in idx.tolist()])
+            ks = np.array([pool.draw(self.rngs[i]) for i in idx.tolist()])
             pool.fill(ks)
             rows, cols = pool.codes.shape[1:]
             self.codes[idx] = WALL

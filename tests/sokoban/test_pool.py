@@ -8,7 +8,7 @@ import pytest
 
 from grid_envs.sokoban import rules
 from grid_envs.sokoban.generator import SokobanGenerator
-from grid_envs.sokoban.pool import LevelPool
+from grid_envs.sokoban.pool import SokobanLevelPool as LevelPool
 from grid_envs.sokoban.state import cell_codes
 
 
