@@ -1,4 +1,4 @@
-"""The level pool: level k depends only on (seed, k), episodes pick it with the env's seed."""
+"""Level pools: level k depends only on (seed, k), episodes pick it with the env's seed."""
 
 from __future__ import annotations
 
@@ -6,6 +6,9 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+from grid_envs.knight.generator import KnightGenerator
+from grid_envs.knight.pool import KnightLevelPool
+from grid_envs.knight.solver import distances
 from grid_envs.sokoban import rules
 from grid_envs.sokoban.generator import SokobanGenerator
 from grid_envs.sokoban.pool import SokobanLevelPool as LevelPool
@@ -56,3 +59,19 @@ def test_bad_pools_are_refused() -> None:
         gym.make("GridGames/Sokoban-v0", level_pool=10, levels="#####\n#@$.#\n#####\n")
     with pytest.raises(IndexError, match="outside the pool"):
         LevelPool(SokobanGenerator(7, 7, 2), 3)[3]
+
+
+def test_knight_pool_keeps_each_level_and_its_dijkstra_map() -> None:
+    gen = KnightGenerator(6, 7, monster_density=0.3)
+    pool, again = KnightLevelPool(gen, 8, seed=1), KnightLevelPool(gen, 8, seed=1)
+    pool.fill()
+    for k in (5, 0):
+        level = again[k]
+        assert np.array_equal(pool.cells[k], level.cells)
+        assert np.array_equal(pool.monsters[k], level.monsters)
+        assert np.array_equal(pool.dist[k], distances(level.cells, level.costs(), level.exit))
+        assert tuple(pool.start[k]) == level.start and pool.cheapest[k] == level.cheapest
+    env = gym.make("GridGames/Knight-v0", level_pool=8, rows=6, cols=7, monster_density=0.3)
+    assert env.unwrapped.pool is KnightLevelPool.shared(gen, 8, 0)
+    with pytest.raises(ValueError, match="cannot go with level="):
+        gym.make("GridGames/Knight-v0", level_pool=8, level="samples")
