@@ -43,7 +43,13 @@ class MinesweeperVectorEnv(GridVectorEnv):
         self.revealed = np.zeros(shape, dtype=bool)
         self.flags = np.zeros(shape, dtype=bool)
         self.placed = np.zeros(self.num_envs, dtype=bool)  # mines drawn yet
+        self.revealed_count = np.zeros(self.num_envs, dtype=np.int64)
+        self.flag_count = np.zeros(self.num_envs, dtype=np.int64)
         self._codes = np.arange(N_NUMBERS + 1, dtype=np.uint8)[None, :, None, None]
+        self._first_click = np.full(self.num_envs, self.first_click, dtype=object)
+        self._planes = single.observation_mode == "planes"
+        n_planes = N_NUMBERS + 1 + int(self.allow_flags)  # hidden, 0..8, flagged
+        self.planes = np.zeros((self.num_envs, n_planes, self.rows, self.cols), dtype=np.uint8)
 
     # ------------------------------------------------------------------ hooks
     def _reset_envs(self, idx: np.ndarray, options: dict[str, Any]) -> None:
@@ -52,13 +58,20 @@ class MinesweeperVectorEnv(GridVectorEnv):
         self.revealed[idx] = False
         self.flags[idx] = False
         self.placed[idx] = False
+        self.revealed_count[idx] = 0
+        self.flag_count[idx] = 0
+        if self._planes:
+            self.planes[idx] = 0
+            self.planes[idx, 0] = 1  # every cell hidden
         if self.first_click == "any":
             self._place(idx, [None] * len(idx))
 
     def _place(self, idx: np.ndarray, firsts: list[tuple[int, int] | None]) -> None:
         """Draw the mines of the envs ``idx``: each env's keys from its own generator, the
         layouts and counts for all at once (:func:`rules.draw_mines`, as the single env)."""
-        keys = np.stack([self.rngs[i].random((self.rows, self.cols)) for i in idx.tolist()])
+        keys = np.empty((len(idx), self.rows, self.cols))
+        for j, i in enumerate(idx.tolist()):
+            self.rngs[i].random(out=keys[j])
         clicked = np.zeros(keys.shape, dtype=bool)
         for j, first in enumerate(firsts):
             if first is not None:
@@ -82,7 +95,11 @@ class MinesweeperVectorEnv(GridVectorEnv):
         if flag.any():
             f_idx, f_cell = idx[flag], actions[flag] - n
             r, c = np.divmod(f_cell, self.cols)
-            self.flags[f_idx, r, c] = ~self.flags[f_idx, r, c]
+            now = ~self.flags[f_idx, r, c]
+            self.flags[f_idx, r, c] = now
+            self.flag_count[f_idx] += np.where(now, 1, -1)
+            if self._planes:
+                self.planes[f_idx, N_NUMBERS + 1, r, c] = now
         k = np.flatnonzero(~flag)
         if not len(k):
             return rewards, terminated, won
@@ -98,14 +115,18 @@ class MinesweeperVectorEnv(GridVectorEnv):
         envs, r, c, k = envs[safe], r[safe], c[safe], k[safe]
         opened = np.zeros(len(envs), dtype=np.int64)
         number = self.counts[envs, r, c] > 0
-        self.revealed[envs[number], r[number], c[number]] = True
+        e, rn, cn = envs[number], r[number], c[number]
+        self.revealed[e, rn, cn] = True
         opened[number] = 1
+        if self._planes:
+            self.planes[e, 0, rn, cn] = 0
+            self.planes[e, self.counts[e, rn, cn].astype(np.int64) + 1, rn, cn] = 1
         zero = np.flatnonzero(~number)
         if len(zero):
             opened[zero] = self._flood(envs[zero], r[zero], c[zero])
         rewards[k] = self.progress_reward * opened / self.safe_cells
-        total = self.revealed[envs].reshape(len(envs), self.rows * self.cols).sum(axis=1)
-        win = total == self.safe_cells
+        self.revealed_count[envs] += opened
+        win = self.revealed_count[envs] == self.safe_cells
         rewards[k[win]] += self.win_reward
         terminated[k[win]] = won[k[win]] = True
         return rewards, terminated, won
@@ -115,35 +136,48 @@ class MinesweeperVectorEnv(GridVectorEnv):
         free = (self.counts[envs] == 0) & ~self.mines[envs]
         region = np.zeros_like(free)
         region[np.arange(len(envs)), r, c] = True
-        live = np.arange(len(envs))  # the boards still growing
-        while len(live):
-            grown = rules.dilate(region[live]) & free[live]
-            changed = (grown != region[live]).any(axis=(1, 2))
-            region[live] = grown
-            live = live[changed]
+        ids, work, room = np.arange(len(envs)), region, free  # the boards still growing
+        while len(ids):
+            grown = rules.dilate(work) & room
+            changed = (grown != work).any(axis=(1, 2))
+            if changed.all():
+                work = grown
+                continue
+            done = ~changed
+            region[ids[done]] = grown[done]
+            ids, work, room = ids[changed], grown[changed], room[changed]
         opened = rules.dilate(region) & ~self.revealed[envs]
-        self.flags[envs] &= ~opened  # flags inside the opened region are lifted
+        flat = (len(envs), self.rows * self.cols)
+        lifted = self.flags[envs] & opened  # flags inside the opened region are lifted
+        self.flag_count[envs] -= lifted.reshape(flat).sum(axis=1)
+        self.flags[envs] &= ~opened
         self.revealed[envs] |= opened
-        return opened.reshape(len(envs), self.rows * self.cols).sum(axis=1)
+        if self._planes:
+            self.planes[envs] = self._planes_of(envs)
+        return opened.reshape(flat).sum(axis=1)
+
+    def _planes_of(self, envs: np.ndarray) -> np.ndarray:
+        """The observation planes of ``envs``, from scratch."""
+        revealed = self.revealed[envs]
+        code = np.where(revealed, self.counts[envs] + 1, 0).astype(np.uint8)  # 0 hidden
+        planes = (code[:, None] == self._codes).view(np.uint8)  # (len, 10, rows, cols)
+        if self.allow_flags:
+            flagged = (self.flags[envs] & ~revealed)[:, None].view(np.uint8)
+            planes = np.concatenate([planes, flagged], axis=1)
+        return planes
 
     def _observations(self) -> np.ndarray:
         if self.template.observation_mode == "compact":
             out = np.where(self.revealed, self.counts, HIDDEN).astype(np.uint8)
             out[self.flags & ~self.revealed] = FLAGGED
             return out
-        code = np.where(self.revealed, self.counts + 1, 0).astype(np.uint8)  # 0 hidden
-        planes = (code[:, None] == self._codes).view(np.uint8)  # (num_envs, 10, rows, cols)
-        if self.allow_flags:
-            flagged = (self.flags & ~self.revealed)[:, None].view(np.uint8)
-            planes = np.concatenate([planes, flagged], axis=1)
-        return planes
+        return self.planes.copy()
 
     def _infos(self, done: np.ndarray) -> dict[str, Any]:
-        n = self.num_envs
         infos: dict[str, Any] = {
-            "revealed": self.revealed.reshape(n, self.rows * self.cols).sum(axis=1),
-            "mines_left": self.num_mines - self.flags.reshape(n, self.rows * self.cols).sum(axis=1),
-            "first_click": np.full(n, self.first_click, dtype=object),
+            "revealed": self.revealed_count.copy(),
+            "mines_left": self.num_mines - self.flag_count,
+            "first_click": self._first_click.copy(),
         }
         ended = done & self.placed
         if ended.any():
