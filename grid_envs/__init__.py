@@ -74,6 +74,7 @@ VECTOR_ENTRY_POINTS = {
     "grid_envs.minesweeper.env": "grid_envs.minesweeper.vector:MinesweeperVectorEnv",
     "grid_envs.knight.env": "grid_envs.knight.vector:KnightVectorEnv",
     "grid_envs.sokoban.env": "grid_envs.sokoban.vector:SokobanVectorEnv",
+    "grid_envs.lines98.env": "grid_envs.lines98.vector:Lines98VectorEnv",
 }
 
 

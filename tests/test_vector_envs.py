@@ -143,6 +143,24 @@ def test_batched_sokoban_on_level_lists_matches_single_envs() -> None:
     assert sum((r > 5).sum() for r, _, _ in seen) > 0
 
 
+@pytest.mark.parametrize(
+    "env_id, kwargs",
+    [
+        ("GridGames/Lines98-v0", {}),
+        ("GridGames/Lines98-Small-v0", {"target_score": 12}),
+        ("GridGames/Lines98-Small-v0", {"rows": 4, "cols": 4, "observation_mode": "compact"}),
+        ("GridGames/Lines98-v0", {"max_episode_steps": 7, "spawn": 6}),
+    ],
+    ids=["classic", "small-target", "tiny-compact", "timelimit-crowded"],
+)
+def test_batched_lines98_matches_single_envs(env_id: str, kwargs: dict[str, Any]) -> None:
+    seen: list = []
+    ended = run_both(env_id, 5, 60, 4, seen, **kwargs)
+    assert ended >= 5
+    if "Small" in env_id:  # random play rarely lines up five on the classic board
+        assert sum((r > 0).sum() for r, _, _ in seen) > 0  # lines were cleared and scored
+
+
 def test_every_id_with_a_vector_entry_point_is_batched_natively() -> None:
     natives = [i for i in grid_envs.ENVS if gym.spec(i).vector_entry_point]
     assert {

@@ -127,15 +127,19 @@ class Lines98Env(GridEnv):
         return rules.legal_mask(self.state.board)
 
     def _apply(self, action: int) -> tuple[float, bool, bool]:
-        s = self.state
-        assert s is not None
+        assert self.state is not None
+        return self.play(self.state, action, self.np_random)
+
+    def play(
+        self, state: Lines98State, action: int, rng: np.random.Generator
+    ) -> tuple[float, bool, bool]:
+        """Play a legal ``action`` on ``state`` with these settings, drawing spawns from
+        ``rng``; (reward, terminated, won). The batched env plays each of its games with it."""
         source, target = rules.action_to_move(action, self.rows * self.cols)
-        gained = rules.play(
-            s, source, target, self.np_random, self.spawn, self.colours, self.line_length
-        )
-        if self.target_score is not None and s.score >= self.target_score:
+        gained = rules.play(state, source, target, rng, self.spawn, self.colours, self.line_length)
+        if self.target_score is not None and state.score >= self.target_score:
             return float(gained), True, True
-        if not (s.board == EMPTY).any():
+        if not (state.board == EMPTY).any():
             return gained + self.game_over_penalty, True, False
         return float(gained), False, False
 

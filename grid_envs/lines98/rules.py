@@ -68,6 +68,72 @@ def legal_mask(board: np.ndarray) -> np.ndarray:
     return mask.ravel()
 
 
+def batch_region_labels(boards: np.ndarray) -> np.ndarray:
+    """Region labels for a batch of boards (k, rows, cols): on every empty cell the largest
+    ``flat index + 1`` of its 4-connected empty region, 0 on balls. The labels spread one
+    cell a round over all boards at once until none changes."""
+    k, rows, cols = boards.shape
+    empty = boards == EMPTY
+    dtype = np.int16 if rows * cols < 2**15 else np.int32
+    labels = np.where(empty, np.arange(1, rows * cols + 1).reshape(rows, cols), 0).astype(dtype)
+    pad = np.zeros((k, rows + 2, cols + 2), dtype=dtype)
+    inner = pad[:, 1:-1, 1:-1]
+    while True:
+        inner[...] = labels
+        grown = np.maximum(
+            np.maximum(pad[:, :-2, 1:-1], pad[:, 2:, 1:-1]),
+            np.maximum(pad[:, 1:-1, :-2], pad[:, 1:-1, 2:]),
+        )
+        np.maximum(grown, labels, out=grown)
+        grown[~empty] = 0
+        if np.array_equal(grown, labels):
+            return labels
+        labels = grown
+
+
+def batch_legal_masks(boards: np.ndarray) -> np.ndarray:
+    """:func:`legal_mask` for a batch of boards (k, rows, cols): (k, n * n) bool.
+
+    Each board's regions get small numbers 1..K and a bit each; a ball's bits are those of
+    the regions beside it, so the mask is one AND of the sources' bits with the targets'.
+    When some board has more than 16 regions, the labels beside each ball are compared with
+    every target's instead."""
+    k, rows, cols = boards.shape
+    n = rows * cols
+    labels = batch_region_labels(boards).reshape(k, n)
+    ordered = np.sort(labels, axis=1)
+    first = np.ones((k, n), dtype=bool)
+    first[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    rank = np.cumsum(first & (ordered > 0), axis=1)  # 1..K for regions, 0 for balls
+    table = np.zeros((k, n + 1), dtype=np.int64)
+    table[np.arange(k)[:, None], ordered] = rank
+    region = table[np.arange(k)[:, None], labels]  # (k, n): 1..K, 0 on balls
+    most = int(region.max(initial=0))
+    if most > 16:  # wide bit fields cost more than comparing the labels
+        return _mask_by_labels(boards, labels.reshape(k, rows, cols))
+    dtype = np.uint8 if most <= 8 else np.uint16
+    bit_of = np.array([0] + [1 << b for b in range(most)], dtype=dtype)  # region -> its bit
+    pad = np.zeros((k, rows + 2, cols + 2), dtype=dtype)
+    pad[:, 1:-1, 1:-1] = bit_of[region].reshape(k, rows, cols)
+    beside = pad[:, :-2, 1:-1] | pad[:, 2:, 1:-1] | pad[:, 1:-1, :-2] | pad[:, 1:-1, 2:]
+    beside[boards == EMPTY] = 0  # only balls move
+    targets = bit_of[region].reshape(k, 1, n)
+    return ((beside.reshape(k, n, 1) & targets) != 0).reshape(k, n * n)
+
+
+def _mask_by_labels(boards: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    k, rows, cols = boards.shape
+    n = rows * cols
+    pad = np.zeros((k, rows + 2, cols + 2), dtype=labels.dtype)
+    pad[:, 1:-1, 1:-1] = labels
+    target = labels.reshape(k, 1, n)
+    mask = np.zeros((k, n, n), dtype=bool)
+    for side in (pad[:, :-2, 1:-1], pad[:, 2:, 1:-1], pad[:, 1:-1, :-2], pad[:, 1:-1, 2:]):
+        mask |= side.reshape(k, n, 1) == target  # the region next to the source, 0 if none
+    mask &= (target > 0) & (boards.reshape(k, n, 1) != EMPTY)
+    return mask.reshape(k, n * n)
+
+
 def mask_to_moves(mask: np.ndarray, n: int) -> np.ndarray:
     """The legal moves of an (n * n,) mask as (M, 2) flat (source, target) cells."""
     legal = np.flatnonzero(mask)

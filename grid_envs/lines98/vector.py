@@ -1,0 +1,103 @@
+"""Lines98 for a whole batch: the boards as one (num_envs, rows, cols) array.
+
+The registered Lines98 ids' ``vector_entry_point``. The mask, the costly part of a step (a
+6,561-move mask on the classic board), is computed for the whole batch at once
+(:func:`rules.batch_legal_masks`: region labels spread over all boards together, then one
+bit operation per move), and so are the observation planes. The moves themselves, with
+their line clears, spawns and announcements, are played game by game with the single env's
+own code (:meth:`Lines98Env.play`), each drawing from its own generator: the same seeds and
+actions give the trajectories of N single envs (tested).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from grid_envs.core.vector import GridVectorEnv
+from grid_envs.lines98 import rules
+from grid_envs.lines98.env import Lines98Env
+from grid_envs.lines98.state import Lines98State
+
+
+class Lines98VectorEnv(GridVectorEnv):
+    """``num_envs`` Lines98 games; the keyword arguments are the single env's."""
+
+    template: Lines98Env
+
+    def __init__(self, num_envs: int, max_episode_steps: int | None = None, **kwargs: Any) -> None:
+        kwargs.pop("render_mode", None)
+        single = Lines98Env(**kwargs)
+        super().__init__(num_envs, single, max_episode_steps)
+        self.boards = np.zeros((self.num_envs, single.rows, single.cols), dtype=np.int8)
+        self.states: list[Lines98State] = []  # each game's board is a view of ``boards``
+        self._colours = np.arange(1, single.colours + 1, dtype=np.int8)[None, :, None, None]
+
+    # ------------------------------------------------------------------ hooks
+    def _reset_envs(self, idx: np.ndarray, options: dict[str, Any]) -> None:
+        if not self.states:
+            self.states = [Lines98State(self.boards[i]) for i in range(self.num_envs)]
+        single = self.template
+        for i in idx.tolist():
+            single.np_random = self.rngs[i]
+            single._new_episode(options)
+            state = single.state
+            assert state is not None
+            self.boards[i] = state.board
+            state.board = self.boards[i]  # played in place from now on
+            self.states[i] = state
+
+    def _masks(self, idx: np.ndarray) -> np.ndarray:
+        return rules.batch_legal_masks(self.boards[idx])
+
+    def _apply(self, idx: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, ...]:
+        single = self.template
+        out = [
+            single.play(self.states[i], a, self.rngs[i])
+            for i, a in zip(idx.tolist(), actions.tolist(), strict=True)
+        ]
+        rewards, terminated, won = (np.array(column) for column in zip(*out, strict=True))
+        return rewards.astype(np.float64), terminated.astype(bool), won.astype(bool)
+
+    def _no_legal_action(self, idx: np.ndarray) -> float:
+        return self.template.game_over_penalty
+
+    def _announced(self) -> tuple[list[int], list[int], list[int]]:
+        """(env, cell, colour) of every announced ball of the batch."""
+        envs, cells, colours = [], [], []
+        for i, state in enumerate(self.states):
+            for cell, colour in state.announced.items():
+                envs.append(i)
+                cells.append(cell)
+                colours.append(colour)
+        return envs, cells, colours
+
+    def _observations(self) -> np.ndarray:
+        n, rows, cols = self.boards.shape
+        c = self.template.colours
+        envs, cells, colours = self._announced()
+        r, col = np.divmod(np.array(cells, dtype=np.int64), cols)
+        if self.template.observation_mode == "compact":
+            codes = self.boards.astype(np.uint8)
+            codes[envs, r, col] = c + np.array(colours, dtype=np.uint8)
+            return codes
+        planes = np.zeros((n, 2 * c, rows, cols), dtype=np.uint8)
+        planes[:, :c] = self.boards[:, None] == self._colours
+        planes[envs, c + np.array(colours, dtype=np.int64) - 1, r, col] = 1
+        return planes
+
+    def _infos(self, done: np.ndarray) -> dict[str, Any]:
+        cols = self.template.cols
+        announced = np.empty(self.num_envs, dtype=object)
+        announced[:] = [
+            [(*divmod(cell, cols), colour) for cell, colour in s.announced.items()]
+            for s in self.states
+        ]
+        return {
+            "score": np.array([s.score for s in self.states]),
+            "balls_cleared": np.array([s.balls_cleared for s in self.states]),
+            "moves": np.array([s.moves for s in self.states]),
+            "empty_cells": (self.boards == 0).reshape(self.num_envs, -1).sum(axis=1),
+            "announced": announced,
+        }
