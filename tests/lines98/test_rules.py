@@ -182,3 +182,15 @@ def test_mask_is_exact_after_the_spawns_of_each_step() -> None:
         assert (env.unwrapped.action_masks() == info["action_mask"]).all()
         # the observation shows the balls and the announced balls by colour
         assert obs[:7].sum() == int((board != EMPTY).sum()) and obs[7:].sum() == 3
+
+
+@pytest.mark.parametrize("shape", [(9, 9), (5, 7), (12, 17)])
+def test_batched_masks_equal_the_bfs_mask_on_random_boards(shape: tuple[int, int]) -> None:
+    rng = np.random.default_rng(sum(shape))
+    for fill in (0.0, 0.2, 0.5, 0.7, 0.95, 1.0):  # one big region to many small ones
+        boards = ((rng.random((60, *shape)) < fill) * rng.integers(1, 8, (60, *shape))).astype(
+            np.int8
+        )
+        masks = rules.batch_legal_masks(boards)
+        for board, mask in zip(boards, masks, strict=True):
+            assert np.array_equal(mask, rules.legal_mask(board))
