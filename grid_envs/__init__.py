@@ -69,12 +69,13 @@ ENVS: dict[str, tuple[str, int | None, dict[str, Any], str]] = {
 
 
 # entry point module -> its native batched env (``gymnasium.make_vec(...,
-# vectorization_mode="vector_entry_point")``); games not listed fall back to Gymnasium's
+# vectorization_mode="vector_entry_point")``); SokobanPush falls back to Gymnasium's
 VECTOR_ENTRY_POINTS = {
     "grid_envs.minesweeper.env": "grid_envs.minesweeper.vector:MinesweeperVectorEnv",
     "grid_envs.knight.env": "grid_envs.knight.vector:KnightVectorEnv",
     "grid_envs.sokoban.env": "grid_envs.sokoban.vector:SokobanVectorEnv",
     "grid_envs.lines98.env": "grid_envs.lines98.vector:Lines98VectorEnv",
+    "grid_envs.pikachu.env": "grid_envs.pikachu.vector:PikachuVectorEnv",
 }
 
 

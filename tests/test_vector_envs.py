@@ -161,6 +161,27 @@ def test_batched_lines98_matches_single_envs(env_id: str, kwargs: dict[str, Any]
         assert sum((r > 0).sum() for r, _, _ in seen) > 0  # lines were cleared and scored
 
 
+@pytest.mark.parametrize(
+    "env_id, kwargs",
+    [
+        ("GridGames/Pikachu-v0", {}),
+        ("GridGames/Pikachu-Small-v0", {"kinds": 9}),
+        ("GridGames/Pikachu-Small-v0", {"rows": 4, "cols": 4, "kinds": 4, "gravity": "left"}),
+        ("GridGames/Pikachu-Small-v0", {"kinds": 18, "gravity": "left",
+                                        "observation_mode": "compact"}),
+        ("GridGames/Pikachu-Small-v0", {"pair_reward": 0.5, "max_episode_steps": 5}),
+    ],
+    ids=["classic", "small", "tiny-gravity", "shuffles-compact", "reward-timelimit"],
+)  # fmt: skip
+def test_batched_pikachu_matches_single_envs(env_id: str, kwargs: dict[str, Any]) -> None:
+    seen: list = []
+    run_both(env_id, 5, 50, 6, seen, **kwargs)
+    if kwargs.get("kinds") == 9:
+        assert sum(info["is_success"].sum() for _, _, info in seen) > 0  # boards were cleared
+    if kwargs.get("kinds") == 18:
+        assert max(info["shuffles"].max() for _, _, info in seen) > 0  # reshuffles were tested
+
+
 def test_every_id_with_a_vector_entry_point_is_batched_natively() -> None:
     natives = [i for i in grid_envs.ENVS if gym.spec(i).vector_entry_point]
     assert {

@@ -90,10 +90,8 @@ class Lines98VectorEnv(GridVectorEnv):
     def _infos(self, done: np.ndarray) -> dict[str, Any]:
         cols = self.template.cols
         announced = np.empty(self.num_envs, dtype=object)
-        announced[:] = [
-            [(*divmod(cell, cols), colour) for cell, colour in s.announced.items()]
-            for s in self.states
-        ]
+        for i, s in enumerate(self.states):
+            announced[i] = [(*divmod(cell, cols), colour) for cell, colour in s.announced.items()]
         return {
             "score": np.array([s.score for s in self.states]),
             "balls_cleared": np.array([s.balls_cleared for s in self.states]),

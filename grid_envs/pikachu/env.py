@@ -10,7 +10,7 @@ from grid_envs.core.base_env import GridEnv
 from grid_envs.pikachu import render, rules
 from grid_envs.pikachu.paths import find_path
 from grid_envs.pikachu.solver import plan
-from grid_envs.pikachu.state import EMPTY, GRAVITY, ON_STUCK, PikachuState
+from grid_envs.pikachu.state import EMPTY, GRAVITY, ON_STUCK, Cell, PikachuState
 
 
 class PikachuEnv(GridEnv):
@@ -161,19 +161,34 @@ class PikachuEnv(GridEnv):
 
     def _apply(self, action: int) -> tuple[float, bool, bool]:
         s = self.state
-        i, j = rules.action_to_pair(action, self.rows * self.cols)
-        a, b = divmod(i, self.cols), divmod(j, self.cols)
-        s.last_path = find_path(s.board, a, b) or ()
-        s.board[a] = s.board[b] = EMPTY
-        rules.apply_gravity(s.board, self.gravity)
-        s.removed += 1
+        self.remove(s, action)
         reward = self.pair_reward
         if s.tiles_left == 0:
             return reward + self.clear_reward, True, True
         if self._mask_now().any():
             return reward, False, False
-        if self.on_stuck == "shuffle" and rules.shuffle(s.board, self.np_random):
-            s.shuffles += 1
+        return self.when_stuck(s, reward, self.np_random)
+
+    def remove(
+        self, state: PikachuState, action: int, path: tuple[Cell, ...] | None = None
+    ) -> None:
+        """Remove the pair of a legal ``action`` from ``state`` (its path kept for drawing;
+        the batched env finds the paths of the batch at once and passes it), then let the
+        tiles slide if there is gravity."""
+        i, j = rules.action_to_pair(action, self.rows * self.cols)
+        a, b = divmod(i, self.cols), divmod(j, self.cols)
+        state.last_path = path if path is not None else find_path(state.board, a, b) or ()
+        state.board[a] = state.board[b] = EMPTY
+        rules.apply_gravity(state.board, self.gravity)
+        state.removed += 1
+
+    def when_stuck(
+        self, state: PikachuState, reward: float, rng: np.random.Generator
+    ) -> tuple[float, bool, bool]:
+        """No pair is removable on ``state``'s board: reshuffle it (``on_stuck="shuffle"``)
+        or end the episode; (reward, terminated, won) of the step."""
+        if self.on_stuck == "shuffle" and rules.shuffle(state.board, rng):
+            state.shuffles += 1
             return reward + self.shuffle_penalty, False, False
         return reward + self.stuck_penalty, True, False
 

@@ -21,23 +21,25 @@ from grid_envs.pikachu.state import EMPTY, Cell
 def _reach(occupied: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For every cell, the first and last column its row's free run lets it reach.
 
-    ``lo[r, c]`` and ``hi[r, c]`` bound the columns x such that every cell strictly between
-    c and x, and x itself, is empty (x = c always qualifies): the straight legs of a path
-    that leaves (r, c) sideways. Apply it to the transpose for the vertical legs.
+    ``lo[..., r, c]`` and ``hi[..., r, c]`` bound the columns x such that every cell strictly
+    between c and x, and x itself, is empty (x = c always qualifies): the straight legs of a
+    path that leaves (r, c) sideways. Apply it to the transpose for the vertical legs.
+    ``occupied`` is (rows, cols) or a batch (k, rows, cols).
     """
-    h, w = occupied.shape
-    index = np.arange(w)[None, :]
-    last = np.maximum.accumulate(np.where(occupied, index, -1), axis=1)
-    first = np.minimum.accumulate(np.where(occupied, index, w)[:, ::-1], axis=1)[:, ::-1]
-    lo = np.full((h, w), 0)
-    lo[:, 1:] = last[:, :-1] + 1
-    hi = np.full((h, w), w - 1)
-    hi[:, :-1] = first[:, 1:] - 1
+    w = occupied.shape[-1]
+    index = np.arange(w)
+    last = np.maximum.accumulate(np.where(occupied, index, -1), axis=-1)
+    first = np.minimum.accumulate(np.where(occupied, index, w)[..., ::-1], axis=-1)[..., ::-1]
+    lo = np.zeros(occupied.shape, dtype=np.int64)
+    lo[..., 1:] = last[..., :-1] + 1
+    hi = np.full(occupied.shape, w - 1, dtype=np.int64)
+    hi[..., :-1] = first[..., 1:] - 1
     return lo, hi
 
 
-def _valid_pivots(board: np.ndarray, a: np.ndarray, b: np.ndarray):
-    """For both path shapes: which pivots give a free path from ``a[i]`` to ``b[i]``.
+def _valid_pivots(boards: np.ndarray, env: np.ndarray, a: np.ndarray, b: np.ndarray):
+    """For both path shapes: which pivots give a free path from ``a[i]`` to ``b[i]`` on
+    board ``env[i]`` of ``boards`` (k, rows, cols).
 
     Yields (valid, length) per shape, each of shape (P, span): shape 0 is
     horizontal-vertical-horizontal turning on padded column ``x``, shape 1 is
@@ -46,23 +48,24 @@ def _valid_pivots(board: np.ndarray, a: np.ndarray, b: np.ndarray):
     ends reach it along their straight legs (free runs, see ``_reach``) and the middle
     segment has no tile strictly between its two corners.
     """
-    rows, cols = board.shape
-    occ = np.zeros((rows + 2, cols + 2), dtype=np.int32)
-    occ[1:-1, 1:-1] = board != EMPTY
+    k, rows, cols = boards.shape
+    occ = np.zeros((k, rows + 2, cols + 2), dtype=np.int32)
+    occ[:, 1:-1, 1:-1] = boards != EMPTY
+    e = env[:, None]
     r1, c1 = a[:, :1] + 1, a[:, 1:] + 1
     r2, c2 = b[:, :1] + 1, b[:, 1:] + 1
-    for shape, grid in ((0, occ), (1, occ.T)):
-        if shape == 1:  # the same scan on the transposed board
+    for shape, grid in ((0, occ), (1, occ.transpose(0, 2, 1))):
+        if shape == 1:  # the same scan on the transposed boards
             r1, c1, r2, c2 = c1, r1, c2, r2
         lo, hi = _reach(grid)
-        counts = np.zeros((grid.shape[0] + 1, grid.shape[1]), dtype=np.int32)
-        counts[1:] = np.cumsum(grid, axis=0)  # occupied cells above each row, per column
-        x = np.arange(grid.shape[1])[None, :]
+        counts = np.zeros((k, grid.shape[1] + 1, grid.shape[2]), dtype=np.int32)
+        counts[:, 1:] = np.cumsum(grid, axis=1)  # occupied cells above each row, per column
+        x = np.arange(grid.shape[2])[None, :]
         top, bottom = np.minimum(r1, r2), np.maximum(r1, r2)
-        between = counts[bottom, x] - counts[np.minimum(top + 1, bottom), x]
+        between = counts[e, bottom, x] - counts[e, np.minimum(top + 1, bottom), x]
         valid = (
-            (x >= np.maximum(lo[r1, c1], lo[r2, c2]))
-            & (x <= np.minimum(hi[r1, c1], hi[r2, c2]))
+            (x >= np.maximum(lo[e, r1, c1], lo[e, r2, c2]))
+            & (x <= np.minimum(hi[e, r1, c1], hi[e, r2, c2]))
             & (between == 0)
         )
         yield (
@@ -75,15 +78,56 @@ def _valid_pivots(board: np.ndarray, a: np.ndarray, b: np.ndarray):
         )
 
 
-def connects(board: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Whether a path of at most 3 segments joins ``a[i]`` and ``b[i]`` (no path built)."""
-    shapes = _valid_pivots(board, a, b)
-    ok = next(shapes)[0].any(axis=1)
-    return ok | next(shapes)[0].any(axis=1)
+def _one_board(board: np.ndarray, pairs: int) -> tuple[np.ndarray, np.ndarray]:
+    return board[None], np.zeros(pairs, dtype=np.int64)
+
+
+def connects(
+    board: np.ndarray, a: np.ndarray, b: np.ndarray, env: np.ndarray | None = None
+) -> np.ndarray:
+    """Whether a path of at most 3 segments joins ``a[i]`` and ``b[i]`` (no path built).
+    With ``env``, ``board`` is a batch (k, rows, cols) and pair ``i`` lies on ``env[i]``.
+
+    The same test as :func:`connect_pairs` without the lengths. For a batch, in O(1) a
+    pair: per board and pair of rows, the columns free in every row strictly between them
+    are one bit field, and the pivots both ends reach are a run of bits (building those
+    fields costs more than it saves on one board, which scans the pivots)."""
+    boards, env = _one_board(board, len(a)) if env is None else (board, env)
+    k, rows, cols = boards.shape
+    if k == 1 or max(rows, cols) + 2 > 63:  # one board, or wider than a bit field
+        shapes = _valid_pivots(boards, env, a, b)
+        ok = next(shapes)[0].any(axis=1)
+        return ok | next(shapes)[0].any(axis=1)
+    occ = np.zeros((k, rows + 2, cols + 2), dtype=bool)
+    occ[:, 1:-1, 1:-1] = boards != EMPTY
+    ok = np.zeros(len(a), dtype=bool)
+    ends = (a[:, 0] + 1, a[:, 1] + 1, b[:, 0] + 1, b[:, 1] + 1)
+    for grid, (r1, c1, r2, c2) in (
+        (occ, ends),
+        (occ.transpose(0, 2, 1), ends[1::-1] + ends[:1:-1]),
+    ):
+        height, width = grid.shape[1:]
+        lo, hi = _reach(grid)
+        bit = np.left_shift(np.uint64(1), np.arange(width, dtype=np.uint64))
+        free = np.where(grid, np.uint64(0), bit).sum(axis=2, dtype=np.uint64)  # (k, height)
+        every = np.uint64((1 << width) - 1)
+        between = np.full((k, height, height), every, dtype=np.uint64)  # rows top < r < bottom
+        for top in range(height - 2):
+            between[:, top, top + 2 :] = np.bitwise_and.accumulate(free[:, top + 1 : -1], axis=1)
+        first = np.maximum(lo[env, r1, c1], lo[env, r2, c2]).astype(np.uint64)
+        last = np.minimum(hi[env, r1, c1], hi[env, r2, c2]).astype(np.int64)
+        reach = np.where(
+            last >= first.astype(np.int64),
+            np.left_shift(np.uint64(1), (last + 1).astype(np.uint64))
+            - np.left_shift(np.uint64(1), first),
+            np.uint64(0),
+        )
+        ok |= (between[env, np.minimum(r1, r2), np.maximum(r1, r2)] & reach) != 0
+    return ok
 
 
 def connect_pairs(
-    board: np.ndarray, a: np.ndarray, b: np.ndarray
+    board: np.ndarray, a: np.ndarray, b: np.ndarray, env: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """For pairs of cells ``a[i]``, ``b[i]`` (board coordinates, shape (P, 2)), whether a
     path of at most 3 segments joins them, and the shortest one.
@@ -91,11 +135,13 @@ def connect_pairs(
     Returns (ok, length, kind, pivot): ``kind`` 0 for a horizontal-vertical-horizontal path
     turning on padded column ``pivot``, 1 for vertical-horizontal-vertical on padded row
     ``pivot``. The two ends must be distinct; they may be tiles or empty cells (the ends
-    never block), and their kinds are not compared here.
+    never block), and their kinds are not compared here. With ``env``, ``board`` is a batch
+    (k, rows, cols) and pair ``i`` lies on board ``env[i]``.
     """
+    boards, env = _one_board(board, len(a)) if env is None else (board, env)
     big = np.iinfo(np.int32).max
     results = []
-    for valid, length in _valid_pivots(board, a, b):
+    for valid, length in _valid_pivots(boards, env, a, b):
         cost = np.where(valid, length(), big)
         best = cost.argmin(axis=1)
         results.append((cost[np.arange(len(cost)), best], best))
@@ -155,6 +201,26 @@ def same_kind_pairs(board: np.ndarray) -> tuple[list[int], list[int]]:
     return firsts, seconds
 
 
+def exposed(boards: np.ndarray) -> np.ndarray:
+    """(k, rows * cols) bool for a batch (k, rows, cols): cells with an empty neighbour, the
+    ring outside the board counting as empty. A path leaves a tile through an empty
+    neighbour, so two tiles can only connect when both are exposed or they touch."""
+    k, rows, cols = boards.shape
+    free = np.ones((k, rows + 2, cols + 2), dtype=bool)
+    free[:, 1:-1, 1:-1] = boards == EMPTY
+    out = free[:, :-2, 1:-1] | free[:, 2:, 1:-1] | free[:, 1:-1, :-2] | free[:, 1:-1, 2:]
+    return out.reshape(k, rows * cols)
+
+
+def may_connect(
+    open_cells: np.ndarray, env: np.ndarray, i: np.ndarray, j: np.ndarray, cols: int
+) -> np.ndarray:
+    """The pairs of flat cells (i < j, on board ``env``) worth a path check: both exposed
+    (``open_cells`` from :func:`exposed`), or side by side."""
+    touch = ((j - i == 1) & (j % cols != 0)) | (j - i == cols)
+    return touch | (open_cells[env, i] & open_cells[env, j])
+
+
 def removable_with_lengths(board: np.ndarray) -> tuple[list[tuple[int, int]], list[int]]:
     """Flat index pairs (i < j) of equal tiles that connect now, and their path lengths."""
     firsts, seconds = same_kind_pairs(board)
@@ -162,11 +228,14 @@ def removable_with_lengths(board: np.ndarray) -> tuple[list[tuple[int, int]], li
         return [], []
     cols = board.shape[1]
     i, j = np.array(firsts), np.array(seconds)
+    worth = may_connect(exposed(board[None]), np.zeros(len(i), dtype=np.int64), i, j, cols)
+    i, j = i[worth], j[worth]
+    if not len(i):
+        return [], []
     a = np.stack([i // cols, i % cols], axis=1)
     b = np.stack([j // cols, j % cols], axis=1)
     ok, length, _, _ = connect_pairs(board, a, b)
-    keep = np.flatnonzero(ok).tolist()
-    return [(firsts[k], seconds[k]) for k in keep], length[keep].tolist()
+    return list(zip(i[ok].tolist(), j[ok].tolist(), strict=True)), length[ok].tolist()
 
 
 def removable_pairs(board: np.ndarray) -> list[tuple[int, int]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from grid_envs.pikachu.paths import removable_pairs
+from grid_envs.pikachu.paths import connects, exposed, may_connect, removable_pairs
 from grid_envs.pikachu.state import EMPTY
 
 
@@ -38,6 +38,40 @@ def legal_mask(board: np.ndarray) -> np.ndarray:
     mask = np.zeros(n_pairs(cells), dtype=bool)
     for i, j in removable_pairs(board):
         mask[pair_to_action(i, j, cells)] = True
+    return mask
+
+
+def batch_legal_masks(boards: np.ndarray) -> np.ndarray:
+    """:func:`legal_mask` for a batch of boards (k, rows, cols): (k, n_pairs) bool.
+
+    The tiles of each board are sorted by kind (cells ascending inside a kind), so equal
+    tiles sit side by side and every candidate pair is a position ``t`` and ``t + d``; the
+    pairs of all boards are then checked for a path in one call."""
+    k, rows, cols = boards.shape
+    cells = rows * cols
+    flat = boards.reshape(k, cells)
+    order = np.argsort(flat, axis=1, kind="stable")
+    kinds = np.take_along_axis(flat, order, axis=1)
+    envs, firsts, seconds = [], [], []
+    for d in range(1, cells):
+        same = (kinds[:, :-d] == kinds[:, d:]) & (kinds[:, d:] != EMPTY)
+        env, t = np.nonzero(same)
+        if not len(env):
+            break  # no kind has more than d tiles
+        envs.append(env)
+        firsts.append(order[env, t])
+        seconds.append(order[env, t + d])
+    mask = np.zeros((k, n_pairs(cells)), dtype=bool)
+    if not envs:
+        return mask
+    env, i, j = np.concatenate(envs), np.concatenate(firsts), np.concatenate(seconds)
+    keep = may_connect(exposed(boards), env, i, j, cols)
+    env, i, j = env[keep], i[keep], j[keep]
+    a = np.stack([i // cols, i % cols], axis=1)
+    b = np.stack([j // cols, j % cols], axis=1)
+    ok = connects(boards, a, b, env)
+    i, j = i[ok], j[ok]
+    mask[env[ok], i * (2 * cells - i - 1) // 2 + (j - i - 1)] = True
     return mask
 
 

@@ -132,3 +132,34 @@ def test_corner_points(a, b, points) -> None:
         assert found in (((0, 0), (0, 2), (2, 2)), ((0, 0), (2, 0), (2, 2)))
     else:
         assert found == points
+
+
+def test_batched_masks_equal_every_pair_checked_alone() -> None:
+    from grid_envs.pikachu import rules
+    from grid_envs.pikachu.paths import connects
+
+    rng = np.random.default_rng(5)
+    boards = np.stack([rules.random_board(6, 8, 12, rng) for _ in range(40)])
+    for board in boards:  # thin each board out, kind by kind, to every density
+        flat, share = board.reshape(-1), rng.random()
+        for kind in np.unique(flat):
+            if rng.random() < share:
+                flat[flat == kind] = 0
+    masks = rules.batch_legal_masks(boards)
+    cells = 48
+    for board, mask in zip(boards, masks, strict=True):
+        expected = np.zeros_like(mask)
+        for i in range(cells):
+            for j in range(i + 1, cells):
+                a, b = divmod(i, 8), divmod(j, 8)
+                if board[a] and board[a] == board[b] and find_path(board, a, b) is not None:
+                    expected[rules.pair_to_action(i, j, cells)] = True
+        assert np.array_equal(mask, expected)
+    # the bit-field test of a batch equals the pivot scan, pair by pair
+    env = rng.integers(0, 40, 500)
+    a, b = rng.integers(0, 6, (500, 2)), rng.integers(0, 6, (500, 2))
+    a[:, 1], b[:, 1] = rng.integers(0, 8, 500), rng.integers(0, 8, 500)
+    keep = (a != b).any(axis=1)
+    env, a, b = env[keep], a[keep], b[keep]
+    alone = [connects(boards[e], a[k : k + 1], b[k : k + 1])[0] for k, e in enumerate(env)]
+    assert np.array_equal(connects(boards, a, b, env), np.array(alone))
