@@ -27,6 +27,8 @@ from grid_envs.knight.state import (
 )
 
 N_PLANES = 9
+# URDL bits of a cell -> its mask (the actions whose side is open)
+_MASKS = np.array([[bool(bits & b) for b in ACTION_BITS] for bits in range(16)])
 _KEYS = {"w": 0, "up": 0, "k": 0, "s": 1, "down": 1, "j": 1,
          "a": 2, "left": 2, "h": 2, "d": 3, "right": 3, "l": 3}  # fmt: skip
 
@@ -171,6 +173,7 @@ class KnightEnv(GridEnv):
         self.win_reward, self.loss_penalty = float(win_reward), float(loss_penalty)
         self.time_limit = time_limit
         self.state: KnightState | None = None
+        self._maze_planes: tuple[KnightLevel | None, np.ndarray] = (None, np.zeros(0))
 
     # ------------------------------------------------------------- episode
     def _new_episode(self, options: dict[str, Any]) -> None:
@@ -201,8 +204,7 @@ class KnightEnv(GridEnv):
     def _legal_mask(self) -> np.ndarray:
         s = self.state
         assert s is not None
-        bits = int(s.level.cells[s.knight])
-        return np.array([bool(bits & b) for b in ACTION_BITS])
+        return _MASKS[s.level.cells[s.knight]].copy()
 
     def _apply(self, action: int) -> tuple[float, bool, bool]:
         s = self.state
@@ -227,13 +229,15 @@ class KnightEnv(GridEnv):
         s = self.state
         assert s is not None
         rows, cols = s.level.shape
-        planes = np.zeros((N_PLANES, *self.obs_shape), dtype=np.uint8)
-        cells = s.level.cells
-        for k, bit in enumerate((UP_BIT, RIGHT_BIT, DOWN_BIT, LEFT_BIT)):
-            planes[k, :rows, :cols] = (cells & bit) > 0
+        if self._maze_planes[0] is not s.level:  # the planes a level never changes, once
+            maze = np.zeros((N_PLANES, *self.obs_shape), dtype=np.uint8)
+            for k, bit in enumerate((UP_BIT, RIGHT_BIT, DOWN_BIT, LEFT_BIT)):
+                maze[k, :rows, :cols] = (s.level.cells & bit) > 0
+            maze[5][s.level.exit] = 1
+            maze[6, :rows, :cols] = s.level.monsters
+            self._maze_planes = (s.level, maze)
+        planes = self._maze_planes[1].copy()
         planes[4][s.knight] = 1
-        planes[5][s.level.exit] = 1
-        planes[6, :rows, :cols] = s.level.monsters
         planes[7, :rows, :cols] = s.items
         planes[8] = min(max(s.energy, 0), 255)
         return planes
