@@ -41,8 +41,8 @@ def neighbour_counts(mines: np.ndarray) -> np.ndarray:
     """Mines among each cell's 8 neighbours, uint8; ``mines`` is (rows, cols) or a batch
     (k, rows, cols)."""
     rows, cols = mines.shape[-2:]
-    pad = [(0, 0)] * (mines.ndim - 2) + [(1, 1), (1, 1)]
-    padded = np.pad(mines.astype(np.uint8), pad)
+    padded = np.zeros((*mines.shape[:-2], rows + 2, cols + 2), dtype=np.uint8)
+    padded[..., 1:-1, 1:-1] = mines
     total = np.zeros(mines.shape, dtype=np.uint8)
     for dr in (0, 1, 2):
         for dc in (0, 1, 2):
@@ -74,7 +74,8 @@ def draw_mines(
 
 
 def place_mines(state: MinesweeperState, rng: np.random.Generator, first: Cell | None) -> None:
-    """Draw the mines (:func:`draw_mines`) and derive the counts and zero runs."""
+    """Draw the mines (:func:`draw_mines`) and derive the counts (the zero runs wait for
+    the first flood)."""
     rows, cols = state.rows, state.cols
     firsts = np.zeros((1, rows, cols), dtype=bool)
     if first is not None:
@@ -82,26 +83,29 @@ def place_mines(state: MinesweeperState, rng: np.random.Generator, first: Cell |
     keys = rng.random((1, rows, cols))
     state.mines = draw_mines(keys, firsts, state.num_mines, state.first_click)[0]
     state.counts = neighbour_counts(state.mines)
-    state.runs = zero_runs(state.counts == 0, state.mines)
+    state.runs = None
     state.placed = True
 
 
 def zero_runs(zero: np.ndarray, mines: np.ndarray) -> tuple[list[list[int]], list[list[int]]]:
     """Per row, the starts and (exclusive) ends of the stretches of safe zero cells."""
     rows, _cols = zero.shape
-    z = (zero & ~mines).astype(np.int8)
-    edges = np.diff(np.pad(z, ((0, 0), (1, 1))), axis=1)
+    z = np.zeros((rows, _cols + 2), dtype=np.int8)
+    z[:, 1:-1] = zero & ~mines
+    edges = np.diff(z, axis=1)
     starts: list[list[int]] = [[] for _ in range(rows)]
     ends: list[list[int]] = [[] for _ in range(rows)]
-    for r, c in np.argwhere(edges == 1):
-        starts[r].append(int(c))
-    for r, c in np.argwhere(edges == -1):
-        ends[r].append(int(c))
+    for out, edge in ((starts, 1), (ends, -1)):
+        rs, cs = np.nonzero(edges == edge)
+        for r, c in zip(rs.tolist(), cs.tolist(), strict=True):
+            out[r].append(c)
     return starts, ends
 
 
 def zero_region(state: MinesweeperState, cell: Cell) -> np.ndarray:
     """The 8-connected region of zero cells that contains ``cell`` (a zero cell), bool mask."""
+    if state.runs is None:
+        state.runs = zero_runs(state.counts == 0, state.mines)
     starts, ends = state.runs
     r, c = cell
     i = bisect_right(starts[r], c) - 1

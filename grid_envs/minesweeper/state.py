@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -29,8 +29,9 @@ class MinesweeperState:
     placed: bool = False
     exploded: Cell | None = None
     # Horizontal runs of zero cells per row, (starts, ends) with ends exclusive: the flood
-    # fill walks these instead of single cells. Static once the mines are placed.
-    runs: tuple[list[list[int]], list[list[int]]] = field(default_factory=lambda: ([], []))
+    # fill walks these instead of single cells. Static once the mines are placed; found at
+    # the first flood (None until then: many games end before any).
+    runs: tuple[list[list[int]], list[list[int]]] | None = None
 
     @classmethod
     def empty(cls, rows: int, cols: int, num_mines: int, first_click: str) -> MinesweeperState:
