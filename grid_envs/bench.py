@@ -87,10 +87,10 @@ def frozenlake_steps_per_second(window: float = 1.0, repeats: int = 3) -> float:
     return _median_rate(window, repeats, run)
 
 
-def fill_pool(env_id: str) -> float:
+def fill_pool(env_id: str, kwargs: dict[str, Any] | None = None) -> float:
     """Generate the level pool of ``env_id`` with its bench settings; the seconds it took
     (0 without a pool). Pools are shared in a process, so every later env finds it full."""
-    env = gym.make(env_id, **BENCH_KWARGS.get(env_id, {}))
+    env = gym.make(env_id, **(kwargs or {}))
     pool = getattr(env.unwrapped, "pool", None)
     start = time.perf_counter()
     if pool is not None:
@@ -98,9 +98,11 @@ def fill_pool(env_id: str) -> float:
     return time.perf_counter() - start if pool is not None else 0.0
 
 
-def single_steps_per_second(env_id: str, window: float = 1.0, repeats: int = 3) -> float:
+def single_steps_per_second(
+    env_id: str, window: float = 1.0, repeats: int = 3, kwargs: dict[str, Any] | None = None
+) -> float:
     """Random legal actions, resets included; the action is picked outside the timing."""
-    env = gym.make(env_id, **BENCH_KWARGS.get(env_id, {}))
+    env = gym.make(env_id, **(kwargs or {}))
     rng = np.random.default_rng(0)
     _, info = env.reset(seed=0)
 
@@ -121,8 +123,10 @@ def single_steps_per_second(env_id: str, window: float = 1.0, repeats: int = 3) 
     return _median_rate(window, repeats, run)
 
 
-def resets_per_second(env_id: str, window: float = 1.0, repeats: int = 3) -> float:
-    env = gym.make(env_id, **BENCH_KWARGS.get(env_id, {}))
+def resets_per_second(
+    env_id: str, window: float = 1.0, repeats: int = 3, kwargs: dict[str, Any] | None = None
+) -> float:
+    env = gym.make(env_id, **(kwargs or {}))
     env.reset(seed=0)
 
     def run(deadline: float) -> tuple[int, float]:
@@ -140,7 +144,11 @@ def _vector_mode(env_id: str) -> str:
 
 
 def batched_steps_per_second(
-    env_id: str, num_envs: int, window: float = 1.0, repeats: int = 3
+    env_id: str,
+    num_envs: int,
+    window: float = 1.0,
+    repeats: int = 3,
+    kwargs: dict[str, Any] | None = None,
 ) -> tuple[float, float]:
     """(env-steps/s, peak MB of Python allocations) for a batch of ``num_envs``.
 
@@ -150,7 +158,7 @@ def batched_steps_per_second(
     def make() -> Any:
         return gym.make_vec(
             env_id, num_envs=num_envs, vectorization_mode=_vector_mode(env_id),
-            **BENCH_KWARGS.get(env_id, {}),
+            **(kwargs or {}),
         )  # fmt: skip
 
     envs = make()
@@ -191,26 +199,30 @@ def bench(
     window: float = 1.0,
     repeats: int = 3,
     log: Any = None,
+    settings: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Every figure of the module doc, as a dict ready for JSON."""
+    """Every figure of the module doc, as a dict ready for JSON. ``settings``: per env id,
+    keyword arguments beyond the registered ones (by default :data:`BENCH_KWARGS`)."""
+    settings = BENCH_KWARGS if settings is None else settings
     reference = frozenlake_steps_per_second(window, repeats)
     games = []
     for env_id in envs:
         if log:
             log(f"{env_id} ...")
-        filled = fill_pool(env_id)
-        single = single_steps_per_second(env_id, window, repeats)
+        kwargs = settings.get(env_id, {})
+        filled = fill_pool(env_id, kwargs)
+        single = single_steps_per_second(env_id, window, repeats, kwargs)
         figures = GameFigures(
             env=env_id,
             single_steps_per_s=single,
-            resets_per_s=resets_per_second(env_id, window, repeats),
+            resets_per_s=resets_per_second(env_id, window, repeats, kwargs),
             vector_mode=_vector_mode(env_id),
             ratio_to_frozenlake=single / reference,
-            kwargs=BENCH_KWARGS.get(env_id, {}),
+            kwargs=kwargs,
             pool_fill_s=filled,
         )
         for b in batches:
-            rate, peak = batched_steps_per_second(env_id, b, window, repeats)
+            rate, peak = batched_steps_per_second(env_id, b, window, repeats, kwargs)
             figures.batched_steps_per_s[str(b)] = rate
             figures.peak_mb = peak
         games.append(figures)

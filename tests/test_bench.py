@@ -11,7 +11,8 @@ from grid_envs.bench import bench, table
 
 
 def test_bench_reports_every_figure_next_to_frozenlake() -> None:
-    report = bench(("GridGames/Knight-v0",), (1, 8), window=0.05, repeats=1)
+    settings = {"GridGames/Knight-v0": {"level_pool": 30}}
+    report = bench(("GridGames/Knight-v0",), (1, 8), window=0.05, repeats=1, settings=settings)
     assert report["frozenlake_steps_per_s"] > 0
     (game,) = report["games"]
     assert game["env"] == "GridGames/Knight-v0" and game["vector_mode"] in (
@@ -24,7 +25,8 @@ def test_bench_reports_every_figure_next_to_frozenlake() -> None:
     assert game["ratio_to_frozenlake"] == pytest.approx(
         game["single_steps_per_s"] / report["frozenlake_steps_per_s"]
     )
-    assert "| Knight-v0 |" in table(report)
+    assert game["kwargs"] == {"level_pool": 30} and game["pool_fill_s"] > 0
+    assert "| Knight-v0 |" in table(report) and "{'level_pool': 30}" in table(report)
 
 
 def test_bench_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
