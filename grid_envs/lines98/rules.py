@@ -52,20 +52,7 @@ def reachable(board: np.ndarray, source: int) -> np.ndarray:
 
 def legal_mask(board: np.ndarray) -> np.ndarray:
     """The exact (n * n,) mask: ball on source, target an empty cell its region reaches."""
-    rows, cols = board.shape
-    n = board.size
-    labels = np.zeros((rows + 2, cols + 2), dtype=np.int32)  # a ring of 0: no region
-    labels[1:-1, 1:-1] = empty_regions(board)
-    sources = np.flatnonzero(board.ravel() != EMPTY)
-    r, c = sources // cols + 1, sources % cols + 1
-    touching = np.stack(
-        [labels[r - 1, c], labels[r + 1, c], labels[r, c - 1], labels[r, c + 1]], axis=1
-    )  # (balls, 4): the regions next to each ball, 0 for none
-    flat = labels[1:-1, 1:-1].ravel()
-    rows_mask = (flat[None, :, None] == touching[:, None, :]).any(axis=2) & (flat > 0)[None, :]
-    mask = np.zeros((n, n), dtype=bool)
-    mask[sources] = rows_mask
-    return mask.ravel()
+    return masks_from_regions(board[None], empty_regions(board)[None])[0]
 
 
 def batch_region_labels(boards: np.ndarray) -> np.ndarray:
@@ -92,12 +79,8 @@ def batch_region_labels(boards: np.ndarray) -> np.ndarray:
 
 
 def batch_legal_masks(boards: np.ndarray) -> np.ndarray:
-    """:func:`legal_mask` for a batch of boards (k, rows, cols): (k, n * n) bool.
-
-    Each board's regions get small numbers 1..K and a bit each; a ball's bits are those of
-    the regions beside it, so the mask is one AND of the sources' bits with the targets'.
-    When some board has more than 16 regions, the labels beside each ball are compared with
-    every target's instead."""
+    """:func:`legal_mask` for a batch of boards (k, rows, cols): (k, n * n) bool, from
+    :func:`batch_region_labels` renumbered 1..K on each board."""
     k, rows, cols = boards.shape
     n = rows * cols
     labels = batch_region_labels(boards).reshape(k, n)
@@ -108,10 +91,23 @@ def batch_legal_masks(boards: np.ndarray) -> np.ndarray:
     table = np.zeros((k, n + 1), dtype=np.int64)
     table[np.arange(k)[:, None], ordered] = rank
     region = table[np.arange(k)[:, None], labels]  # (k, n): 1..K, 0 on balls
+    return masks_from_regions(boards, region.reshape(k, rows, cols))
+
+
+def masks_from_regions(boards: np.ndarray, region: np.ndarray) -> np.ndarray:
+    """Masks (k, n * n) of boards (k, rows, cols) whose empty regions are numbered 1..K
+    on each board (0 on balls).
+
+    Each region gets a bit; a ball's bits are those of the regions beside it, so the mask
+    is one AND of the sources' bits with the targets'. Wide bit fields cost more than
+    comparing numbers over a batch, so past 16 regions (64 on one board) the regions
+    beside each ball are compared with every target's instead."""
+    k, rows, cols = boards.shape
+    n = rows * cols
     most = int(region.max(initial=0))
-    if most > 16:  # wide bit fields cost more than comparing the labels
-        return _mask_by_labels(boards, labels.reshape(k, rows, cols))
-    dtype = np.uint8 if most <= 8 else np.uint16
+    if most > (64 if k == 1 else 16):
+        return _mask_by_labels(boards, region)
+    dtype = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if np.iinfo(t).bits >= most)
     bit_of = np.array([0] + [1 << b for b in range(most)], dtype=dtype)  # region -> its bit
     pad = np.zeros((k, rows + 2, cols + 2), dtype=dtype)
     pad[:, 1:-1, 1:-1] = bit_of[region].reshape(k, rows, cols)
