@@ -120,14 +120,14 @@ def test_cli_train_then_eval_the_model(tmp_path: Path, capsys: pytest.CaptureFix
 
 @pytest.mark.slow
 def test_maskable_ppo_learns_minesweeper(tmp_path: Path) -> None:
-    """The README's learning figure (100k steps: 16.0% against random's 2.5%), a few
-    minutes on 2 cores."""
+    """The README's learning figure, a few minutes on 2 cores (100k steps: 10.5% against
+    random's 4.5% since the mine draw changed; 16.0% against 2.5% before)."""
     config = default_config("GridGames/Minesweeper-v0", timesteps=100_000)
     result = train(config, tmp_path, progress=False)
     agent = PolicyAgent.load(result.model_path)
     learned = evaluate("GridGames/Minesweeper-v0", agent, 200, 7, config.env_kwargs)
     random = evaluate("GridGames/Minesweeper-v0", "random", 200, 7, config.env_kwargs)
-    assert learned.win_rate > random.win_rate + 0.08
+    assert learned.win_rate > random.win_rate + 0.04
 
 
 def test_no_observation_is_mistaken_for_an_image() -> None:
