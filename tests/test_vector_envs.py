@@ -182,6 +182,18 @@ def test_batched_pikachu_matches_single_envs(env_id: str, kwargs: dict[str, Any]
         assert max(info["shuffles"].max() for _, _, info in seen) > 0  # reshuffles were tested
 
 
+@pytest.mark.parametrize("shape", [(9, 9), (16, 30), (5, 7), (3, 64), (4, 33)])
+def test_packed_flood_equals_the_boolean_flood(shape: tuple[int, int]) -> None:
+    from grid_envs.minesweeper.vector import _grow, _grow_rows
+
+    rng = np.random.default_rng(shape[1])
+    room = rng.random((200, *shape)) < 0.6
+    start = np.zeros_like(room)
+    r, c = rng.integers(0, shape[0], 200), rng.integers(0, shape[1], 200)
+    start[np.arange(200), r, c] = room[np.arange(200), r, c] = True
+    assert np.array_equal(_grow_rows(start, room), _grow(start, room))
+
+
 def test_every_id_with_a_vector_entry_point_is_batched_natively() -> None:
     natives = [i for i in grid_envs.ENVS if gym.spec(i).vector_entry_point]
     assert {

@@ -25,6 +25,52 @@ from grid_envs.minesweeper.state import FLAGGED, HIDDEN
 N_NUMBERS = 9  # revealed 0..8
 
 
+def _grow(start: np.ndarray, room: np.ndarray) -> np.ndarray:
+    """The 8-connected regions of ``room`` (k, rows, cols) holding ``start``: every board
+    grows together, each dropped once it stops."""
+    region = start.copy()
+    ids, work = np.arange(len(start)), start  # the boards still growing
+    while len(ids):
+        grown = rules.dilate(work) & room
+        changed = (grown != work).any(axis=(1, 2))
+        if changed.all():
+            work = grown
+            continue
+        region[ids[~changed]] = grown[~changed]
+        ids, work, room = ids[changed], grown[changed], room[changed]
+    return region
+
+
+def _grow_rows(start: np.ndarray, room: np.ndarray) -> np.ndarray:
+    """:func:`_grow` with each row packed into one integer (up to 64 columns): a dilation
+    is a few shifts and ORs on (k, rows) integers instead of (k, rows, cols) booleans."""
+    k, rows, cols = start.shape
+    kind = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if np.iinfo(t).bits >= cols)
+    dtype = np.dtype(kind).newbyteorder("<")  # bit c of a row is byte c // 8, bit c % 8
+    width = dtype.itemsize
+
+    def pack(mask: np.ndarray) -> np.ndarray:
+        packed = np.packbits(mask, axis=-1, bitorder="little")  # (k, rows, ceil(cols / 8))
+        full = np.zeros((k, rows, width), dtype=np.uint8)
+        full[..., : packed.shape[-1]] = packed
+        return full.view(dtype)[..., 0]
+
+    work, space = pack(start), pack(room)
+    one = kind(1)
+    ids, region = np.arange(k), np.zeros_like(work)
+    while len(ids):
+        wide = work | (work << one) | (work >> one)  # along the row (bits past cols: not room)
+        grown = wide.copy()
+        grown[:, 1:] |= wide[:, :-1]
+        grown[:, :-1] |= wide[:, 1:]
+        grown &= space
+        changed = (grown != work).any(axis=1)
+        region[ids[~changed]] = grown[~changed]
+        ids, work, space = ids[changed], grown[changed], space[changed]
+    as_bytes = region.astype(dtype)[..., None].view(np.uint8)  # (k, rows, width) bytes
+    return np.unpackbits(as_bytes, axis=-1, count=cols, bitorder="little").astype(bool)
+
+
 class MinesweeperVectorEnv(GridVectorEnv):
     """``num_envs`` Minesweeper games; the keyword arguments are the single env's."""
 
@@ -134,18 +180,9 @@ class MinesweeperVectorEnv(GridVectorEnv):
     def _flood(self, envs: np.ndarray, r: np.ndarray, c: np.ndarray) -> np.ndarray:
         """Open the zero regions clicked in ``envs`` and their borders; cells opened each."""
         free = (self.counts[envs] == 0) & ~self.mines[envs]
-        region = np.zeros_like(free)
-        region[np.arange(len(envs)), r, c] = True
-        ids, work, room = np.arange(len(envs)), region, free  # the boards still growing
-        while len(ids):
-            grown = rules.dilate(work) & room
-            changed = (grown != work).any(axis=(1, 2))
-            if changed.all():
-                work = grown
-                continue
-            done = ~changed
-            region[ids[done]] = grown[done]
-            ids, work, room = ids[changed], grown[changed], room[changed]
+        start = np.zeros_like(free)
+        start[np.arange(len(envs)), r, c] = True
+        region = _grow_rows(start, free) if self.cols <= 64 else _grow(start, free)
         opened = rules.dilate(region) & ~self.revealed[envs]
         flat = (len(envs), self.rows * self.cols)
         lifted = self.flags[envs] & opened  # flags inside the opened region are lifted
