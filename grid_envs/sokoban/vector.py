@@ -9,9 +9,10 @@ New episodes: with ``level_pool=N`` (see :mod:`grid_envs.core.pool`) each env dr
 pool index with its own generator and the level is copied from the pool's arrays; without a
 pool (fresh levels, level files) the single env's own code sets up each episode, which is
 exact but costs a generation per reset. Deadlocks: a box pushed onto a dead square is an
-array look-up; a freeze can only appear where the pushed box is now blocked on both axes, so
-only those pushes (a few in a hundred under random play) run the single env's freeze test.
-The same seeds and actions give the trajectories of N single envs (tested).
+array look-up; a freeze can only appear where the pushed box is now blocked on both axes:
+by walls alone, decided at once, or with boxes beside it, when the single env's freeze test
+runs on the boxes joined to it (a few pushes in a hundred under random play). The same
+seeds and actions give the trajectories of N single envs (tested).
 """
 
 from __future__ import annotations
