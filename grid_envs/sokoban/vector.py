@@ -198,13 +198,20 @@ class SokobanVectorEnv(GridVectorEnv):
         (the single env's tests). A position that was not deadlocked can only become so
         through the pushed box: on a dead square, or frozen, which needs it blocked along
         both axes. With no box beside it, that is walls (or two dead squares) on both axes;
-        with boxes beside it, the single env's freeze test decides."""
+        with boxes beside it, the single env's freeze test decides, unless none of those
+        boxes can be blocked across the axis it shares with the pushed one (then it never
+        freezes, and cannot stop the pushed box either)."""
         codes, dead = self._flat, self._dead_flat
         out = dead[box].copy()
         beside = box[:, None] + self._steps[None]  # up, down, left, right
         walls = codes[beside] == WALL
         dead_pair = dead[beside]
-        may_block = BLOCKS[codes[beside]]
+        across = self._steps[[2, 3, 0, 1]]  # the other axis of each neighbour
+        sides = (beside - across, beside + across)
+        crossed = (
+            BLOCKS[codes[sides[0]]] | BLOCKS[codes[sides[1]]] | (dead[sides[0]] & dead[sides[1]])
+        )
+        may_block = walls | (BOXED[codes[beside]] & crossed)
         vertical, horizontal = (0, 1), (2, 3)
         fixed = [walls[:, a] | walls[:, b] | (dead_pair[:, a] & dead_pair[:, b])
                  for a, b in (vertical, horizontal)]  # fmt: skip
