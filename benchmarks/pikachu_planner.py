@@ -38,6 +38,7 @@ def main() -> None:
     args = parser.parse_args()
     status: dict[str, int] = {}
     times, second, one, best20 = [], {}, 0, 0
+    undecided: list[int] = []
     for s in range(args.boards):
         board = random_board(9, 16, 36, np.random.default_rng(s))
         r = plan(board, time_limit=args.time_limit)
@@ -46,6 +47,8 @@ def main() -> None:
         if r.status == "gave_up" and args.proof_time > 0:
             r2 = plan(board, time_limit=args.proof_time)
             second[r2.status] = second.get(r2.status, 0) + 1
+            if r2.status == "gave_up":
+                undecided.append(s)
         rng = np.random.default_rng(10_000 + s)
         wins = [random_playout(board, rng) for _ in range(20)]
         one += wins[0]
@@ -56,8 +59,9 @@ def main() -> None:
     share = {k: f"{v / n:.0%}" for k, v in status.items()}
     print(f"planner, {args.time_limit:g} s: {share}; median {statistics.median(times):.2f} s")
     if second:
-        undecided = status.get("gave_up", 0)
-        print(f"second search of {args.proof_time:g} s on the {undecided} undecided: {second}")
+        n_first = status.get("gave_up", 0)
+        print(f"second search of {args.proof_time:g} s on the {n_first} undecided: {second}")
+        print(f"undecided after it: boards {undecided}")
     proved = status.get("unsolvable", 0) + second.get("unsolvable", 0)
     lo, hi = wilson_interval(proved, n)
     print(

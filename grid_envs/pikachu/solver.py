@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from grid_envs.pikachu.paths import connects, removable_pairs, removable_with_lengths
-from grid_envs.pikachu.rules import apply_gravity
+from grid_envs.pikachu.rules import apply_gravity, batch_legal_masks
 from grid_envs.pikachu.state import EMPTY
 
 
@@ -338,7 +338,7 @@ def _plan_partners(
         if not node.decisions:
             return node.moves  # cleared
         if rng is not None:
-            found = playout(node.board, rng, node.fixed, node.banned)
+            found = playout(node.board, rng, node.fixed, node.banned, guided=True)
             if found is not None:
                 return node.moves + found
         available = set(removable_pairs(node.board))
@@ -373,11 +373,15 @@ def playout(
     rng: np.random.Generator,
     fixed: Partners | None = None,
     banned: Banned = frozenset(),
+    guided: bool = False,
 ) -> list[tuple[int, int]] | None:
-    """One randomised game: the safe closure, then a random pair whenever a choice is left.
+    """One randomised game: the safe closure, then a pair whenever a choice is left.
 
-    Pairs against the fixed partners or proved impossible (``banned``) are never picked.
-    Returns the moves when it clears the board (a witness that it can be cleared).
+    The pair is drawn uniformly, or with ``guided`` the one that leaves the most removable
+    pairs (mobility; ties and one choice in ``GUIDED_NOISE`` drawn at random), which clears
+    hard deals far more often for a few times the cost. Pairs against the fixed partners or
+    proved impossible (``banned``) are never picked. Returns the moves when it clears the
+    board (a witness that it can be cleared).
     """
     moves: list[tuple[int, int]] = []
     fixed = dict(fixed or {})
@@ -389,9 +393,17 @@ def playout(
         options = [p for p in removable_pairs(board) if _allowed(p, fixed, banned)]
         if not options:
             return None
-        pick = options[int(rng.integers(len(options)))]
+        if guided and len(options) > 1 and rng.random() >= GUIDED_NOISE:
+            children = np.stack([remove(board, p, "none") for p in options])
+            mobility = batch_legal_masks(children).sum(axis=1) + rng.random(len(options))
+            pick = options[int(np.argmax(mobility))]
+        else:
+            pick = options[int(rng.integers(len(options)))]
         moves.append(pick)
         board = remove(board, pick, "none")
+
+
+GUIDED_NOISE = 0.2  # share of a guided playout's choices made at random
 
 
 PLAYOUT_SHARE = 0.4  # of the time limit, spent on random playouts before the exact search
@@ -429,7 +441,7 @@ def plan(
         tries = 0
         while time.perf_counter() < stop:
             tries += 1
-            found = playout(root.board, rng, root.fixed, root.banned)
+            found = playout(root.board, rng, root.fixed, root.banned, guided=tries % 2 == 0)
             if found is not None:
                 moves = tuple(root.moves + found)
                 return PlanResult("cleared", moves, tries, time.perf_counter() - start)

@@ -155,6 +155,22 @@ def test_planner_plans_replay_and_clear() -> None:
             assert not board.any()
 
 
+def test_guided_playouts_replay_and_clear() -> None:
+    from grid_envs.pikachu.solver import playout
+
+    cleared = 0
+    for seed in range(8):
+        board = rules.random_board(6, 6, 9, np.random.default_rng(seed))
+        moves = playout(board, np.random.default_rng(seed), guided=True)
+        if moves is not None:
+            cleared += 1
+            for move in moves:
+                assert move in set(removable_pairs(board))
+                board = remove(board, move, "none")
+            assert not board.any()
+    assert cleared >= 4
+
+
 def exhaustive(board: np.ndarray) -> bool:
     """Can the board be cleared? Plain search over every removal order (tiny boards)."""
     seen: set[bytes] = set()
