@@ -1,6 +1,8 @@
 """The native batched env: the contract of :mod:`grid_envs.core.base_env`, for a whole batch.
 
-A game subclasses :class:`GridVectorEnv` and fills in array hooks over the batch
+A game subclasses :class:`GridVectorEnv`, names its single env (``env_class``, built from
+the same keyword arguments: spaces, settings and rewards come from it) and fills in array
+hooks over the batch
 (``_reset_envs``, ``_masks``, ``_apply``, ``_observations``, ``_infos``). The base class does
 the shared work, exactly as ``gymnasium.make`` + Gymnasium's ``SyncVectorEnv`` would over N
 single envs, so that the same seeds and actions give the same trajectories:
@@ -35,9 +37,13 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}  # noqa: RUF012
 
-    def __init__(self, num_envs: int, template: GridEnv, max_episode_steps: int | None) -> None:
+    env_class: type[GridEnv]  # the game's single env: its settings are the batch's
+
+    def __init__(self, num_envs: int, max_episode_steps: int | None = None, **kwargs: Any) -> None:
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        kwargs.pop("render_mode", None)  # a batch is not drawn
+        template = self.env_class(**kwargs)
         if template.observation_mode == "rgb":
             raise ValueError("the batched envs give 'planes' or 'compact' observations, not 'rgb'")
         self.num_envs = int(num_envs)
@@ -157,6 +163,13 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.mask[idx] = self._masks(idx)
         if not self.mask[idx].any(axis=1).all():
             raise ValueError(f"{type(self).__name__}: a starting position has no legal action")
+
+    def _single_episode(self, i: int, options: dict[str, Any]) -> Any:
+        """A new episode set up by the single env's own code with env ``i``'s generator;
+        the game state it made (the batched env copies what it needs)."""
+        self.template.np_random = self.rngs[i]
+        self.template._new_episode(options)
+        return self.template._public_state()
 
     def _no_legal_action(self, idx: np.ndarray) -> float | np.ndarray:
         """The extra reward of the envs ``idx``, live but with no legal action (then lost)."""

@@ -37,10 +37,11 @@ class KnightVectorEnv(GridVectorEnv):
 
     template: KnightEnv  # sets up every new episode, with the env's own generator
 
+    env_class = KnightEnv
+
     def __init__(self, num_envs: int, max_episode_steps: int | None = None, **kwargs: Any) -> None:
-        kwargs.pop("render_mode", None)
-        single = KnightEnv(**kwargs)
-        super().__init__(num_envs, single, max_episode_steps)
+        super().__init__(num_envs, max_episode_steps, **kwargs)
+        single = self.template
         n, (rows, cols) = self.num_envs, single.obs_shape
         self.cells = np.zeros((n, rows, cols), dtype=np.uint8)  # URDL open sides, 0 = padding
         self.monsters = np.zeros((n, rows, cols), dtype=bool)
@@ -82,10 +83,7 @@ class KnightVectorEnv(GridVectorEnv):
 
     def _reset_one(self, i: int, options: dict[str, Any]) -> None:
         """A new episode of env ``i`` by the single env's own code and that env's generator."""
-        self.template.np_random = self.rngs[i]
-        self.template._new_episode(options)
-        s = self.template.state
-        assert s is not None
+        s = self._single_episode(i, options)
         level, (rows, cols) = s.level, s.level.shape
         for array in (self.cells, self.monsters, self.items):
             array[i] = 0

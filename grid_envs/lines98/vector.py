@@ -26,10 +26,11 @@ class Lines98VectorEnv(GridVectorEnv):
 
     template: Lines98Env
 
+    env_class = Lines98Env
+
     def __init__(self, num_envs: int, max_episode_steps: int | None = None, **kwargs: Any) -> None:
-        kwargs.pop("render_mode", None)
-        single = Lines98Env(**kwargs)
-        super().__init__(num_envs, single, max_episode_steps)
+        super().__init__(num_envs, max_episode_steps, **kwargs)
+        single = self.template
         self.boards = np.zeros((self.num_envs, single.rows, single.cols), dtype=np.int8)
         self.states: list[Lines98State] = []  # each game's board is a view of ``boards``
         self._colours = np.arange(1, single.colours + 1, dtype=np.int8)[None, :, None, None]
@@ -38,12 +39,8 @@ class Lines98VectorEnv(GridVectorEnv):
     def _reset_envs(self, idx: np.ndarray, options: dict[str, Any]) -> None:
         if not self.states:
             self.states = [Lines98State(self.boards[i]) for i in range(self.num_envs)]
-        single = self.template
         for i in idx.tolist():
-            single.np_random = self.rngs[i]
-            single._new_episode(options)
-            state = single.state
-            assert state is not None
+            state = self._single_episode(i, options)
             self.boards[i] = state.board
             state.board = self.boards[i]  # played in place from now on
             self.states[i] = state

@@ -74,10 +74,12 @@ def _grow_rows(start: np.ndarray, room: np.ndarray) -> np.ndarray:
 class MinesweeperVectorEnv(GridVectorEnv):
     """``num_envs`` Minesweeper games; the keyword arguments are the single env's."""
 
+    env_class = MinesweeperEnv
+    template: MinesweeperEnv
+
     def __init__(self, num_envs: int, max_episode_steps: int | None = None, **kwargs: Any) -> None:
-        kwargs.pop("render_mode", None)
-        single = MinesweeperEnv(**kwargs)
-        super().__init__(num_envs, single, max_episode_steps)
+        super().__init__(num_envs, max_episode_steps, **kwargs)
+        single = self.template
         self.rows, self.cols, self.num_mines = single.rows, single.cols, single.num_mines
         self.first_click, self.allow_flags = single.first_click, single.allow_flags
         self.progress_reward, self.win_reward = single.progress_reward, single.win_reward

@@ -28,10 +28,11 @@ class PikachuVectorEnv(GridVectorEnv):
 
     template: PikachuEnv
 
+    env_class = PikachuEnv
+
     def __init__(self, num_envs: int, max_episode_steps: int | None = None, **kwargs: Any) -> None:
-        kwargs.pop("render_mode", None)
-        single = PikachuEnv(**kwargs)
-        super().__init__(num_envs, single, max_episode_steps)
+        super().__init__(num_envs, max_episode_steps, **kwargs)
+        single = self.template
         self.boards = np.zeros((self.num_envs, single.rows, single.cols), dtype=np.int16)
         self.states: list[PikachuState] = []  # each game's board is a view of ``boards``
         self.total_pairs = np.ones(self.num_envs, dtype=np.int64)
@@ -44,11 +45,10 @@ class PikachuVectorEnv(GridVectorEnv):
         if not self.states:
             self.states = [PikachuState(self.boards[i]) for i in range(self.num_envs)]
         for i in idx.tolist():
-            single.np_random = self.rngs[i]
-            single._new_episode(options)
-            self.boards[i] = single.state.board
-            single.state.board = self.boards[i]  # played in place from now on
-            self.states[i] = single.state
+            state = self._single_episode(i, options)
+            self.boards[i] = state.board
+            state.board = self.boards[i]  # played in place from now on
+            self.states[i] = state
             self.total_pairs[i] = single._total_pairs
         self._known = None
 

@@ -56,10 +56,11 @@ class SokobanVectorEnv(GridVectorEnv):
 
     template: SokobanEnv  # sets up the episodes that do not come from a pool
 
+    env_class = SokobanEnv
+
     def __init__(self, num_envs: int, max_episode_steps: int | None = None, **kwargs: Any) -> None:
-        kwargs.pop("render_mode", None)
-        single = SokobanEnv(**kwargs)
-        super().__init__(num_envs, single, max_episode_steps)
+        super().__init__(num_envs, max_episode_steps, **kwargs)
+        single = self.template
         n, (rows, cols) = self.num_envs, single.obs_shape
         self.rows, self.cols = rows, cols
         self.codes = np.full((n, rows + 2 * PAD, cols + 2 * PAD), WALL, dtype=np.uint8)
@@ -122,11 +123,9 @@ class SokobanVectorEnv(GridVectorEnv):
     def _reset_one(self, i: int, options: dict[str, Any]) -> None:
         """A new episode of env ``i`` by the single env's own code and that env's generator."""
         single = self.template
-        single.np_random, single._next_index = self.rngs[i], int(self.next_index[i])
-        single._new_episode(options)
+        single._next_index = int(self.next_index[i])  # each env's place in a level list
+        s = self._single_episode(i, options)
         self.next_index[i] = single._next_index
-        s = single.state
-        assert s is not None
         rows, cols = s.floor.shape
         self.codes[i] = WALL
         self.codes[i, PAD : PAD + self.rows, PAD : PAD + self.cols] = single._codes
