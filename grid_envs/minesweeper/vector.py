@@ -112,18 +112,19 @@ class MinesweeperVectorEnv(GridVectorEnv):
             self.planes[idx] = 0
             self.planes[idx, 0] = 1  # every cell hidden
         if self.first_click == "any":
-            self._place(idx, [None] * len(idx))
+            self._place(idx)
 
-    def _place(self, idx: np.ndarray, firsts: list[tuple[int, int] | None]) -> None:
+    def _place(self, idx: np.ndarray, first: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         """Draw the mines of the envs ``idx``: each env's keys from its own generator, the
-        layouts and counts for all at once (:func:`rules.draw_mines`, as the single env)."""
-        keys = np.empty((len(idx), self.rows, self.cols))
-        for j, i in enumerate(idx.tolist()):
-            self.rngs[i].random(out=keys[j])
+        layouts and counts for all at once (:func:`rules.draw_mines`, as the single env).
+        ``first``: the rows and columns of the first clicks (None: no click yet)."""
+        flat_keys = np.empty((len(idx), self.rows * self.cols))
+        for out, i in zip(list(flat_keys), idx.tolist(), strict=True):
+            self.rngs[i].random(out=out)
+        keys = flat_keys.reshape(len(idx), self.rows, self.cols)
         clicked = np.zeros(keys.shape, dtype=bool)
-        for j, first in enumerate(firsts):
-            if first is not None:
-                clicked[j][first] = True
+        if first is not None:
+            clicked[np.arange(len(idx)), first[0], first[1]] = True
         mines = rules.draw_mines(keys, clicked, self.num_mines, self.first_click)
         self.mines[idx] = mines
         self.counts[idx] = rules.neighbour_counts(mines)
@@ -155,7 +156,7 @@ class MinesweeperVectorEnv(GridVectorEnv):
         r, c = np.divmod(actions[k], self.cols)
         new = np.flatnonzero(~self.placed[envs])
         if len(new):
-            self._place(envs[new], list(zip(r[new].tolist(), c[new].tolist(), strict=True)))
+            self._place(envs[new], (r[new], c[new]))
         boom = self.mines[envs, r, c]
         rewards[k[boom]] = self.loss_penalty
         terminated[k[boom]] = True
