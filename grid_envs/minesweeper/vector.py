@@ -26,8 +26,9 @@ N_NUMBERS = 9  # revealed 0..8
 
 
 def _grow(start: np.ndarray, room: np.ndarray) -> np.ndarray:
-    """The 8-connected regions of ``room`` (k, rows, cols) holding ``start``: every board
-    grows together, each dropped once it stops."""
+    """The 8-connected regions of ``room`` (k, rows, cols) holding ``start``, with their
+    border (what a click there opens): every board grows together, each dropped once it
+    stops."""
     region = start.copy()
     ids, work = np.arange(len(start)), start  # the boards still growing
     while len(ids):
@@ -38,7 +39,7 @@ def _grow(start: np.ndarray, room: np.ndarray) -> np.ndarray:
             continue
         region[ids[~changed]] = grown[~changed]
         ids, work, room = ids[changed], grown[changed], room[changed]
-    return region
+    return rules.dilate(region)
 
 
 def _grow_rows(start: np.ndarray, room: np.ndarray) -> np.ndarray:
@@ -51,23 +52,29 @@ def _grow_rows(start: np.ndarray, room: np.ndarray) -> np.ndarray:
 
     def pack(mask: np.ndarray) -> np.ndarray:
         packed = np.packbits(mask, axis=-1, bitorder="little")  # (k, rows, ceil(cols / 8))
-        full = np.zeros((k, rows, width), dtype=np.uint8)
-        full[..., : packed.shape[-1]] = packed
-        return full.view(dtype)[..., 0]
+        if packed.shape[-1] != width:
+            full = np.zeros((k, rows, width), dtype=np.uint8)
+            full[..., : packed.shape[-1]] = packed
+            packed = full
+        return packed.view(dtype)[..., 0]
+
+    def dilate(bits: np.ndarray) -> np.ndarray:
+        wide = bits | (bits << one) | (bits >> one)  # along the row
+        grown = wide.copy()
+        grown[:, 1:] |= wide[:, :-1]
+        grown[:, :-1] |= wide[:, 1:]
+        return grown
 
     work, space = pack(start), pack(room)
     one = kind(1)
     ids, region = np.arange(k), np.zeros_like(work)
     while len(ids):
-        wide = work | (work << one) | (work >> one)  # along the row (bits past cols: not room)
-        grown = wide.copy()
-        grown[:, 1:] |= wide[:, :-1]
-        grown[:, :-1] |= wide[:, 1:]
-        grown &= space
+        grown = dilate(work) & space  # (bits past the last column are never room)
         changed = (grown != work).any(axis=1)
         region[ids[~changed]] = grown[~changed]
         ids, work, space = ids[changed], grown[changed], space[changed]
-    as_bytes = region.astype(dtype)[..., None].view(np.uint8)  # (k, rows, width) bytes
+    border = dilate(region) & kind((1 << cols) - 1)  # the opened cells, inside the board
+    as_bytes = border.astype(dtype)[..., None].view(np.uint8)  # (k, rows, width) bytes
     return np.unpackbits(as_bytes, axis=-1, count=cols, bitorder="little").astype(bool)
 
 
@@ -185,8 +192,8 @@ class MinesweeperVectorEnv(GridVectorEnv):
         free = (self.counts[envs] == 0) & ~self.mines[envs]
         start = np.zeros_like(free)
         start[np.arange(len(envs)), r, c] = True
-        region = _grow_rows(start, free) if self.cols <= 64 else _grow(start, free)
-        opened = rules.dilate(region) & ~self.revealed[envs]
+        grow = _grow_rows if self.cols <= 64 else _grow
+        opened = grow(start, free) & ~self.revealed[envs]
         flat = (len(envs), self.rows * self.cols)
         lifted = self.flags[envs] & opened  # flags inside the opened region are lifted
         self.flag_count[envs] -= lifted.reshape(flat).sum(axis=1)
