@@ -42,40 +42,55 @@ def _grow(start: np.ndarray, room: np.ndarray) -> np.ndarray:
     return rules.dilate(region)
 
 
-def _grow_rows(start: np.ndarray, room: np.ndarray) -> np.ndarray:
-    """:func:`_grow` with each row packed into one integer (up to 64 columns): a dilation
-    is a few shifts and ORs on (k, rows) integers instead of (k, rows, cols) booleans."""
-    k, rows, cols = start.shape
-    kind = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if np.iinfo(t).bits >= cols)
-    dtype = np.dtype(kind).newbyteorder("<")  # bit c of a row is byte c // 8, bit c % 8
-    width = dtype.itemsize
+class _Rows:
+    """Board rows packed into integers (up to 64 columns; bit c is column c), so that a
+    dilation is a few shifts and ORs on (k, rows) integers instead of (k, rows, cols)
+    booleans."""
 
-    def pack(mask: np.ndarray) -> np.ndarray:
+    def __init__(self, cols: int) -> None:
+        self.cols = cols
+        self.kind = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64)
+                         if np.iinfo(t).bits >= cols)  # fmt: skip
+        self.dtype = np.dtype(self.kind).newbyteorder("<")  # column c: byte c // 8, bit c % 8
+        self.one = self.kind(1)
+        self.board = self.kind((1 << cols) - 1)  # the columns inside the board
+
+    def pack(self, mask: np.ndarray) -> np.ndarray:
+        k, rows, _ = mask.shape
         packed = np.packbits(mask, axis=-1, bitorder="little")  # (k, rows, ceil(cols / 8))
-        if packed.shape[-1] != width:
-            full = np.zeros((k, rows, width), dtype=np.uint8)
+        if packed.shape[-1] != self.dtype.itemsize:
+            full = np.zeros((k, rows, self.dtype.itemsize), dtype=np.uint8)
             full[..., : packed.shape[-1]] = packed
             packed = full
-        return packed.view(dtype)[..., 0]
+        return packed.view(self.dtype)[..., 0]
 
-    def dilate(bits: np.ndarray) -> np.ndarray:
-        wide = bits | (bits << one) | (bits >> one)  # along the row
+    def unpack(self, bits: np.ndarray) -> np.ndarray:
+        as_bytes = bits.astype(self.dtype)[..., None].view(np.uint8)  # (k, rows, bytes)
+        return np.unpackbits(as_bytes, axis=-1, count=self.cols, bitorder="little").astype(bool)
+
+    def dilate(self, bits: np.ndarray) -> np.ndarray:
+        wide = (bits | (bits << self.one) | (bits >> self.one)) & self.board  # along the row
         grown = wide.copy()
         grown[:, 1:] |= wide[:, :-1]
         grown[:, :-1] |= wide[:, 1:]
         return grown
 
-    work, space = pack(start), pack(room)
-    one = kind(1)
-    ids, region = np.arange(k), np.zeros_like(work)
-    while len(ids):
-        grown = dilate(work) & space  # (bits past the last column are never room)
-        changed = (grown != work).any(axis=1)
-        region[ids[~changed]] = grown[~changed]
-        ids, work, space = ids[changed], grown[changed], space[changed]
-    border = dilate(region) & kind((1 << cols) - 1)  # the opened cells, inside the board
-    as_bytes = border.astype(dtype)[..., None].view(np.uint8)  # (k, rows, width) bytes
-    return np.unpackbits(as_bytes, axis=-1, count=cols, bitorder="little").astype(bool)
+    def grow(self, work: np.ndarray, space: np.ndarray) -> np.ndarray:
+        """:func:`_grow` on packed rows: the regions of ``space`` holding ``work``, with
+        their border."""
+        ids, region = np.arange(len(work)), np.zeros_like(work)
+        while len(ids):
+            grown = self.dilate(work) & space
+            changed = (grown != work).any(axis=1)
+            region[ids[~changed]] = grown[~changed]
+            ids, work, space = ids[changed], grown[changed], space[changed]
+        return self.dilate(region)
+
+
+def _grow_rows(start: np.ndarray, room: np.ndarray) -> np.ndarray:
+    """:func:`_grow` with each row packed into one integer (see :class:`_Rows`)."""
+    rows = _Rows(start.shape[2])
+    return rows.unpack(rows.grow(rows.pack(start), rows.pack(room)))
 
 
 class MinesweeperVectorEnv(GridVectorEnv):
@@ -98,6 +113,10 @@ class MinesweeperVectorEnv(GridVectorEnv):
         self.revealed = np.zeros(shape, dtype=bool)
         self.flags = np.zeros(shape, dtype=bool)
         self.placed = np.zeros(self.num_envs, dtype=bool)  # mines drawn yet
+        self._rows = _Rows(self.cols) if self.cols <= 64 else None  # packed flood fill
+        self.zero_rows = np.zeros((self.num_envs, self.rows), dtype=np.uint64)
+        if self._rows is not None:
+            self.zero_rows = self.zero_rows.astype(self._rows.dtype)
         self.revealed_count = np.zeros(self.num_envs, dtype=np.int64)
         self.flag_count = np.zeros(self.num_envs, dtype=np.int64)
         self._codes = np.arange(N_NUMBERS + 1, dtype=np.uint8)[None, :, None, None]
@@ -135,6 +154,8 @@ class MinesweeperVectorEnv(GridVectorEnv):
         mines = rules.draw_mines(keys, clicked, self.num_mines, self.first_click)
         self.mines[idx] = mines
         self.counts[idx] = rules.neighbour_counts(mines)
+        if self._rows is not None:  # the zero cells, packed for the flood fill
+            self.zero_rows[idx] = self._rows.pack((self.counts[idx] == 0) & ~mines)
         self.placed[idx] = True
 
     def _masks(self, idx: np.ndarray) -> np.ndarray:
@@ -189,11 +210,18 @@ class MinesweeperVectorEnv(GridVectorEnv):
 
     def _flood(self, envs: np.ndarray, r: np.ndarray, c: np.ndarray) -> np.ndarray:
         """Open the zero regions clicked in ``envs`` and their borders; cells opened each."""
-        free = (self.counts[envs] == 0) & ~self.mines[envs]
-        start = np.zeros_like(free)
-        start[np.arange(len(envs)), r, c] = True
-        grow = _grow_rows if self.cols <= 64 else _grow
-        opened = grow(start, free) & ~self.revealed[envs]
+        if self._rows is not None:
+            start = np.zeros((len(envs), self.rows), dtype=self._rows.kind)
+            start[np.arange(len(envs)), r] = np.left_shift(
+                self._rows.one, c.astype(self._rows.kind)
+            )
+            region = self._rows.unpack(self._rows.grow(start, self.zero_rows[envs]))
+        else:
+            free = (self.counts[envs] == 0) & ~self.mines[envs]
+            first = np.zeros_like(free)
+            first[np.arange(len(envs)), r, c] = True
+            region = _grow(first, free)
+        opened = region & ~self.revealed[envs]
         flat = (len(envs), self.rows * self.cols)
         lifted = self.flags[envs] & opened  # flags inside the opened region are lifted
         self.flag_count[envs] -= lifted.reshape(flat).sum(axis=1)
