@@ -72,8 +72,9 @@ def run_both(
         {"first_click": "any", "rows": 5, "cols": 5, "mines": 3},
         {"allow_flags": True, "rows": 6, "cols": 6, "mines": 5},
         {"observation_mode": "compact", "max_episode_steps": 6},
+        {"rows": 3, "cols": 66, "mines": 12},  # wider than a packed row: the boolean flood
     ],
-    ids=["default", "zero", "any", "flags", "compact-timelimit"],
+    ids=["default", "zero", "any", "flags", "compact-timelimit", "wide"],
 )
 def test_batched_minesweeper_matches_single_envs(kwargs: dict[str, Any]) -> None:
     ended = run_both("GridGames/Minesweeper-v0", 6, 60, 11, **kwargs)
