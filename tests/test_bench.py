@@ -23,7 +23,7 @@ def test_bench_reports_every_figure_next_to_frozenlake() -> None:
     assert set(game["batched_steps_per_s"]) == {"1", "8"}
     assert all(rate > 0 for rate in game["batched_steps_per_s"].values())
     assert game["ratio_to_frozenlake"] == pytest.approx(
-        game["single_steps_per_s"] / report["frozenlake_steps_per_s"]
+        game["single_steps_per_s"] / game["frozenlake_steps_per_s"]
     )
     assert game["kwargs"] == {"level_pool": 30} and game["pool_fill_s"] > 0
     assert "| Knight-v0 |" in table(report) and "{'level_pool': 30}" in table(report)
