@@ -55,6 +55,8 @@ def test_envs_with_a_pool_share_it_and_replay_their_seeds() -> None:
 def test_bad_pools_are_refused() -> None:
     with pytest.raises(ValueError, match="level_pool must be a positive"):
         gym.make("GridGames/Sokoban-v0", level_pool=0)
+    with pytest.raises(ValueError, match="pool_seed must be a non-negative"):
+        gym.make("GridGames/Sokoban-v0", level_pool=10, pool_seed=-1)
     with pytest.raises(ValueError, match="cannot go with levels="):
         gym.make("GridGames/Sokoban-v0", level_pool=10, levels="#####\n#@$.#\n#####\n")
     with pytest.raises(IndexError, match="outside the pool"):

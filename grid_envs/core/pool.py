@@ -37,6 +37,8 @@ class LevelPool(Generic[T]):
     def __init__(self, generator: Any, size: int, seed: int = 0) -> None:
         if not isinstance(size, (int, np.integer)) or size < 1:
             raise ValueError(f"level_pool must be a positive number of levels, got {size!r}")
+        if not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"pool_seed must be a non-negative integer, got {seed!r}")
         self.generator, self.size, self.seed = generator, int(size), int(seed)
         self.levels: list[T | None] = [None] * self.size
         self.filled = np.zeros(self.size, dtype=bool)
