@@ -2,8 +2,8 @@
 
 A game subclasses :class:`GridVectorEnv`, names its single env (``env_class``, built from
 the same keyword arguments: spaces, settings and rewards come from it) and fills in array
-hooks over the batch
-(``_reset_envs``, ``_masks``, ``_apply``, ``_observations``, ``_infos``). The base class does
+hooks over the batch (``_reset_envs``, ``_masks``, ``_apply``, ``_observations``,
+``_infos``, ``_no_legal_action``). The base class does
 the shared work, exactly as ``gymnasium.make`` + Gymnasium's ``SyncVectorEnv`` would over N
 single envs, so that the same seeds and actions give the same trajectories:
 
