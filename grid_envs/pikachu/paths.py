@@ -221,23 +221,33 @@ def may_connect(
     return touch | (open_cells[env, i] & open_cells[env, j])
 
 
-def removable_with_lengths(board: np.ndarray) -> tuple[list[tuple[int, int]], list[int]]:
-    """Flat index pairs (i < j) of equal tiles that connect now, and their path lengths."""
+def _candidates(board: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Pairs of equal tiles worth a path check (:func:`may_connect`): flat cells i < j and
+    their (row, col) ends."""
     firsts, seconds = same_kind_pairs(board)
-    if not firsts:
-        return [], []
     cols = board.shape[1]
-    i, j = np.array(firsts), np.array(seconds)
-    worth = may_connect(exposed(board[None]), np.zeros(len(i), dtype=np.int64), i, j, cols)
-    i, j = i[worth], j[worth]
-    if not len(i):
-        return [], []
+    i, j = np.array(firsts, dtype=np.int64), np.array(seconds, dtype=np.int64)
+    if len(i):
+        worth = may_connect(exposed(board[None]), np.zeros(len(i), dtype=np.int64), i, j, cols)
+        i, j = i[worth], j[worth]
     a = np.stack([i // cols, i % cols], axis=1)
     b = np.stack([j // cols, j % cols], axis=1)
+    return i, j, a, b
+
+
+def removable_with_lengths(board: np.ndarray) -> tuple[list[tuple[int, int]], list[int]]:
+    """Flat index pairs (i < j) of equal tiles that connect now, and their path lengths."""
+    i, j, a, b = _candidates(board)
+    if not len(i):
+        return [], []
     ok, length, _, _ = connect_pairs(board, a, b)
     return list(zip(i[ok].tolist(), j[ok].tolist(), strict=True)), length[ok].tolist()
 
 
 def removable_pairs(board: np.ndarray) -> list[tuple[int, int]]:
-    """Flat index pairs (i < j) of equal tiles that connect now."""
-    return removable_with_lengths(board)[0]
+    """Flat index pairs (i < j) of equal tiles that connect now (no lengths: a bit less)."""
+    i, j, a, b = _candidates(board)
+    if not len(i):
+        return []
+    ok = connects(board, a, b)
+    return list(zip(i[ok].tolist(), j[ok].tolist(), strict=True))
