@@ -13,6 +13,27 @@ from grid_envs.minesweeper.state import FLAGGED, HIDDEN, MinesweeperState
 N_NUMBER_PLANES = 9  # revealed 0 .. 8
 
 
+def planes_view(revealed: np.ndarray, counts: np.ndarray, flags: np.ndarray | None) -> np.ndarray:
+    """The observation planes of a board (rows, cols), or of a batch (k, rows, cols) with the
+    planes on axis 1: hidden, revealed 0..8, and flagged when ``flags`` is given."""
+    code = np.where(revealed, counts + 1, 0).astype(np.uint8)  # 0 hidden, 1 + n revealed n
+    axis = code.ndim - 2
+    ids = np.arange(1 + N_NUMBER_PLANES, dtype=np.uint8).reshape(-1, 1, 1)
+    planes = (np.expand_dims(code, axis) == ids).view(np.uint8)
+    if flags is None:
+        return planes
+    flagged = np.expand_dims(flags & ~revealed, axis).view(np.uint8)
+    return np.concatenate([planes, flagged], axis=axis)
+
+
+def compact_view(revealed: np.ndarray, counts: np.ndarray, flags: np.ndarray) -> np.ndarray:
+    """The compact view (a count where revealed, ``HIDDEN``, ``FLAGGED``), for a board or a
+    batch."""
+    out = np.where(revealed, counts, HIDDEN).astype(np.uint8)
+    out[flags & ~revealed] = FLAGGED
+    return out
+
+
 class MinesweeperEnv(GridEnv):
     """Reveal every safe cell without touching a mine.
 
@@ -107,7 +128,6 @@ class MinesweeperEnv(GridEnv):
         self.loss_penalty = float(loss_penalty)
         self.time_limit = time_limit
         self.state = MinesweeperState.empty(rows, cols, mines, first_click)
-        self._plane_ids = np.arange(N_NUMBER_PLANES, dtype=np.uint8)[:, None, None]
 
     # ------------------------------------------------------------- episode
     def _new_episode(self, options: dict[str, Any]) -> None:
@@ -140,17 +160,11 @@ class MinesweeperEnv(GridEnv):
     # ------------------------------------------------------------ views
     def _planes(self) -> np.ndarray:
         s = self.state
-        numbers = (s.counts[None] == self._plane_ids) & s.revealed[None]
-        planes = [(~s.revealed)[None], numbers]
-        if self.allow_flags:
-            planes.append((s.flags & ~s.revealed)[None])
-        return np.concatenate(planes).astype(np.uint8)
+        return planes_view(s.revealed, s.counts, s.flags if self.allow_flags else None)
 
     def _compact(self) -> np.ndarray:
         s = self.state
-        out = np.where(s.revealed, s.counts, HIDDEN).astype(np.uint8)
-        out[s.flags & ~s.revealed] = FLAGGED
-        return out
+        return compact_view(s.revealed, s.counts, s.flags)
 
     def _render_codes(self) -> np.ndarray:
         s = self.state

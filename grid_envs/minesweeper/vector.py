@@ -7,8 +7,8 @@ keys as :class:`~grid_envs.minesweeper.env.MinesweeperEnv`, and for the same see
 actions the same trajectories (tested), because each env draws its mines from its own
 generator with the single env's code (:func:`rules.draw_mines`: one key per cell, at the
 first click under the ``safe`` and ``zero`` rules), the keys of all envs in one array. The
-flood fill of the batch is a dilation restricted to each board's zero cells, repeated until
-no board grows.
+flood fill grows every clicked region together, one dilation restricted to the board's zero
+cells at a time, on rows packed into integers (boards up to 64 columns wide).
 """
 
 from __future__ import annotations
@@ -19,24 +19,17 @@ import numpy as np
 
 from grid_envs.core.vector import GridVectorEnv
 from grid_envs.minesweeper import rules
-from grid_envs.minesweeper.env import MinesweeperEnv
-from grid_envs.minesweeper.state import FLAGGED, HIDDEN
-
-N_NUMBERS = 9  # revealed 0..8
+from grid_envs.minesweeper.env import N_NUMBER_PLANES, MinesweeperEnv, compact_view, planes_view
 
 
 def _grow(start: np.ndarray, room: np.ndarray) -> np.ndarray:
     """The 8-connected regions of ``room`` (k, rows, cols) holding ``start``, with their
     border (what a click there opens): every board grows together, each dropped once it
     stops."""
-    region = start.copy()
-    ids, work = np.arange(len(start)), start  # the boards still growing
-    while len(ids):
+    ids, work, region = np.arange(len(start)), start, np.zeros_like(start)
+    while len(ids):  # ids: the boards still growing
         grown = rules.dilate(work) & room
         changed = (grown != work).any(axis=(1, 2))
-        if changed.all():
-            work = grown
-            continue
         region[ids[~changed]] = grown[~changed]
         ids, work, room = ids[changed], grown[changed], room[changed]
     return rules.dilate(region)
@@ -114,15 +107,13 @@ class MinesweeperVectorEnv(GridVectorEnv):
         self.flags = np.zeros(shape, dtype=bool)
         self.placed = np.zeros(self.num_envs, dtype=bool)  # mines drawn yet
         self._rows = _Rows(self.cols) if self.cols <= 64 else None  # packed flood fill
-        self.zero_rows = np.zeros((self.num_envs, self.rows), dtype=np.uint64)
-        if self._rows is not None:
-            self.zero_rows = self.zero_rows.astype(self._rows.dtype)
+        packed = self._rows.dtype if self._rows is not None else np.uint64
+        self.zero_rows = np.zeros((self.num_envs, self.rows), dtype=packed)  # zero cells
         self.revealed_count = np.zeros(self.num_envs, dtype=np.int64)
         self.flag_count = np.zeros(self.num_envs, dtype=np.int64)
-        self._codes = np.arange(N_NUMBERS + 1, dtype=np.uint8)[None, :, None, None]
         self._first_click = np.full(self.num_envs, self.first_click, dtype=object)
         self._planes = single.observation_mode == "planes"
-        n_planes = N_NUMBERS + 1 + int(self.allow_flags)  # hidden, 0..8, flagged
+        n_planes = 1 + N_NUMBER_PLANES + int(self.allow_flags)  # hidden, 0..8, flagged
         self.planes = np.zeros((self.num_envs, n_planes, self.rows, self.cols), dtype=np.uint8)
 
     # ------------------------------------------------------------------ hooks
@@ -176,7 +167,7 @@ class MinesweeperVectorEnv(GridVectorEnv):
             self.flags[f_idx, r, c] = now
             self.flag_count[f_idx] += np.where(now, 1, -1)
             if self._planes:
-                self.planes[f_idx, N_NUMBERS + 1, r, c] = now
+                self.planes[f_idx, 1 + N_NUMBER_PLANES, r, c] = now
         k = np.flatnonzero(~flag)
         if not len(k):
             return rewards, terminated, won
@@ -232,20 +223,13 @@ class MinesweeperVectorEnv(GridVectorEnv):
         return opened.reshape(flat).sum(axis=1)
 
     def _planes_of(self, envs: np.ndarray) -> np.ndarray:
-        """The observation planes of ``envs``, from scratch."""
-        revealed = self.revealed[envs]
-        code = np.where(revealed, self.counts[envs] + 1, 0).astype(np.uint8)  # 0 hidden
-        planes = (code[:, None] == self._codes).view(np.uint8)  # (len, 10, rows, cols)
-        if self.allow_flags:
-            flagged = (self.flags[envs] & ~revealed)[:, None].view(np.uint8)
-            planes = np.concatenate([planes, flagged], axis=1)
-        return planes
+        """The observation planes of ``envs``, from scratch (the single env's view)."""
+        flags = self.flags[envs] if self.allow_flags else None
+        return planes_view(self.revealed[envs], self.counts[envs], flags)
 
     def _observations(self) -> np.ndarray:
         if self.template.observation_mode == "compact":
-            out = np.where(self.revealed, self.counts, HIDDEN).astype(np.uint8)
-            out[self.flags & ~self.revealed] = FLAGGED
-            return out
+            return compact_view(self.revealed, self.counts, self.flags)
         return self.planes.copy()
 
     def _infos(self, done: np.ndarray) -> dict[str, Any]:
