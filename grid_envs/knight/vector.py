@@ -63,38 +63,34 @@ class KnightVectorEnv(GridVectorEnv):
         if pool is not None and not isinstance(options.get("level"), KnightLevel):
             ks = np.array([pool.draw(self.rngs[i]) for i in idx.tolist()])
             pool.fill(ks)
-            rows, cols = pool.cells.shape[1:]
-            for array, source in ((self.cells, pool.cells), (self.monsters, pool.monsters),
-                                  (self.items, pool.items)):  # fmt: skip
-                array[idx] = 0
-                array[idx, :rows, :cols] = source[ks]
-            self.dist[idx] = UNREACHABLE
-            self.dist[idx, :rows, :cols] = pool.dist[ks]
-            self.monster_cost[idx], self.cheapest[idx] = pool.monster_cost[ks], pool.cheapest[ks]
-            self.knight[idx], self.exit[idx] = pool.start[ks], pool.exit[ks]
-            slack = self.template.energy_slack
-            self.energy[idx] = np.ceil(pool.cheapest[ks] * slack - 1e-9)  # as math.ceil
-            self.collected[idx] = 0
+            energy = np.ceil(pool.cheapest[ks] * self.template.energy_slack - 1e-9)  # math.ceil
+            self._load(idx, pool.cells[ks], pool.monsters[ks], pool.items[ks], pool.dist[ks],
+                       pool.start[ks], pool.exit[ks], pool.monster_cost[ks], pool.cheapest[ks],
+                       energy)  # fmt: skip
         else:
-            for i in idx.tolist():
-                self._reset_one(i, options)
+            for i in idx.tolist():  # the single env's own code with env i's generator
+                s = self._single_episode(i, options)
+                lv = s.level
+                self._load(np.array([i]), lv.cells[None], lv.monsters[None], s.items[None],
+                           exit_distances(lv)[None], np.array([s.knight]), np.array([lv.exit]),
+                           lv.monster_cost, lv.cheapest, s.energy)  # fmt: skip
         if self.template.observation_mode == "planes":
             self._draw(idx)
 
-    def _reset_one(self, i: int, options: dict[str, Any]) -> None:
-        """A new episode of env ``i`` by the single env's own code and that env's generator."""
-        s = self._single_episode(i, options)
-        level, (rows, cols) = s.level, s.level.shape
-        for array in (self.cells, self.monsters, self.items):
-            array[i] = 0
-        self.cells[i, :rows, :cols] = level.cells
-        self.monsters[i, :rows, :cols] = level.monsters
-        self.items[i, :rows, :cols] = s.items
-        self.dist[i] = UNREACHABLE
-        self.dist[i, :rows, :cols] = exit_distances(level)
-        self.monster_cost[i] = level.monster_cost
-        self.knight[i], self.exit[i] = s.knight, level.exit
-        self.energy[i], self.cheapest[i], self.collected[i] = s.energy, level.cheapest, 0
+    def _load(self, idx: np.ndarray, cells: np.ndarray, monsters: np.ndarray, items: np.ndarray,
+              dist: np.ndarray, knight: Any, exit_: Any, monster_cost: Any, cheapest: Any,
+              energy: Any) -> None:  # fmt: skip
+        """New episodes in the envs ``idx``: their mazes (k, rows, cols) in the top-left corner
+        of the padded arrays, the rest per env."""
+        rows, cols = cells.shape[1:]
+        for array, source in ((self.cells, cells), (self.monsters, monsters), (self.items, items)):
+            array[idx] = 0
+            array[idx, :rows, :cols] = source
+        self.dist[idx] = UNREACHABLE
+        self.dist[idx, :rows, :cols] = dist
+        self.knight[idx], self.exit[idx] = knight, exit_
+        self.monster_cost[idx], self.cheapest[idx] = monster_cost, cheapest
+        self.energy[idx], self.collected[idx] = energy, 0
 
     def _masks(self, idx: np.ndarray) -> np.ndarray:
         here = self.cells[idx, self.knight[idx, 0], self.knight[idx, 1]]
