@@ -7,7 +7,14 @@ import numpy as np
 from grid_envs.core.pool import LevelPool
 from grid_envs.sokoban import rules
 from grid_envs.sokoban.generator import GeneratedLevel, SokobanGenerator
-from grid_envs.sokoban.state import cell_codes
+from grid_envs.sokoban.state import SokobanState, cell_codes
+
+
+def start_figures(state: SokobanState) -> tuple[int, int, int]:
+    """(goals without a box, boxes on goals, goals) of a position: what a batched env keeps
+    per env."""
+    goals = state.goals
+    return int((goals & ~state.boxes).sum()), rules.boxes_on_goals(state), int(goals.sum())
 
 
 class SokobanLevelPool(LevelPool[GeneratedLevel]):
@@ -33,8 +40,6 @@ class SokobanLevelPool(LevelPool[GeneratedLevel]):
         self.codes[k] = cell_codes(state, self.codes.shape[1:])
         self.dead[k] = state.dead
         self.player[k] = level.player
-        self.goals_free[k] = int((level.goals & ~level.boxes).sum())
-        self.boxes_on[k] = rules.boxes_on_goals(state)
-        self.num_boxes[k] = int(level.goals.sum())
+        self.goals_free[k], self.boxes_on[k], self.num_boxes[k] = start_figures(state)
         self.deadlocked[k] = rules.is_deadlocked(state)
         self.optimal_pushes[k] = generated.optimal_pushes

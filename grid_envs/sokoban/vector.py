@@ -25,6 +25,7 @@ from grid_envs.core.grid import DIRECTIONS
 from grid_envs.core.vector import GridVectorEnv
 from grid_envs.sokoban import rules
 from grid_envs.sokoban.env import SokobanEnv
+from grid_envs.sokoban.pool import start_figures
 from grid_envs.sokoban.state import (
     BOX,
     BOX_ON_GOAL,
@@ -95,49 +96,36 @@ class SokobanVectorEnv(GridVectorEnv):
             pool = single.pool
             ks = np.array([pool.draw(self.rngs[i]) for i in idx.tolist()])
             pool.fill(ks)
-            rows, cols = pool.codes.shape[1:]
-            self.codes[idx] = WALL
-            self.codes[idx, PAD : PAD + rows, PAD : PAD + cols] = pool.codes[ks]
-            self.dead[idx] = False
-            self.dead[idx, PAD : PAD + rows, PAD : PAD + cols] = pool.dead[ks]
-            self.pos[idx] = self._flat_cell(pool.player[ks, 0], pool.player[ks, 1])
-            self.goals_free[idx] = pool.goals_free[ks]
-            self.boxes_on[idx] = pool.boxes_on[ks]
-            self.num_boxes[idx] = pool.num_boxes[ks]
-            self.deadlocked[idx] = pool.deadlocked[ks]
-            self.level_index[idx] = ks
-            self.optimal_pushes[idx] = pool.optimal_pushes[ks]
+            self._load(idx, pool.codes[ks], pool.dead[ks], pool.player[ks],
+                       (pool.goals_free[ks], pool.boxes_on[ks], pool.num_boxes[ks]),
+                       pool.deadlocked[ks], ks, pool.optimal_pushes[ks])  # fmt: skip
         else:
-            for i in idx.tolist():
-                self._reset_one(i, options)
+            for i in idx.tolist():  # the single env's own code with env i's generator
+                single._next_index = int(self.next_index[i])  # env i's place in a level list
+                s = self._single_episode(i, options)
+                self.next_index[i] = single._next_index
+                self._load(np.array([i]), single._codes[None], s.dead[None],
+                           np.array([s.player]), start_figures(s), single._deadlocked,
+                           single.level_index, single._optimal_pushes)  # fmt: skip
         self.pushes[idx] = 0
         self.moves[idx] = 0
         if single.observation_mode == "planes":
             inner = self.codes[idx, PAD : PAD + self.rows, PAD : PAD + self.cols]
             self.planes[idx] = ONE_HOT[inner].transpose(0, 3, 1, 2)
 
-    def _flat_cell(self, r: Any, c: Any) -> Any:
-        """The flat index inside a padded room of the room's cell (r, c)."""
-        return (r + PAD) * self.codes.shape[2] + c + PAD
-
-    def _reset_one(self, i: int, options: dict[str, Any]) -> None:
-        """A new episode of env ``i`` by the single env's own code and that env's generator."""
-        single = self.template
-        single._next_index = int(self.next_index[i])  # each env's place in a level list
-        s = self._single_episode(i, options)
-        self.next_index[i] = single._next_index
-        rows, cols = s.floor.shape
-        self.codes[i] = WALL
-        self.codes[i, PAD : PAD + self.rows, PAD : PAD + self.cols] = single._codes
-        self.dead[i] = False
-        self.dead[i, PAD : PAD + rows, PAD : PAD + cols] = s.dead
-        self.pos[i] = self._flat_cell(s.player[0], s.player[1])
-        self.goals_free[i] = int((s.goals & ~s.boxes).sum())
-        self.boxes_on[i] = rules.boxes_on_goals(s)
-        self.num_boxes[i] = int(s.goals.sum())
-        self.deadlocked[i] = single._deadlocked
-        self.level_index[i] = single.level_index
-        self.optimal_pushes[i] = single._optimal_pushes
+    def _load(self, idx: np.ndarray, codes: np.ndarray, dead: np.ndarray, player: np.ndarray,
+              figures: tuple[Any, Any, Any], deadlocked: Any, level_index: Any,
+              optimal_pushes: Any) -> None:  # fmt: skip
+        """New episodes in the envs ``idx``: their rooms' codes and dead squares (k, rows,
+        cols) in the top-left corner of the padded arrays, the rest per env."""
+        self.codes[idx] = WALL
+        self.codes[idx, PAD : PAD + codes.shape[1], PAD : PAD + codes.shape[2]] = codes
+        self.dead[idx] = False
+        self.dead[idx, PAD : PAD + dead.shape[1], PAD : PAD + dead.shape[2]] = dead
+        self.pos[idx] = (player[:, 0] + PAD) * self.codes.shape[2] + player[:, 1] + PAD
+        self.goals_free[idx], self.boxes_on[idx], self.num_boxes[idx] = figures
+        self.deadlocked[idx], self.level_index[idx] = deadlocked, level_index
+        self.optimal_pushes[idx] = optimal_pushes
 
     def _masks(self, idx: np.ndarray) -> np.ndarray:
         near = (self._base[idx] + self.pos[idx])[:, None] + self._steps[None]  # (len, 4) flat
