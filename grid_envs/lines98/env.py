@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -10,6 +11,24 @@ import numpy as np
 from grid_envs.core.base_env import GridEnv
 from grid_envs.lines98 import render, rules
 from grid_envs.lines98.state import EMPTY, Lines98State
+
+
+def planes_view(
+    boards: np.ndarray, announced: Sequence[dict[int, int]], colours: int
+) -> np.ndarray:
+    """The observation planes (k, 2C, rows, cols) of a batch of boards and their announced
+    balls: a plane per colour for the balls, then one per colour for the announced balls."""
+    k, rows, cols = boards.shape
+    planes = np.zeros((k, 2 * colours, rows, cols), dtype=np.uint8)
+    planes[:, :colours] = boards[:, None] == np.arange(1, colours + 1).reshape(-1, 1, 1)
+    board, row, col, colour = render.announced_cells(announced, cols)
+    planes[board, colours + colour - 1, row, col] = 1
+    return planes
+
+
+def announced_info(announced: dict[int, int], cols: int) -> list[tuple[int, int, int]]:
+    """``info["announced"]``: the announced balls as (row, col, colour)."""
+    return [(*divmod(cell, cols), colour) for cell, colour in announced.items()]
 
 
 class Lines98Env(GridEnv):
@@ -148,23 +167,15 @@ class Lines98Env(GridEnv):
 
     # ------------------------------------------------------------ views
     def _planes(self) -> np.ndarray:
-        s = self.state
-        assert s is not None
-        c = self.colours
-        planes = np.zeros((2 * c, self.rows, self.cols), dtype=np.uint8)
-        rr, cc = np.nonzero(s.board)
-        planes[s.board[rr, cc].astype(np.int64) - 1, rr, cc] = 1
-        flat = planes.reshape(2 * c, -1)
-        for cell, colour in s.announced.items():
-            flat[c + colour - 1, cell] = 1
-        return planes
+        assert self.state is not None
+        return planes_view(self.state.board[None], [self.state.announced], self.colours)[0]
 
     def _codes(self) -> np.ndarray:
         assert self.state is not None
-        return render.codes(self.state.board, self.state.announced, self.colours)
+        return render.codes(self.state.board[None], [self.state.announced], self.colours)[0]
 
     def _compact(self) -> np.ndarray:
-        return self._codes().astype(np.uint8)
+        return self._codes()
 
     def _ansi(self) -> str:
         s = self.state
@@ -182,9 +193,7 @@ class Lines98Env(GridEnv):
             "balls_cleared": s.balls_cleared,
             "moves": s.moves,
             "empty_cells": s.empty_cells,
-            "announced": [
-                (*divmod(cell, self.cols), colour) for cell, colour in s.announced.items()
-            ],
+            "announced": announced_info(s.announced, self.cols),
         }
 
     # -------------------------------------------------------- snapshots

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -32,12 +33,20 @@ def sprites(tile: int, colours: int) -> np.ndarray:
     return np.stack([empty, *balls, *announced])
 
 
-def codes(board: np.ndarray, announced: dict[int, int], colours: int) -> np.ndarray:
-    """0 empty, 1..C a ball, C+k an announced ball of colour k."""
-    out = board.astype(np.int64).copy()
-    flat = out.reshape(-1)
-    for cell, colour in announced.items():
-        flat[cell] = colours + colour
+def announced_cells(announced: Sequence[dict[int, int]], cols: int) -> tuple[np.ndarray, ...]:
+    """(board, row, col, colour) arrays of every announced ball of a batch of boards, from
+    each board's ``{flat cell: colour}``."""
+    found = [(k, cell, colour) for k, a in enumerate(announced) for cell, colour in a.items()]
+    board, cell, colour = np.array(found, dtype=np.int64).reshape(-1, 3).T
+    return board, cell // cols, cell % cols, colour
+
+
+def codes(boards: np.ndarray, announced: Sequence[dict[int, int]], colours: int) -> np.ndarray:
+    """For a batch of boards (k, rows, cols) and their announced balls: uint8 codes 0 empty,
+    1..C a ball, C+k an announced ball of colour k (the compact view)."""
+    out = boards.astype(np.uint8)
+    board, row, col, colour = announced_cells(announced, boards.shape[2])
+    out[board, row, col] = colours + colour
     return out
 
 

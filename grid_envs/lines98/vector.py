@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from grid_envs.core.vector import GridVectorEnv
-from grid_envs.lines98 import rules
-from grid_envs.lines98.env import Lines98Env
+from grid_envs.lines98 import render, rules
+from grid_envs.lines98.env import Lines98Env, announced_info, planes_view
 from grid_envs.lines98.state import Lines98State
 
 
@@ -33,7 +33,6 @@ class Lines98VectorEnv(GridVectorEnv):
         single = self.template
         self.boards = np.zeros((self.num_envs, single.rows, single.cols), dtype=np.int8)
         self.states: list[Lines98State] = []  # each game's board is a view of ``boards``
-        self._colours = np.arange(1, single.colours + 1, dtype=np.int8)[None, :, None, None]
 
     # ------------------------------------------------------------------ hooks
     def _reset_envs(self, idx: np.ndarray, options: dict[str, Any]) -> None:
@@ -60,35 +59,17 @@ class Lines98VectorEnv(GridVectorEnv):
     def _no_legal_action(self, idx: np.ndarray) -> float:
         return self.template.game_over_penalty
 
-    def _announced(self) -> tuple[list[int], list[int], list[int]]:
-        """(env, cell, colour) of every announced ball of the batch."""
-        envs, cells, colours = [], [], []
-        for i, state in enumerate(self.states):
-            for cell, colour in state.announced.items():
-                envs.append(i)
-                cells.append(cell)
-                colours.append(colour)
-        return envs, cells, colours
-
     def _observations(self) -> np.ndarray:
-        n, rows, cols = self.boards.shape
-        c = self.template.colours
-        envs, cells, colours = self._announced()
-        r, col = np.divmod(np.array(cells, dtype=np.int64), cols)
+        announced = [state.announced for state in self.states]
         if self.template.observation_mode == "compact":
-            codes = self.boards.astype(np.uint8)
-            codes[envs, r, col] = c + np.array(colours, dtype=np.uint8)
-            return codes
-        planes = np.zeros((n, 2 * c, rows, cols), dtype=np.uint8)
-        planes[:, :c] = self.boards[:, None] == self._colours
-        planes[envs, c + np.array(colours, dtype=np.int64) - 1, r, col] = 1
-        return planes
+            return render.codes(self.boards, announced, self.template.colours)
+        return planes_view(self.boards, announced, self.template.colours)
 
     def _infos(self, done: np.ndarray) -> dict[str, Any]:
         cols = self.template.cols
         announced = np.empty(self.num_envs, dtype=object)
         for i, s in enumerate(self.states):
-            announced[i] = [(*divmod(cell, cols), colour) for cell, colour in s.announced.items()]
+            announced[i] = announced_info(s.announced, cols)
         return {
             "score": np.array([s.score for s in self.states]),
             "balls_cleared": np.array([s.balls_cleared for s in self.states]),
