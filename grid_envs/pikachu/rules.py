@@ -34,11 +34,8 @@ def action_to_pair(action: int, cells: int) -> tuple[int, int]:
 
 
 def legal_mask(board: np.ndarray) -> np.ndarray:
-    cells = board.size
-    mask = np.zeros(n_pairs(cells), dtype=bool)
-    for i, j in removable_pairs(board):
-        mask[pair_to_action(i, j, cells)] = True
-    return mask
+    """The exact (n_pairs,) mask of the removable pairs (:func:`batch_legal_masks`)."""
+    return batch_legal_masks(board[None])[0]
 
 
 def batch_legal_masks(boards: np.ndarray) -> np.ndarray:
