@@ -3,7 +3,9 @@
 Every window of ``line_length`` cells in a row, column or diagonal whose balls are all of
 one colour is worth ``4 ** balls - 1`` (a full window, a line that clears, far more).
 ``move_gains`` scores every legal move at once: only the windows through a move's source
-or target change, so all moves cost one numpy pass.
+or target change, so all moves cost one numpy pass. ``best_gain`` finds the best move's
+gain faster, from a table of what lifting each ball and dropping each colour on each empty
+cell is worth (``cell_gains``).
 """
 
 from __future__ import annotations
@@ -91,6 +93,48 @@ def lines_potential(state: Lines98State) -> float:
     return 2.0 * potential(state.board, length, state.colours) / 4.0 ** (length - 1)
 
 
+def _summary(
+    board: np.ndarray, length: int, colours: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per window: its counts, its balls, its largest and second colour counts, its worth."""
+    counts = window_counts(board, length, colours)
+    total = length - counts[:, 0]
+    ranked = np.sort(counts[:, 1:], axis=1)
+    top = ranked[:, -1]
+    second = ranked[:, -2] if colours > 1 else np.zeros_like(top)
+    old = np.where(top == total, window_values(length)[total], 0.0)
+    return counts, total, top, second, old
+
+
+def cell_gains(board: np.ndarray, length: int, colours: int) -> tuple[np.ndarray, np.ndarray]:
+    """What each cell's part of a move is worth: ``drop`` (cells, colours), the change of
+    ``potential`` from putting a ball of colour c + 1 on the (empty) cell, and ``lift``
+    (cells,), the change from taking its ball away. A move whose ends share no window gains
+    ``lift[source] + drop[target, colour - 1]``."""
+    rows, cols = board.shape
+    values = window_values(length)
+    counts, total, top, second, old = _summary(board, length, colours)
+    table = cell_windows(rows, cols, length)  # (cells, K), padded with the window W
+    padding = table == len(counts) - 1
+    held = counts[table, 1:]  # (cells, K, colours)
+    around = total[table][..., None]
+    drop = np.where(around == held, values[np.minimum(held + 1, length)], 0.0)
+    drop -= old[table][..., None]
+    drop[padding] = 0.0
+    colour = board.ravel().astype(np.int64)
+    mine = counts[table, colour[:, None]]  # (cells, K) balls of the cell's own colour
+    others = total[table] - mine
+    biggest_other = np.where(mine == top[table], second[table], top[table])
+    left = np.where(
+        others == 0,
+        values[np.maximum(mine - 1, 0)],
+        np.where((mine == 1) & (biggest_other == others), values[others], 0.0),
+    )
+    lift = left - old[table]
+    lift[padding] = 0.0
+    return drop.sum(axis=1), lift.sum(axis=1)
+
+
 def move_gains(board: np.ndarray, moves: np.ndarray, length: int, colours: int) -> np.ndarray:
     """For every move (source, target), the change of ``potential`` it makes (no spawn).
 
@@ -101,12 +145,7 @@ def move_gains(board: np.ndarray, moves: np.ndarray, length: int, colours: int) 
     rows, cols = board.shape
     w = windows(rows, cols, length)
     values = window_values(length)
-    counts = window_counts(board, length, colours)  # the padding window never changes
-    total = length - counts[:, 0]
-    ranked = np.sort(counts[:, 1:], axis=1)
-    top = ranked[:, -1]
-    second = ranked[:, -2] if colours > 1 else np.zeros_like(top)
-    old = np.where(top == total, values[total], 0.0)
+    counts, total, top, second, old = _summary(board, length, colours)  # padding: constant
     src, dst = moves[:, 0], moves[:, 1]
     colour = board.ravel()[src].astype(np.int64)[:, None]
     table = cell_windows(rows, cols, length)
@@ -126,3 +165,20 @@ def move_gains(board: np.ndarray, moves: np.ndarray, length: int, colours: int) 
         )
         gain += (new - old[k]).sum(axis=1)
     return gain
+
+
+def best_gain(board: np.ndarray, moves: np.ndarray, length: int, colours: int,
+              shortlist: int = 16) -> float:  # fmt: skip
+    """The largest ``move_gains`` among ``moves`` (at least one) as far as a shortlist
+    shows: the ``shortlist`` moves that ``cell_gains`` ranks first, worked out exactly.
+
+    ``lift[source] + drop[target, colour]`` is a move's exact gain unless its two ends share
+    a window (that window is then counted twice), so only a move of a ball along its own
+    lines can be ranked out of the shortlist wrongly; the result is then a lower bound.
+    """
+    if len(moves) > shortlist:
+        drop, lift = cell_gains(board, length, colours)
+        colour = board.ravel()[moves[:, 0]].astype(np.int64) - 1
+        rough = lift[moves[:, 0]] + drop[moves[:, 1], colour]
+        moves = moves[np.argpartition(-rough, shortlist)[:shortlist]]
+    return float(move_gains(board, moves, length, colours).max())

@@ -7,7 +7,14 @@ import numpy as np
 
 from agents import evaluate, make_agent
 from grid_envs.lines98 import rules
-from grid_envs.lines98.heuristic import lines_potential, move_gains, potential
+from grid_envs.lines98.heuristic import (
+    best_gain,
+    cell_gains,
+    incidence,
+    lines_potential,
+    move_gains,
+    potential,
+)
 from grid_envs.lines98.state import Lines98State
 from grid_envs.wrappers import PotentialShaping
 
@@ -28,6 +35,41 @@ def test_move_gains_equal_the_change_of_the_potential() -> None:
             assert abs(gain - expect) < 1e-6
             checked += 1
     assert checked > 500
+
+
+def random_positions(count: int, colours: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Boards of every fill from empty to crowded, with all their legal moves."""
+    rng = np.random.default_rng(2)
+    out = []
+    for _ in range(count):
+        fill = rng.random() * 0.9
+        board = ((rng.random((9, 9)) < fill) * rng.integers(1, colours + 1, (9, 9))).astype(np.int8)
+        moves = rules.mask_to_moves(rules.legal_mask(board), 81)
+        if len(moves):
+            out.append((board, moves))
+    return out
+
+
+def test_cell_gains_add_up_to_the_gain_of_a_move_whose_ends_share_no_window() -> None:
+    inside = incidence(9, 9, 5)[:, :-1]
+    apart = total = 0
+    for board, moves in random_positions(60, 4):
+        drop, lift = cell_gains(board, 5, 4)
+        colour = board.ravel()[moves[:, 0]].astype(np.int64) - 1
+        rough = lift[moves[:, 0]] + drop[moves[:, 1], colour]
+        exact = move_gains(board, moves, 5, 4)
+        far = ~(inside[moves[:, 0]] & inside[moves[:, 1]]).any(axis=1)
+        np.testing.assert_allclose(rough[far], exact[far])
+        apart += int(far.sum())
+        total += len(moves)
+    assert apart > total // 2
+
+
+def test_best_gain_finds_the_best_move_of_the_shortlist_and_of_the_board() -> None:
+    for board, moves in random_positions(60, 7):
+        exact = move_gains(board, moves, 5, 7).max()
+        assert best_gain(board, moves, 5, 7) == exact  # the shortlist holds the best move
+        assert best_gain(board, moves[:3], 5, 7) == move_gains(board, moves[:3], 5, 7).max()
 
 
 def test_greedy_and_lookahead_outscore_random() -> None:
