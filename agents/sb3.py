@@ -4,6 +4,9 @@
   NatureCNN needs 36x36 images and strides a 9x9 board away), then one dense layer.
 * Our observations are uint8 *planes* (0/1, Knight's energy up to 255), not images:
   ``normalize_images=False`` keeps SB3 from dividing them by 255.
+* ``policy="lift-drop"`` (Lines98's default): move logits ``lift[source] +
+  drop[colour, target]`` from a CNN (:mod:`agents.move_policy`) instead of a dense layer
+  over every (source, target) pair.
 * :data:`DEFAULTS`: hyper-parameters and a small learnable configuration per game.
 * :func:`train`: MaskablePPO (default), PPO or DQN, with a progress bar, TensorBoard logs,
   periodic checkpoints that a rerun resumes from, an evaluation callback, and the final
@@ -28,6 +31,7 @@ from agents.base import Agent
 from grid_envs.core.base_env import GridEnv
 
 ALGOS = ("maskable-ppo", "ppo", "dqn")
+POLICIES = ("cnn", "lift-drop")
 
 
 def require(module: str, extra: str, what: str) -> Any:
@@ -98,6 +102,7 @@ class TrainConfig:
     n_envs: int = 4
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     shaping: str | None = None
+    policy: str = "cnn"  # or "lift-drop" (Lines98 moves; PPO and MaskablePPO)
     gamma: float = 0.99
     learning_rate: float = 3e-4
     n_steps: int = 256  # PPO rollout per env
@@ -119,7 +124,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "env_kwargs": {"level": "samples", "energy_slack": 1.5},
         "shaping": "distance",
     },
-    "GridGames/Lines98-Small-v0": {},  # as registered: 6x6, 3 colours, won at 100 points
+    # as registered (6x6, 3 colours, won at 100 points); a dense head over 1,296 moves
+    # learns nothing in 100k steps, the lift-drop policy does
+    "GridGames/Lines98-Small-v0": {"policy": "lift-drop"},
     # with gravity the order of removals matters (random clears 70%, the planner 99%)
     "GridGames/Pikachu-Small-v0": {
         "env_kwargs": {"rows": 6, "cols": 6, "kinds": 9, "on_stuck": "end", "gravity": "down"}
@@ -176,13 +183,32 @@ def _algo_class(algo: str) -> Any:
     raise ValueError(f"algo must be one of {ALGOS}, got {algo!r}")
 
 
+def _policy(config: TrainConfig) -> tuple[Any, dict[str, Any]]:
+    """The policy class (or SB3's name for it) and its kwargs."""
+    if config.policy not in POLICIES:
+        raise ValueError(f"policy must be one of {POLICIES}, got {config.policy!r}")
+    if config.policy == "cnn":
+        return "CnnPolicy", {
+            "features_extractor_class": small_grid_cnn(),
+            "features_extractor_kwargs": {"features_dim": config.features_dim},
+            "normalize_images": False,
+        }
+    if config.algo == "dqn":
+        raise ValueError(
+            "the lift-drop policy is an actor-critic: train it with PPO or MaskablePPO"
+        )
+    _torch()
+    from agents import move_policy
+
+    cls = move_policy.MaskableLiftDropPolicy
+    return (cls if config.algo == "maskable-ppo" else move_policy.LiftDropPolicy), {
+        "normalize_images": False
+    }
+
+
 def new_model(config: TrainConfig, venv: Any, tensorboard_log: str | None) -> Any:
     cls = _algo_class(config.algo)
-    policy_kwargs = {
-        "features_extractor_class": small_grid_cnn(),
-        "features_extractor_kwargs": {"features_dim": config.features_dim},
-        "normalize_images": False,
-    }
+    policy, policy_kwargs = _policy(config)
     common = {
         "gamma": config.gamma,
         "learning_rate": config.learning_rate,
@@ -194,7 +220,7 @@ def new_model(config: TrainConfig, venv: Any, tensorboard_log: str | None) -> An
     }
     if config.algo == "dqn":
         return cls(
-            "CnnPolicy",
+            policy,
             venv,
             buffer_size=50_000,
             learning_starts=1_000,
@@ -203,7 +229,7 @@ def new_model(config: TrainConfig, venv: Any, tensorboard_log: str | None) -> An
             **common,
         )
     return cls(
-        "CnnPolicy",
+        policy,
         venv,
         n_steps=config.n_steps,
         batch_size=config.batch_size,
@@ -296,7 +322,8 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainR
     )
 
 
-RUN_KEYS = ("env_id", "algo", "env_kwargs", "shaping", "features_dim")
+RUN_KEYS = ("env_id", "algo", "env_kwargs", "shaping", "policy", "features_dim")
+BEFORE_KEYS = {"policy": "cnn"}  # what a run folder saved before a key existed meant
 
 
 def check_same_run(
@@ -309,7 +336,8 @@ def check_same_run(
     path = out / "config.json"
     mine = {k: v for k, v in asdict(config).items() if k in keys}
     if path.exists():
-        theirs = {k: v for k, v in json.loads(path.read_text()).items() if k in keys}
+        saved = {**BEFORE_KEYS, **json.loads(path.read_text())}
+        theirs = {k: v for k, v in saved.items() if k in keys}
         if theirs != mine:
             diff = {k: (theirs.get(k), mine.get(k)) for k in keys if theirs.get(k) != mine.get(k)}
             raise ValueError(

@@ -185,7 +185,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     config = default_config(
         env, algo=args.algo, timesteps=args.timesteps, seed=args.seed, n_envs=args.n_envs,
-        shaping=args.shaping,
+        shaping=args.shaping, policy=args.policy,
     )  # fmt: skip
     config.env_kwargs = {**config.env_kwargs, **parse_settings(args.set)}
     out = args.out or f"runs/{env.split('/')[1]}-{args.algo}-s{args.seed}"
@@ -204,6 +204,8 @@ def _train_rllib(env: str, args: argparse.Namespace) -> int:
 
     if args.algo != "maskable-ppo":
         raise ValueError("the rllib backend trains PPO with masks; leave --algo out")
+    if args.policy not in (None, "cnn"):
+        raise ValueError("the rllib backend trains its CNN policy; leave --policy out")
     defaults = DEFAULTS.get(env, {})
     config = RLlibConfig(
         env_id=env,
@@ -389,6 +391,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timesteps", type=int, default=None, help="default: 50,000")
     p.add_argument("--out", default=None, help="run folder; rerunning it resumes")
     p.add_argument("--shaping", default=None, help="a potential name, e.g. distance")
+    p.add_argument(
+        "--policy", choices=("cnn", "lift-drop"), default=None,
+        help="default per env: lift-drop for Lines98 (move logits lift + drop), else cnn",
+    )  # fmt: skip
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--n-envs", type=int, default=None)
     p.add_argument("--no-progress", action="store_true")

@@ -175,3 +175,58 @@ def test_a_checkpoint_for_another_space_is_a_one_line_error(tmp_path: Path) -> N
     with pytest.raises(ValueError, match="another observation or action space") as info:
         train(bigger, tmp_path, progress=False)
     assert "\n" not in str(info.value)
+
+
+def test_lift_drop_logits_are_lift_plus_drop_of_the_moved_colour() -> None:
+    import torch
+
+    from agents.move_policy import LiftDropExtractor
+
+    env = gym.make("GridGames/Lines98-Small-v0")
+    obs, _ = env.reset(seed=1)
+    net = LiftDropExtractor(env.observation_space, width=8, depth=2, value_dim=4)
+    batch = torch.as_tensor(np.stack([obs, obs[::-1].copy()]))
+    with torch.no_grad():
+        out = net(batch)
+        planes = net.head(net.trunk(batch.float())).flatten(2).numpy()
+    n = 36
+    assert out.shape == (2, n * n + 4)
+    logits = out[:, : n * n].numpy().reshape(2, n, n)
+    for b in range(2):
+        colours = batch[b, :3].flatten(1).numpy()  # (C, n) one-hot balls
+        for source in range(n):
+            drop = (colours[:, source, None] * planes[b, 1:]).sum(axis=0)
+            np.testing.assert_allclose(logits[b, source], planes[b, 0, source] + drop, atol=1e-5)
+
+
+@pytest.mark.parametrize("algo", ["maskable-ppo", "ppo"])
+def test_the_lift_drop_policy_trains_saves_loads_and_plays_legally(
+    algo: str, tmp_path: Path
+) -> None:
+    config = default_config(
+        "GridGames/Lines98-Small-v0", algo=algo, timesteps=256, n_envs=1, n_steps=128,
+        batch_size=64, eval_freq=10_000, checkpoint_freq=10_000,
+    )  # fmt: skip
+    assert config.policy == "lift-drop"
+    result = train(config, tmp_path, progress=False)
+    agent = PolicyAgent.load(result.model_path)
+    assert type(agent.model.policy).__name__.endswith("LiftDropPolicy")
+    env = gym.make("GridGames/Lines98-Small-v0")
+    obs, _ = env.reset(seed=0)
+    for _ in range(20):
+        action = agent.act(env.unwrapped, obs)
+        assert env.unwrapped.action_masks()[action]
+        obs, _, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            break
+
+
+def test_the_lift_drop_policy_is_refused_for_dqn_and_unknown_policies_by_name(
+    tmp_path: Path,
+) -> None:
+    config = default_config("GridGames/Lines98-Small-v0", algo="dqn", timesteps=64)
+    with pytest.raises(ValueError, match="lift-drop policy is an actor-critic"):
+        train(config, tmp_path / "dqn", progress=False)
+    config = default_config("GridGames/Lines98-Small-v0", policy="mlp", timesteps=64)
+    with pytest.raises(ValueError, match="policy must be one of"):
+        train(config, tmp_path / "mlp", progress=False)
