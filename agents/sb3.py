@@ -4,9 +4,9 @@
   NatureCNN needs 36x36 images and strides a 9x9 board away), then one dense layer.
 * Our observations are uint8 *planes* (0/1, Knight's energy up to 255), not images:
   ``normalize_images=False`` keeps SB3 from dividing them by 255.
-* ``policy="lift-drop"`` (Lines98's default): move logits ``lift[source] +
-  drop[colour, target]`` from a CNN (:mod:`agents.move_policy`) instead of a dense layer
-  over every (source, target) pair.
+* ``policy="cells"`` (Minesweeper's default) and ``"lift-drop"`` (Lines98's): action
+  logits read off a 'same' CNN's output cell by cell (:mod:`agents.board_policies`)
+  instead of a dense layer over every action.
 * :data:`DEFAULTS`: hyper-parameters and a small learnable configuration per game.
 * :func:`train`: MaskablePPO (default), PPO or DQN, with a progress bar, TensorBoard logs,
   periodic checkpoints that a rerun resumes from, an evaluation callback, and the final
@@ -31,7 +31,7 @@ from agents.base import Agent
 from grid_envs.core.base_env import GridEnv
 
 ALGOS = ("maskable-ppo", "ppo", "dqn")
-POLICIES = ("cnn", "lift-drop")
+POLICIES = ("cnn", "cells", "lift-drop")
 
 
 def require(module: str, extra: str, what: str) -> Any:
@@ -102,7 +102,7 @@ class TrainConfig:
     n_envs: int = 4
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     shaping: str | None = None
-    policy: str = "cnn"  # or "lift-drop" (Lines98 moves; PPO and MaskablePPO)
+    policy: str = "cnn"  # or "cells", "lift-drop" (PPO and MaskablePPO; agents.board_policies)
     gamma: float = 0.99
     learning_rate: float = 3e-4
     n_steps: int = 256  # PPO rollout per env
@@ -117,7 +117,12 @@ class TrainConfig:
 # A small configuration per game where learning shows within minutes on 2 cores.
 DEFAULTS: dict[str, dict[str, Any]] = {
     "GridGames/Sokoban-Small-v0": {"env_kwargs": {"rows": 6, "cols": 6, "num_boxes": 1}},
-    "GridGames/Minesweeper-v0": {"env_kwargs": {"rows": 6, "cols": 6, "mines": 4}},
+    # a reveal's logit is the CNN's output on its cell: 72.5% won at 100k steps, against
+    # 10.5% with a dense head ("cnn")
+    "GridGames/Minesweeper-v0": {
+        "env_kwargs": {"rows": 6, "cols": 6, "mines": 4},
+        "policy": "cells",
+    },
     # generated mazes need far more data (no learning at 100k steps on 5x5); the 10 shipped
     # levels are learnable: recognise the level, follow its route
     "GridGames/Knight-v0": {
@@ -183,8 +188,8 @@ def _algo_class(algo: str) -> Any:
     raise ValueError(f"algo must be one of {ALGOS}, got {algo!r}")
 
 
-def _policy(config: TrainConfig) -> tuple[Any, dict[str, Any]]:
-    """The policy class (or SB3's name for it) and its kwargs."""
+def _policy(config: TrainConfig, actions: int) -> tuple[Any, dict[str, Any]]:
+    """The policy class (or SB3's name for it) and its kwargs, for ``actions`` actions."""
     if config.policy not in POLICIES:
         raise ValueError(f"policy must be one of {POLICIES}, got {config.policy!r}")
     if config.policy == "cnn":
@@ -195,20 +200,23 @@ def _policy(config: TrainConfig) -> tuple[Any, dict[str, Any]]:
         }
     if config.algo == "dqn":
         raise ValueError(
-            "the lift-drop policy is an actor-critic: train it with PPO or MaskablePPO"
+            f"the {config.policy} policy is an actor-critic: train it with PPO or MaskablePPO"
         )
     _torch()
-    from agents import move_policy
+    from agents import board_policies as bp
 
-    cls = move_policy.MaskableLiftDropPolicy
-    return (cls if config.algo == "maskable-ppo" else move_policy.LiftDropPolicy), {
-        "normalize_images": False
-    }
+    kwargs: dict[str, Any] = {"normalize_images": False}
+    if config.policy == "cells":
+        kwargs["features_extractor_class"] = bp.CellLogitsExtractor
+        kwargs["features_extractor_kwargs"] = {"actions": actions}
+    else:
+        kwargs["features_extractor_class"] = bp.LiftDropExtractor
+    return (bp.MaskableLogitsPolicy if config.algo == "maskable-ppo" else bp.LogitsPolicy), kwargs
 
 
 def new_model(config: TrainConfig, venv: Any, tensorboard_log: str | None) -> Any:
     cls = _algo_class(config.algo)
-    policy, policy_kwargs = _policy(config)
+    policy, policy_kwargs = _policy(config, int(venv.action_space.n))
     common = {
         "gamma": config.gamma,
         "learning_rate": config.learning_rate,

@@ -1,0 +1,148 @@
+"""Policies whose action logits are read off the board, not learned pair by pair.
+
+SB3's policies put a dense layer between the features and the logits, so every action
+learns on its own. Where an action *is* a cell (or a pair of cells), a 'same' CNN can give
+its logit directly, the same way on every cell:
+
+* :class:`CellLogitsExtractor` ("cells", Minesweeper's default): one logit plane per
+  action plane, so action ``plane * n + cell`` (reveal, and flag with ``allow_flags``) is
+  that plane's output on that cell.
+* :class:`LiftDropExtractor` ("lift-drop", Lines98's default): a plane giving what taking
+  a cell's ball away is worth and one per colour giving what putting a ball of that colour
+  there is worth; the move ``source -> target`` scores ``lift[source] + drop[colour of
+  source, target]``, one batched product over the ball planes. That is the greedy agent's
+  own shape (``grid_envs.lines98.heuristic.cell_gains``). A dense head over Lines98's
+  1,296 moves (6x6) learns nothing in 100,000 steps; this one does.
+
+Each extractor returns the logits followed by ``value_dim`` features pooled from the same
+trunk for the critic. :class:`LogitsPolicy` (PPO) and :class:`MaskableLogitsPolicy`
+(MaskablePPO) take the logits as they are. Importing this module imports torch.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.policies import ActorCriticPolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+
+
+def _trunk(planes: int, width: int, depth: int) -> nn.Sequential:
+    """``depth`` 3x3 'same' convolutions: a cell sees ``depth`` cells around it."""
+    layers: list[nn.Module] = []
+    channels = planes
+    for _ in range(depth):
+        layers += [nn.Conv2d(channels, width, 3, padding=1), nn.ReLU()]
+        channels = width
+    return nn.Sequential(*layers)
+
+
+def _pooled(hidden: torch.Tensor) -> torch.Tensor:
+    return torch.cat([hidden.mean(dim=(2, 3)), hidden.amax(dim=(2, 3))], dim=1)
+
+
+class CellLogitsExtractor(BaseFeaturesExtractor):
+    """Planes ``(P, rows, cols)`` to ``actions`` logits, one plane of them per
+    ``rows * cols`` actions, followed by ``value_dim`` features for the critic."""
+
+    scale: torch.Tensor  # brings each plane to [0, 1] by its own bound
+
+    def __init__(
+        self, observation_space: gym.spaces.Box, actions: int, width: int = 64,
+        depth: int = 4, value_dim: int = 64,
+    ) -> None:  # fmt: skip
+        planes, rows, cols = observation_space.shape
+        if actions % (rows * cols):
+            raise ValueError(f"{actions} actions are not whole planes of {rows}x{cols} cells")
+        super().__init__(observation_space, actions + value_dim)
+        top = np.asarray(observation_space.high, dtype=np.float32).reshape(planes, -1).max(axis=1)
+        self.register_buffer("scale", torch.tensor(1.0 / np.maximum(top, 1.0)).view(1, -1, 1, 1))
+        self.trunk = _trunk(planes, width, depth)
+        self.head = nn.Conv2d(width, actions // (rows * cols), 1)
+        self.value = nn.Sequential(nn.Linear(2 * width, value_dim), nn.ReLU())
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        hidden = self.trunk(observations.float() * self.scale)
+        return torch.cat([self.head(hidden).flatten(1), self.value(_pooled(hidden))], dim=1)
+
+
+class LiftDropExtractor(BaseFeaturesExtractor):
+    """Planes ``(2C, rows, cols)`` (balls of each colour, then announced balls) to the move
+    logits ``(n * n)`` followed by ``value_dim`` features for the critic."""
+
+    def __init__(
+        self, observation_space: gym.spaces.Box, width: int = 64, depth: int = 4,
+        value_dim: int = 64,
+    ) -> None:  # fmt: skip
+        planes, rows, cols = observation_space.shape
+        self.colours, self.cells = planes // 2, rows * cols
+        super().__init__(observation_space, self.cells * self.cells + value_dim)
+        self.trunk = _trunk(planes, width, depth)
+        self.head = nn.Conv2d(width, 1 + self.colours, 1)  # lift, then drop per colour
+        self.value = nn.Sequential(nn.Linear(2 * width, value_dim), nn.ReLU())
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        obs = observations.float()
+        hidden = self.trunk(obs)
+        planes = self.head(hidden).flatten(2)  # (b, 1 + C, n)
+        lift, drop = planes[:, 0], planes[:, 1:]
+        balls = obs[:, : self.colours].flatten(2)  # (b, C, n) one-hot colour of each ball
+        logits = lift.unsqueeze(2) + torch.einsum("bcs,bct->bst", balls, drop)
+        return torch.cat([logits.flatten(1), self.value(_pooled(hidden))], dim=1)
+
+
+class _Split(nn.Module):
+    """The actor takes the logits as they are; the critic a small MLP on the rest."""
+
+    def __init__(self, logits: int, features: int, hidden: int = 64) -> None:
+        super().__init__()
+        self.logits = logits
+        self.latent_dim_pi, self.latent_dim_vf = logits, hidden
+        self.critic = nn.Sequential(nn.Linear(features - logits, hidden), nn.Tanh())
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        return features[:, : self.logits]
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self.critic(features[:, self.logits :])
+
+
+class _LogitsBuild:
+    """The ``_build`` both policies share: no dense action layer (the extractor's logits
+    are the action logits), the head's output scaled down at first as SB3 does its own."""
+
+    action_space: gym.spaces.Discrete
+    features_dim: int
+
+    def _build_mlp_extractor(self) -> None:
+        self.mlp_extractor = _Split(int(self.action_space.n), self.features_dim)
+
+    def _build(self, lr_schedule: Any) -> None:
+        me: Any = self
+        me._build_mlp_extractor()
+        me.action_net = nn.Identity()
+        me.value_net = nn.Linear(me.mlp_extractor.latent_dim_vf, 1)
+        if me.ortho_init:
+            for module, gain in (
+                (me.features_extractor, np.sqrt(2)), (me.mlp_extractor, np.sqrt(2)),
+                (me.value_net, 1.0), (me.features_extractor.head, 0.01),
+            ):  # fmt: skip
+                module.apply(partial(me.init_weights, gain=gain))
+        me.optimizer = me.optimizer_class(me.parameters(), lr=lr_schedule(1), **me.optimizer_kwargs)
+
+
+class LogitsPolicy(_LogitsBuild, ActorCriticPolicy):  # type: ignore[misc]
+    """PPO's policy, given one of the extractors above as ``features_extractor_class``."""
+
+
+class MaskableLogitsPolicy(_LogitsBuild, MaskableActorCriticPolicy):  # type: ignore[misc]
+    """MaskablePPO's policy, given one of the extractors above."""
