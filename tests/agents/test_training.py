@@ -24,12 +24,18 @@ def tiny(algo: str, **extra) -> TrainConfig:
     )  # fmt: skip
 
 
-@pytest.mark.parametrize("algo", ["maskable-ppo", "ppo", "dqn"])
-def test_every_algorithm_trains_saves_loads_and_plays_legally(algo: str, tmp_path: Path) -> None:
-    result = train(tiny(algo), tmp_path / algo, progress=False)
+@pytest.mark.parametrize(
+    ("algo", "policy"),
+    [("maskable-ppo", "cnn"), ("ppo", "cnn"), ("dqn", "cnn"), ("maskable-ppo", "cells")],
+)
+def test_every_algorithm_trains_saves_loads_and_plays_legally(
+    algo: str, policy: str, tmp_path: Path
+) -> None:
+    result = train(tiny(algo, policy=policy), tmp_path / algo, progress=False)
     assert result.model_path.exists() and result.timesteps >= 512
     settings = json.loads(result.settings_path.read_text())
     assert settings["algo"] == algo and settings["env_kwargs"] == TINY
+    assert settings["policy"] == policy
     assert (tmp_path / algo / "tb").exists() and list(
         (tmp_path / algo / "checkpoints").glob("*.zip")
     )
@@ -255,19 +261,6 @@ def test_the_lift_drop_policy_trains_saves_loads_and_plays_legally(
         obs, _, terminated, truncated, _ = env.step(action)
         if terminated or truncated:
             break
-
-
-def test_the_cells_policy_trains_on_minesweeper_and_plays_legally(tmp_path: Path) -> None:
-    result = train(tiny("maskable-ppo", policy="cells"), tmp_path, progress=False)
-    env = gym.make("GridGames/Minesweeper-v0", **TINY)
-    agent = PolicyAgent.load(result.model_path, env)
-    obs, _ = env.reset(seed=0)
-    done = False
-    while not done:
-        action = int(agent.predict(obs)[0])
-        assert env.unwrapped.action_masks()[action]
-        obs, _, terminated, truncated, _ = env.step(action)
-        done = terminated or truncated
 
 
 def test_the_lift_drop_policy_is_refused_for_dqn_and_unknown_policies_by_name(
