@@ -173,6 +173,19 @@ def test_maskable_ppo_learns_to_escape_a_fixed_maze(tmp_path: Path) -> None:
     assert learned.win_rate >= 0.9 and random.win_rate <= 0.1
 
 
+def test_a_run_folder_from_before_the_policy_setting_still_resumes(tmp_path: Path) -> None:
+    train(tiny("maskable-ppo"), tmp_path, progress=False)
+    saved = json.loads((tmp_path / "config.json").read_text())
+    del saved["policy"]  # as folders written before the setting existed
+    (tmp_path / "config.json").write_text(json.dumps(saved))
+    longer = tiny("maskable-ppo")
+    longer.timesteps = 1024
+    assert train(longer, tmp_path, progress=False).resumed_from is not None
+    cells = tiny("maskable-ppo", policy="cells")
+    with pytest.raises(ValueError, match="policy"):
+        train(cells, tmp_path, progress=False)
+
+
 def test_a_folder_with_another_run_is_refused(tmp_path: Path) -> None:
     train(tiny("maskable-ppo"), tmp_path, progress=False)
     other = tiny("maskable-ppo")
