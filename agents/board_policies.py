@@ -32,6 +32,8 @@ from stable_baselines3.common.policies import ActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
+from agents.sb3 import plane_scale
+
 
 def _trunk(planes: int, width: int, depth: int) -> nn.Sequential:
     """``depth`` 3x3 'same' convolutions: a cell sees ``depth`` cells around it."""
@@ -61,8 +63,7 @@ class CellLogitsExtractor(BaseFeaturesExtractor):
         if actions % (rows * cols):
             raise ValueError(f"{actions} actions are not whole planes of {rows}x{cols} cells")
         super().__init__(observation_space, actions + value_dim)
-        top = np.asarray(observation_space.high, dtype=np.float32).reshape(planes, -1).max(axis=1)
-        self.register_buffer("scale", torch.tensor(1.0 / np.maximum(top, 1.0)).view(1, -1, 1, 1))
+        self.register_buffer("scale", plane_scale(observation_space))
         self.trunk = _trunk(planes, width, depth)
         self.head = nn.Conv2d(width, actions // (rows * cols), 1)
         self.value = nn.Sequential(nn.Linear(2 * width, value_dim), nn.ReLU())

@@ -48,6 +48,14 @@ def _torch() -> Any:
     return require("torch", "train", "training")
 
 
+def plane_scale(space: gym.spaces.Box) -> Any:
+    """(1, channels, 1, 1) torch factors that bring each plane of ``space`` to [0, 1] by its
+    own bound (the Knight's energy plane goes to 255, the others to 1)."""
+    c = space.shape[0]
+    top = np.asarray(space.high, dtype=np.float32).reshape(c, -1).max(axis=1)
+    return _torch().tensor(1.0 / np.maximum(top, 1.0)).view(1, c, 1, 1)
+
+
 def grid_cnn_parts(space: gym.spaces.Box, features_dim: int, width: int = 32) -> tuple[Any, ...]:
     """The small-board CNN over ``(channels, rows, cols)`` planes, shared by SB3 and RLlib.
 
@@ -57,8 +65,7 @@ def grid_cnn_parts(space: gym.spaces.Box, features_dim: int, width: int = 32) ->
     """
     torch = _torch()
     c, h, w = space.shape
-    top = np.asarray(space.high, dtype=np.float32).reshape(c, -1).max(axis=1)
-    scale = torch.tensor(1.0 / np.maximum(top, 1.0)).view(1, c, 1, 1)
+    scale = plane_scale(space)
     cnn = torch.nn.Sequential(
         torch.nn.Conv2d(c, width, 3, padding=1),
         torch.nn.ReLU(),

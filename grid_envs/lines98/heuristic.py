@@ -106,14 +106,17 @@ def _summary(
     return counts, total, top, second, old
 
 
-def cell_gains(board: np.ndarray, length: int, colours: int) -> tuple[np.ndarray, np.ndarray]:
+def cell_gains(
+    board: np.ndarray, length: int, colours: int, summary: tuple[np.ndarray, ...] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """What each cell's part of a move is worth: ``drop`` (cells, colours), the change of
     ``potential`` from putting a ball of colour c + 1 on the (empty) cell, and ``lift``
     (cells,), the change from taking its ball away. A move whose ends share no window gains
-    ``lift[source] + drop[target, colour - 1]``."""
+    ``lift[source] + drop[target, colour - 1]``. ``summary``: ``_summary`` of the board,
+    if the caller has it."""
     rows, cols = board.shape
     values = window_values(length)
-    counts, total, top, second, old = _summary(board, length, colours)
+    counts, total, top, second, old = summary or _summary(board, length, colours)
     table = cell_windows(rows, cols, length)  # (cells, K), padded with the window W
     padding = table == len(counts) - 1
     held = counts[table, 1:]  # (cells, K, colours)
@@ -135,17 +138,23 @@ def cell_gains(board: np.ndarray, length: int, colours: int) -> tuple[np.ndarray
     return drop.sum(axis=1), lift.sum(axis=1)
 
 
-def move_gains(board: np.ndarray, moves: np.ndarray, length: int, colours: int) -> np.ndarray:
+def move_gains(
+    board: np.ndarray, moves: np.ndarray, length: int, colours: int,
+    summary: tuple[np.ndarray, ...] | None = None,
+) -> np.ndarray:  # fmt: skip
     """For every move (source, target), the change of ``potential`` it makes (no spawn).
 
     Only the windows through the source or the target change, and only in the moved
     colour: a window gains the ball if it holds the target, loses it if it holds the
     source (both: no change), and is worth something only while one colour fills it.
+    ``summary``: ``_summary`` of the board, if the caller has it.
     """
     rows, cols = board.shape
     w = windows(rows, cols, length)
     values = window_values(length)
-    counts, total, top, second, old = _summary(board, length, colours)  # padding: constant
+    counts, total, top, second, old = summary or _summary(
+        board, length, colours
+    )  # padding: constant
     src, dst = moves[:, 0], moves[:, 1]
     colour = board.ravel()[src].astype(np.int64)[:, None]
     table = cell_windows(rows, cols, length)
@@ -176,9 +185,10 @@ def best_gain(board: np.ndarray, moves: np.ndarray, length: int, colours: int,
     a window (that window is then counted twice), so only a move of a ball along its own
     lines can be ranked out of the shortlist wrongly; the result is then a lower bound.
     """
+    summary = _summary(board, length, colours)
     if len(moves) > shortlist:
-        drop, lift = cell_gains(board, length, colours)
+        drop, lift = cell_gains(board, length, colours, summary)
         colour = board.ravel()[moves[:, 0]].astype(np.int64) - 1
         rough = lift[moves[:, 0]] + drop[moves[:, 1], colour]
         moves = moves[np.argpartition(-rough, shortlist)[:shortlist]]
-    return float(move_gains(board, moves, length, colours).max())
+    return float(move_gains(board, moves, length, colours, summary).max())
