@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from grid_envs.pikachu import pairings
 from grid_envs.pikachu.paths import connects, removable_pairs, removable_with_lengths
 from grid_envs.pikachu.rules import apply_gravity, batch_legal_masks
 from grid_envs.pikachu.state import EMPTY
@@ -445,7 +446,18 @@ def plan(
             if found is not None:
                 moves = tuple(root.moves + found)
                 return PlanResult("cleared", moves, tries, time.perf_counter() - start)
-    return _plan_partners(root, dead, deadline, node_limit, start, rng)
+    if not pairings.fits(root.board):
+        return _plan_partners(root, dead, deadline, node_limit, start, rng)
+    search = pairings.PairingSearch(root.board, root.fixed, root.banned)
+    try:
+        found = search.solve(deadline, node_limit)
+    except pairings.OutOfBudget:
+        return PlanResult("gave_up", (), search.nodes, time.perf_counter() - start)
+    if found is None:
+        return PlanResult("unsolvable", (), search.nodes, time.perf_counter() - start)
+    return PlanResult(
+        "cleared", tuple(root.moves + found), search.nodes, time.perf_counter() - start
+    )
 
 
 def _plan_moves(
