@@ -407,7 +407,7 @@ def playout(
 GUIDED_NOISE = 0.2  # share of a guided playout's choices made at random
 
 
-PLAYOUT_SHARE = 0.4  # of the time limit, spent on random playouts before the exact search
+PLAYOUT_SHARE = 0.1  # of the time limit, spent on random playouts before the exact search
 
 
 def plan(
