@@ -1,8 +1,9 @@
 """Pikachu planner on random classic boards (9x16, 36 kinds x 4), against playout baselines.
 
-    python benchmarks/pikachu_planner.py [--boards 100] [--time-limit 1] [--proof-time 10]
+    python benchmarks/pikachu_planner.py [--boards 100] [--first 0] [--time-limit 1]
+                                         [--proof-time 10]
 
-Board ``s`` is ``random_board(9, 16, 36, default_rng(s))``. Baselines: one random greedy
+Board ``s`` (``--first`` to ``--first + --boards - 1``) is ``random_board(9, 16, 36, default_rng(s))``. Baselines: one random greedy
 playout (a uniformly random removable pair each step, no reshuffle) and the best of 20.
 Boards the planner neither clears nor proves unsolvable in ``--time-limit`` get a second
 search of ``--proof-time`` seconds.
@@ -33,13 +34,14 @@ def random_playout(board: np.ndarray, rng: np.random.Generator) -> bool:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--boards", type=int, default=100)
+    parser.add_argument("--first", type=int, default=0, help="seed of the first board")
     parser.add_argument("--time-limit", type=float, default=1.0)
     parser.add_argument("--proof-time", type=float, default=10.0)
     args = parser.parse_args()
     status: dict[str, int] = {}
     times, second, one, best20 = [], {}, 0, 0
     undecided: list[int] = []
-    for s in range(args.boards):
+    for s in range(args.first, args.first + args.boards):
         board = random_board(9, 16, 36, np.random.default_rng(s))
         r = plan(board, time_limit=args.time_limit)
         status[r.status] = status.get(r.status, 0) + 1
@@ -55,7 +57,9 @@ def main() -> None:
         best20 += any(wins)
         print(f"board {s}: {r.status} in {r.seconds:.2f} s", flush=True)
     n = args.boards
-    print(f"boards: {n} random 9x16 deals with 36 kinds x 4")
+    print(
+        f"boards: {n} random 9x16 deals with 36 kinds x 4, seeds {args.first}-{args.first + n - 1}"
+    )
     share = {k: f"{v / n:.0%}" for k, v in status.items()}
     print(f"planner, {args.time_limit:g} s: {share}; median {statistics.median(times):.2f} s")
     if second:

@@ -153,7 +153,7 @@ class PairingSearch:
             ok[worth] = connects(board, np.stack([i // c, i % c], 1), np.stack([j // c, j % c], 1))
         return ok
 
-    def _relax(
+    def relax(
         self, choices: np.ndarray, parent: _Run | None = None, start: np.ndarray | None = None
     ) -> _Run:
         """The relaxation with these pairings possible: from the board, from a locked
@@ -220,7 +220,7 @@ class PairingSearch:
                 continue
             trial = self.possible.copy()
             trial[clause[clause != choice]] = False
-            run = self._relax(trial, start=locked)
+            run = self.relax(trial, start=locked)
             if not run.ok:
                 locked = run.board
                 clause = self._explain(trial, locked)
@@ -293,7 +293,7 @@ class PairingSearch:
         """Removals that clear the board, or None when none can (a proof). Raises
         :class:`OutOfBudget` past ``deadline`` or ``node_limit`` nodes."""
 
-        def search(choices: np.ndarray, parent: _Run | None) -> _Run | None:
+        def search(choices: np.ndarray, parent: _Run | None) -> np.ndarray | None:
             self.nodes += 1
             if time.perf_counter() > deadline or (
                 node_limit is not None and self.nodes > node_limit
@@ -301,14 +301,17 @@ class PairingSearch:
                 raise OutOfBudget
             if not self._propagate(choices):
                 return None
-            run = self._relax(choices, parent)
+            run = self.relax(choices, parent)
             if not run.ok:
                 self._learn(choices, run)
                 return None
             count = np.bincount(self.choice_kind[choices], minlength=self.n_kinds)
             open_kinds = np.flatnonzero(count > 1)
             if not len(open_kinds):
-                return run  # every pairing chosen, and the game clears
+                # every pairing chosen, and the game clears: the partners, round by round
+                # (a run replayed from a parent also names pairs since ruled out)
+                pair, _, step = run.freed[self.allowed(choices)[run.freed[:, 0]]].T
+                return np.unique(np.stack([step, pair], 1), axis=0)[:, 1]
             kind, options = self._branch(run, choices, open_kinds, count)
             for choice in options.tolist():
                 child = choices & (self.choice_kind != kind)
@@ -324,6 +327,4 @@ class PairingSearch:
         found = search(self.possible.copy(), None)
         if found is None:
             return None
-        pair, _, step = found.freed.T
-        order = np.unique(np.stack([step, pair], 1), axis=0)  # by round, each pair once
-        return [(int(i), int(j)) for i, j in self.pairs[order[:, 1]]]
+        return [(int(i), int(j)) for i, j in self.pairs[found]]

@@ -7,15 +7,17 @@ kind's last two tiles), and all the tiles of a kind when they can all be paired 
 that connect now. What is left to decide is who pairs with whom inside larger kinds.
 
 A position is judged by an optimistic relaxation (a tile leaves as soon as it connects to
-the cell of a possible partner): a tile stuck there is stuck for real. Every open choice
-("this tile with that partner") is *probed*: fixed for a moment and judged by the
-relaxation, replayed only from the first round where the fix can change it. Choices that
-fail are banned for the whole subtree, and a kind left with one choice is fixed, which can
-make more moves safe; most stuck boards are proved at the root this way. Then random
-playouts that respect the bans look for a cheap clear, and a depth-first search branches on
-the kind with the fewest choices, settling each child the same way and trying one such
-playout from it; dead positions are remembered, so an exhausted search proves that the
-board cannot be cleared.
+the cell of a possible partner): a tile stuck there is stuck for real. At the root every
+open choice ("this tile with that partner") is *probed*: fixed for a moment and judged by
+the relaxation, replayed only from the first round where the fix can change it. Choices that
+fail are banned, and a kind left with one choice is fixed, which can make more moves safe;
+many stuck boards are proved at the root this way. Then a tenth of the time goes to random
+playouts that respect the bans (a cheap clear), and the rest to the exact search over
+pairings of :mod:`grid_envs.pikachu.pairings`, which learns from every lock it meets and
+either clears the board or proves it cannot be cleared. Boards with a kind of more than
+eight tiles (too many pairings to list) get the older depth-first search on partners
+instead, which settles every child the same way, tries one playout from it and remembers
+dead positions.
 
 With gravity, tiles slide and a removal can block others: nothing is safe, and a plain
 depth-first search over every removable pair (with memoised boards) is used instead.
@@ -420,9 +422,9 @@ def plan(
 
     Without gravity: the root is settled first (safe moves and probes, which prove many
     stuck boards at once); then a share of the time goes to random playouts that respect
-    what the probes found (cheap witnesses for easy boards; seeded by the board, so
-    repeatable); the rest to the exact search on partners, which also proves boards
-    unsolvable.
+    what the probes found (cheap witnesses; seeded by the board, so repeatable); the rest to
+    the exact search over pairings, which also proves boards unsolvable (see the module
+    doc). Without a time limit, or with a ``node_limit``, the exact search runs alone.
     """
     start = time.perf_counter()
     deadline = start + time_limit if time_limit is not None else float("inf")

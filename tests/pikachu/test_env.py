@@ -13,6 +13,7 @@ from grid_envs.pikachu import rules
 from grid_envs.pikachu.env import PikachuEnv
 from grid_envs.pikachu.paths import find_path, removable_pairs
 from grid_envs.pikachu.solver import plan, remove
+from tests.pikachu.conftest import exhaustive
 
 
 def test_pair_actions_round_trip() -> None:
@@ -169,22 +170,6 @@ def test_guided_playouts_replay_and_clear() -> None:
                 board = remove(board, move, "none")
             assert not board.any()
     assert cleared >= 4
-
-
-def exhaustive(board: np.ndarray) -> bool:
-    """Can the board be cleared? Plain search over every removal order (tiny boards)."""
-    seen: set[bytes] = set()
-
-    def go(b: np.ndarray) -> bool:
-        if not b.any():
-            return True
-        key = b.tobytes()
-        if key in seen:
-            return False
-        seen.add(key)
-        return any(go(remove(b, m, "none")) for m in removable_pairs(b))
-
-    return go(board)
 
 
 def test_planner_proofs_agree_with_exhaustive_search() -> None:
