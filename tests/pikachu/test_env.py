@@ -7,6 +7,7 @@ import itertools
 import gymnasium as gym
 import numpy as np
 import pytest
+from gymnasium.utils import seeding
 
 from agents import evaluate, make_agent
 from grid_envs.pikachu import rules
@@ -216,3 +217,19 @@ def test_planner_with_gravity_replays(gravity: str) -> None:
                 board = remove(board, move, gravity)
             assert not board.any()
     assert cleared >= 3
+
+
+def test_solvable_only_gives_the_same_clearable_board_for_a_seed() -> None:
+    """The planner judges on a node budget, not a clock: a seed means one board anywhere."""
+    boards = []
+    for _ in range(2):
+        env = PikachuEnv(solvable_only=True)
+        env.reset(seed=0)
+        boards.append(env.state.board.copy())
+    assert (boards[0] == boards[1]).all()
+    first_draw = rules.random_board(9, 16, 36, seeding.np_random(0)[0])
+    assert not (boards[0] == first_draw).all()  # seed 0's first deal cannot be cleared
+    assert plan(first_draw, time_limit=None).status == "unsolvable"
+    assert plan(boards[0], time_limit=None, node_limit=2_000).cleared
+    with pytest.raises(ValueError, match="plan_nodes must be a positive integer, got 0"):
+        PikachuEnv(solvable_only=True, plan_nodes=0)
