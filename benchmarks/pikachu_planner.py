@@ -3,8 +3,9 @@
     python benchmarks/pikachu_planner.py [--boards 100] [--first 0] [--time-limit 1]
                                          [--proof-time 10]
 
-Board ``s`` (``--first`` to ``--first + --boards - 1``) is ``random_board(9, 16, 36, default_rng(s))``. Baselines: one random greedy
-playout (a uniformly random removable pair each step, no reshuffle) and the best of 20.
+Board ``s`` (``--first`` to ``--first + --boards - 1``) is
+``random_board(9, 16, 36, default_rng(s))``. Baselines: one random greedy playout (a
+uniformly random removable pair each step, no reshuffle) and the best of 20.
 Boards the planner neither clears nor proves unsolvable in ``--time-limit`` get a second
 search of ``--proof-time`` seconds.
 """
