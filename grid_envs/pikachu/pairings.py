@@ -7,9 +7,9 @@ clears exactly when doing that until nothing connects clears it. A board can be 
 when some choice of pairings clears it, so this search picks one pairing per kind, a small
 constraint problem, as a SAT solver would:
 
-- A partial choice is judged by the relaxation of :class:`grid_envs.pikachu.solver.Relaxation`
-  (a tile leaves once it connects to the cell of a tile it may still pair with); with every
-  pairing chosen it is the game itself.
+- A partial choice is judged by the relaxation that
+  :class:`grid_envs.pikachu.solver.Relaxation` describes (a tile leaves once it connects to
+  the cell of a tile it may still pair with); with every pairing chosen it is the game.
 - When it fails, the tiles left, ``S``, are *locked*: on the board holding only ``S``, no
   tile of ``S`` connects to the cell of a partner it may pair with. Every choice that still
   leaves out all the pairs that would connect there (one tile in ``S``) keeps ``S`` locked,
@@ -91,11 +91,11 @@ class PairingSearch:
         index: dict[tuple[int, int], int] = {}
         incidence: list[tuple[int, int]] = []  # (pair, choice): the pair is in that pairing
         choice_kind: list[int] = []
+        if not fits(board):
+            raise ValueError(f"a kind has more than {MAX_KIND} tiles: too many pairings to list")
         kinds: dict[int, list[int]] = {}
         for cell in np.flatnonzero(flat != EMPTY).tolist():
             kinds.setdefault(int(flat[cell]), []).append(cell)
-        if not fits(board):
-            raise ValueError(f"a kind has more than {MAX_KIND} tiles: too many pairings to list")
         for k, tiles in enumerate(kinds.values()):
             for matching in matchings(tiles):
                 for pair in matching:
@@ -111,13 +111,10 @@ class PairingSearch:
         self.possible = np.ones(len(choice_kind), dtype=bool)  # facts before the search
         for pair in banned:
             if pair in index:
-                self.possible[self.inc_choice[self.inc_pair == index[pair]]] = False
+                self.possible[self._holds(index[pair])] = False
         for t, u in (fixed or {}).items():
-            if (t, u) in index:
-                same = (
-                    self.choice_kind
-                    == self.choice_kind[self.inc_choice[self.inc_pair == index[(t, u)]][0]]
-                )
+            if (t, u) in index:  # the kind's other pairings are out
+                same = self.choice_kind == self.pair_kind[index[(t, u)]]
                 self.possible[same & ~self._holds(index[(t, u)])] = False
         self.clauses: list[np.ndarray] = []  # each: the choices, one of which must be made
         self._seen: set[bytes] = set()
