@@ -11,7 +11,7 @@ import pytest
 from nbclient import NotebookClient
 
 NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
-BUDGET_VARIABLES = ("BUDGET", "EPISODES", "SEEDS", "LEVELS", "GAMES")
+BUDGET_VARIABLES = ("BUDGET", "EPISODES", "SEEDS", "LEVELS", "GAMES", "DEALS")
 
 
 def test_the_four_notebooks_exist() -> None:
