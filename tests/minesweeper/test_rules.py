@@ -187,3 +187,23 @@ def test_info_shows_the_layout_only_at_the_end() -> None:
     assert "mines" not in info or terminated
     obs = env.unwrapped.observe()
     assert obs.max() == 1 and obs.shape == (10, 9, 9)
+
+
+def test_mines_are_the_smallest_keys_even_when_keys_tie() -> None:
+    keys = np.round(np.random.default_rng(0).random((200, 4, 4)), 1)  # many ties
+    firsts = np.zeros(keys.shape, dtype=bool)
+    firsts[:, 0, 0] = True
+    mines = rules.draw_mines(keys, firsts, 5, "safe").reshape(200, 16)
+    flat = np.where(firsts, 2.0, keys).reshape(200, 16)
+    assert (mines.sum(axis=1) == 5).all()
+    assert not mines[:, 0].any()  # the first click stays free
+    kth = np.sort(flat, axis=1)[:, 4:5]
+    assert (flat[mines].reshape(200, 5) <= kth).all()  # no mine above the fifth key
+
+
+def test_neighbour_counts_count_the_eight_neighbours() -> None:
+    mines = np.random.default_rng(1).random((30, 5, 7)) < 0.3
+    counts = rules.neighbour_counts(mines)
+    for b, r, c in np.ndindex(mines.shape):
+        window = mines[b, max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2]
+        assert counts[b, r, c] == window.sum() - mines[b, r, c]
