@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from grid_envs.pikachu.paths import connects, exposed, may_connect
+from grid_envs.pikachu.rules import tiles_by_kind
 from grid_envs.pikachu.state import EMPTY
 
 MAX_KIND = 8  # tiles of one kind, at most, for the pairings to be listed (105 for eight)
@@ -87,15 +88,12 @@ class PairingSearch:
     ) -> None:
         self.board = board
         self.cols = board.shape[1]
-        flat = board.ravel()
         index: dict[tuple[int, int], int] = {}
         incidence: list[tuple[int, int]] = []  # (pair, choice): the pair is in that pairing
         choice_kind: list[int] = []
         if not fits(board):
             raise ValueError(f"a kind has more than {MAX_KIND} tiles: too many pairings to list")
-        kinds: dict[int, list[int]] = {}
-        for cell in np.flatnonzero(flat != EMPTY).tolist():
-            kinds.setdefault(int(flat[cell]), []).append(cell)
+        kinds = tiles_by_kind(board)
         for k, tiles in enumerate(kinds.values()):
             for matching in matchings(tiles):
                 for pair in matching:

@@ -12,6 +12,15 @@ def n_pairs(cells: int) -> int:
     return cells * (cells - 1) // 2
 
 
+def tiles_by_kind(board: np.ndarray) -> dict[int, list[int]]:
+    """Each kind on ``board`` and its tiles' flat cells, in board order."""
+    flat = board.ravel()
+    out: dict[int, list[int]] = {}
+    for cell in np.flatnonzero(flat != EMPTY).tolist():
+        out.setdefault(int(flat[cell]), []).append(cell)
+    return out
+
+
 def pair_to_action(i: int, j: int, cells: int) -> int:
     """Action index of the unordered pair of flat cells ``i`` and ``j`` (any order)."""
     if i == j or not (0 <= i < cells and 0 <= j < cells):

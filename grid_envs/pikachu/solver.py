@@ -33,7 +33,7 @@ import numpy as np
 
 from grid_envs.pikachu import pairings
 from grid_envs.pikachu.paths import connects, removable_pairs, removable_with_lengths
-from grid_envs.pikachu.rules import apply_gravity, batch_legal_masks
+from grid_envs.pikachu.rules import apply_gravity, batch_legal_masks, tiles_by_kind
 from grid_envs.pikachu.state import EMPTY
 
 
@@ -49,20 +49,12 @@ class PlanResult:
         return self.status == "cleared"
 
 
-def _tiles_by_kind(board: np.ndarray) -> dict[int, list[int]]:
-    flat = board.ravel()
-    out: dict[int, list[int]] = {}
-    for cell in np.flatnonzero(flat != EMPTY).tolist():
-        out.setdefault(int(flat[cell]), []).append(cell)
-    return out
-
-
 def ordered_moves(board: np.ndarray) -> list[tuple[int, int]]:
     """The removable pairs in the order the planner tries them (see the module doc)."""
     pairs, lengths = removable_with_lengths(board)
     if not pairs:
         return []
-    tiles = _tiles_by_kind(board)
+    tiles = tiles_by_kind(board)
     flat = board.ravel()
     available = set(pairs)
     keyed = []
@@ -114,7 +106,7 @@ def force_last_pairs(
     ``groups``: the tiles of the kinds to look at (by default every kind on ``board``).
     """
     out = dict(fixed)
-    for tiles in _tiles_by_kind(board).values() if groups is None else groups:
+    for tiles in tiles_by_kind(board).values() if groups is None else groups:
         free = [t for t in tiles if t not in out]
         if len(free) == 2:
             out[free[0]], out[free[1]] = free[1], free[0]
@@ -136,7 +128,7 @@ def closure(board: np.ndarray, fixed: Partners) -> tuple[np.ndarray, list[tuple[
         if not available:
             return board, done
         made: list[tuple[int, int]] = []
-        for tiles in _tiles_by_kind(board).values():
+        for tiles in tiles_by_kind(board).values():
             ready = [
                 (t, fixed[t]) for t in tiles if fixed.get(t, -1) > t and (t, fixed[t]) in available
             ]
@@ -180,7 +172,7 @@ class Relaxation:
 
     def __init__(self, board: np.ndarray, fixed: Partners, banned: Banned = frozenset()) -> None:
         self.cols = board.shape[1]
-        self.kinds = _tiles_by_kind(board)  # kind -> its tiles, for every probe
+        self.kinds = tiles_by_kind(board)  # kind -> its tiles, for every probe
         pairs = _candidate_pairs(self.kinds, fixed, banned)
         self.fixed = fixed
         self.board = board
@@ -245,7 +237,7 @@ class Relaxation:
 def _open_tiles(board: np.ndarray, fixed: Partners) -> list[list[int]]:
     """Per kind with a pairing still to choose, its tiles without a fixed partner."""
     out = []
-    for tiles in _tiles_by_kind(board).values():
+    for tiles in tiles_by_kind(board).values():
         free = [t for t in tiles if t not in fixed]
         if len(free) > 2:
             out.append(free)
