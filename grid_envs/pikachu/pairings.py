@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from grid_envs.pikachu.paths import connects, exposed, may_connect
+from grid_envs.pikachu.paths import connects_flat
 from grid_envs.pikachu.rules import tiles_by_kind
 from grid_envs.pikachu.state import EMPTY
 
@@ -87,7 +87,6 @@ class PairingSearch:
         banned: frozenset[tuple[int, int]] = frozenset(),
     ) -> None:
         self.board = board
-        self.cols = board.shape[1]
         index: dict[tuple[int, int], int] = {}
         incidence: list[tuple[int, int]] = []  # (pair, choice): the pair is in that pairing
         choice_kind: list[int] = []
@@ -137,16 +136,8 @@ class PairingSearch:
     # -- the relaxation ----------------------------------------------------------------
 
     def _connect(self, board: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        """Whether each pair ``idx`` connects on ``board`` (only exposed ends are checked)."""
-        i, j = self.pairs[idx, 0], self.pairs[idx, 1]
-        worth = may_connect(
-            exposed(board[None]), np.zeros(len(idx), dtype=np.int64), i, j, self.cols
-        )
-        ok = np.zeros(len(idx), dtype=bool)
-        if worth.any():
-            i, j, c = i[worth], j[worth], self.cols
-            ok[worth] = connects(board, np.stack([i // c, i % c], 1), np.stack([j // c, j % c], 1))
-        return ok
+        """Whether each pair ``idx`` connects on ``board``."""
+        return connects_flat(board, self.pairs[idx, 0], self.pairs[idx, 1])
 
     def relax(
         self, choices: np.ndarray, parent: _Run | None = None, start: np.ndarray | None = None

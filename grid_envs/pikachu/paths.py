@@ -221,6 +221,27 @@ def may_connect(
     return touch | (open_cells[env, i] & open_cells[env, j])
 
 
+def _ends(cells: np.ndarray, cols: int) -> np.ndarray:
+    """(row, col) of flat cells."""
+    return np.stack([cells // cols, cells % cols], axis=1)
+
+
+def _worth_checking(board: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """:func:`may_connect` for flat cells i < j of one board."""
+    return may_connect(exposed(board[None]), np.zeros(len(i), dtype=np.int64), i, j, board.shape[1])
+
+
+def connects_flat(board: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """:func:`connects` for flat cells i < j of one board (any tiles or none there), path
+    checking only the pairs worth it (:func:`may_connect`)."""
+    ok = np.zeros(len(i), dtype=bool)
+    worth = _worth_checking(board, i, j) if len(i) else ok
+    if worth.any():
+        cols = board.shape[1]
+        ok[worth] = connects(board, _ends(i[worth], cols), _ends(j[worth], cols))
+    return ok
+
+
 def _candidates(board: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Pairs of equal tiles worth a path check (:func:`may_connect`): flat cells i < j and
     their (row, col) ends."""
@@ -228,11 +249,9 @@ def _candidates(board: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     cols = board.shape[1]
     i, j = np.array(firsts, dtype=np.int64), np.array(seconds, dtype=np.int64)
     if len(i):
-        worth = may_connect(exposed(board[None]), np.zeros(len(i), dtype=np.int64), i, j, cols)
+        worth = _worth_checking(board, i, j)
         i, j = i[worth], j[worth]
-    a = np.stack([i // cols, i % cols], axis=1)
-    b = np.stack([j // cols, j % cols], axis=1)
-    return i, j, a, b
+    return i, j, _ends(i, cols), _ends(j, cols)
 
 
 def removable_with_lengths(board: np.ndarray) -> tuple[list[tuple[int, int]], list[int]]:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from grid_envs.pikachu import pairings
-from grid_envs.pikachu.paths import connects, removable_pairs, removable_with_lengths
+from grid_envs.pikachu.paths import connects_flat, removable_pairs, removable_with_lengths
 from grid_envs.pikachu.rules import apply_gravity, batch_legal_masks, tiles_by_kind
 from grid_envs.pikachu.state import EMPTY
 
@@ -171,7 +171,6 @@ class Relaxation:
     """
 
     def __init__(self, board: np.ndarray, fixed: Partners, banned: Banned = frozenset()) -> None:
-        self.cols = board.shape[1]
         self.kinds = tiles_by_kind(board)  # kind -> its tiles, for every probe
         pairs = _candidate_pairs(self.kinds, fixed, banned)
         self.fixed = fixed
@@ -186,18 +185,14 @@ class Relaxation:
         self.ok = self._run(board.copy(), cand, record=True)
 
     def _run(self, work: np.ndarray, cand: np.ndarray, record: bool, first: int = 0) -> bool:
-        flat, cols = work.reshape(-1), self.cols
+        flat = work.reshape(-1)
         step = first
         while (flat != EMPTY).any():
             if record:
                 self.rounds.append((work.copy(), cand))
             if not len(cand):
                 return False
-            ok = connects(
-                work,
-                np.stack([cand[:, 0] // cols, cand[:, 0] % cols], axis=1),
-                np.stack([cand[:, 1] // cols, cand[:, 1] % cols], axis=1),
-            )
+            ok = connects_flat(work, cand[:, 0], cand[:, 1])
             if not ok.any():
                 return False
             if record:
