@@ -152,9 +152,8 @@ def move_gains(
     rows, cols = board.shape
     w = windows(rows, cols, length)
     values = window_values(length)
-    counts, total, top, second, old = summary or _summary(
-        board, length, colours
-    )  # padding: constant
+    # the padding window never changes
+    counts, total, top, second, old = summary or _summary(board, length, colours)
     src, dst = moves[:, 0], moves[:, 1]
     colour = board.ravel()[src].astype(np.int64)[:, None]
     table = cell_windows(rows, cols, length)
