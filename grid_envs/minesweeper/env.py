@@ -11,19 +11,19 @@ from grid_envs.minesweeper import render, rules
 from grid_envs.minesweeper.state import FLAGGED, HIDDEN, MinesweeperState
 
 N_NUMBER_PLANES = 9  # revealed 0 .. 8
+_PLANE_IDS = np.arange(1 + N_NUMBER_PLANES, dtype=np.uint8).reshape(-1, 1, 1)
 
 
 def planes_view(revealed: np.ndarray, counts: np.ndarray, flags: np.ndarray | None) -> np.ndarray:
     """The observation planes of a board (rows, cols), or of a batch (k, rows, cols) with the
     planes on axis 1: hidden, revealed 0..8, and flagged when ``flags`` is given."""
-    code = np.where(revealed, counts + 1, 0).astype(np.uint8)  # 0 hidden, 1 + n revealed n
-    axis = code.ndim - 2
-    ids = np.arange(1 + N_NUMBER_PLANES, dtype=np.uint8).reshape(-1, 1, 1)
-    planes = (np.expand_dims(code, axis) == ids).view(np.uint8)
+    code = counts.astype(np.uint8) + np.uint8(1)  # 0 hidden, 1 + n revealed n
+    code[~revealed] = 0
+    planes = (code[..., None, :, :] == _PLANE_IDS).view(np.uint8)
     if flags is None:
         return planes
-    flagged = np.expand_dims(flags & ~revealed, axis).view(np.uint8)
-    return np.concatenate([planes, flagged], axis=axis)
+    flagged = (flags & ~revealed)[..., None, :, :].view(np.uint8)
+    return np.concatenate([planes, flagged], axis=code.ndim - 2)
 
 
 def compact_view(revealed: np.ndarray, counts: np.ndarray, flags: np.ndarray) -> np.ndarray:
