@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator
+from functools import lru_cache
 
 import numpy as np
 
@@ -44,8 +45,12 @@ def _offsets(connectivity: int) -> tuple[Cell, ...]:
     raise ValueError(f"connectivity must be 4 or 8, got {connectivity!r}")
 
 
-def flat_neighbour_table(shape: tuple[int, int], connectivity: int = 4) -> list[tuple[int, ...]]:
-    """For each flat index, the flat indices of its in-bounds neighbours."""
+@lru_cache(maxsize=32)
+def flat_neighbour_table(
+    shape: tuple[int, int], connectivity: int = 4
+) -> tuple[tuple[int, ...], ...]:
+    """For each flat index, the flat indices of its in-bounds neighbours (cached: the table
+    is built once per board shape)."""
     rows, cols = shape
     offsets = _offsets(connectivity)
     table: list[tuple[int, ...]] = []
@@ -58,7 +63,7 @@ def flat_neighbour_table(shape: tuple[int, int], connectivity: int = 4) -> list[
                     if 0 <= r + dr < rows and 0 <= c + dc < cols
                 )
             )
-    return table
+    return tuple(table)
 
 
 def bfs_distances(passable: np.ndarray, start: Cell, connectivity: int = 4) -> np.ndarray:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from grid_envs.core.grid import flat_neighbour_table
 from grid_envs.lines98.state import EMPTY, Lines98State
 
 LINE_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # horizontal, vertical, both diagonals
@@ -26,6 +27,7 @@ def empty_regions(board: np.ndarray) -> np.ndarray:
     """Label the 4-connected regions of empty cells 1, 2, ... (0 on balls), by BFS."""
     rows, cols = board.shape
     free = (board.ravel() == EMPTY).tolist()
+    near = flat_neighbour_table((rows, cols))
     labels = [0] * (rows * cols)
     region = 0
     for start in range(rows * cols):
@@ -35,10 +37,8 @@ def empty_regions(board: np.ndarray) -> np.ndarray:
         labels[start] = region
         queue = [start]
         for cell in queue:
-            r, c = divmod(cell, cols)
-            for nb, ok in ((cell - cols, r > 0), (cell + cols, r < rows - 1),
-                           (cell - 1, c > 0), (cell + 1, c < cols - 1)):  # fmt: skip
-                if ok and free[nb] and not labels[nb]:
+            for nb in near[cell]:
+                if free[nb] and not labels[nb]:
                     labels[nb] = region
                     queue.append(nb)
     return np.array(labels, dtype=np.int32).reshape(rows, cols)
