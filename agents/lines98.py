@@ -22,7 +22,7 @@ from agents.base import Agent
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
 from grid_envs.lines98 import rules
-from grid_envs.lines98.heuristic import best_gain, move_gains, potential
+from grid_envs.lines98.heuristic import CLEAR_BONUS, best_gain, move_gains, potential
 from grid_envs.lines98.state import EMPTY, Lines98State
 
 LINES98_IDS = ("GridGames/Lines98*",)
@@ -51,15 +51,16 @@ class GreedyAgent(Agent):
 
 
 class LookaheadAgent(Agent):
-    """Plays the best greedy candidates through the rules and the spawn; keeps the best.
+    """Plays its best candidates through the rules and the spawn; keeps the best.
 
     Each candidate is replayed exactly on a copy (its lines clear; if it clears nothing the
     announced balls land on their known cells and their lines clear), and the board that
     results is judged by ``free_weight`` per empty cell, the lines in the making, and
     ``follow_weight`` times the best greedy gain still open on it (``best_gain``).
     ``free_weight`` outweighs any count of lines, so a move that clears (five cells freed
-    and no spawn) is always taken. ``candidates`` bounds the moves replayed and
-    ``time_limit`` the seconds a move may take.
+    and no spawn) is always taken. The ``candidates`` moves replayed are the first of
+    :func:`candidate_order` (gains on the board the announced balls leave); ``time_limit``
+    bounds the seconds a move may take.
     """
 
     name = "lookahead"
@@ -97,8 +98,7 @@ class LookaheadAgent(Agent):
         moves = legal_moves(env)
         if not len(moves):
             return 0
-        gains = move_gains(s.board, moves, length, colours)
-        order = np.argsort(-gains, kind="stable")[: self.candidates]
+        order = candidate_order(s, moves, length, colours)[: self.candidates]
         best, best_value = int(order[0]), -np.inf
         scratch = np.random.default_rng(int(self.rng.integers(2**63)))
         for k in order.tolist():
@@ -112,6 +112,27 @@ class LookaheadAgent(Agent):
             if time.perf_counter() - start > self.time_limit:
                 break
         return rules.move_to_action(int(moves[best, 0]), int(moves[best, 1]), n)
+
+
+def candidate_order(
+    state: Lines98State, moves: np.ndarray, length: int, colours: int
+) -> np.ndarray:
+    """The look-ahead's candidates, best first: every move by its gain (``move_gains``) on
+    the board it will leave.
+
+    A move that clears a line (its gain holds ``CLEAR_BONUS``) or lands on an announced
+    cell (the announcement moves away) is ranked by its gain now; any other brings the
+    announced balls in, so it is ranked by its gain on the board with them on it: a spawn
+    can complete, block or spoil what the move builds.
+    """
+    gains = move_gains(state.board, moves, length, colours)
+    spawned = state.board.copy()
+    flat = spawned.ravel()
+    for cell, colour in state.announced.items():
+        flat[cell] = colour
+    after = move_gains(spawned, moves, length, colours)
+    now = (gains >= CLEAR_BONUS) | (flat[moves[:, 1]] != EMPTY)
+    return np.argsort(-np.where(now, gains, after), kind="stable")
 
 
 register_agent(

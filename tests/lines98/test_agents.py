@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import copy
+
 import gymnasium as gym
 import numpy as np
 
 from agents import evaluate, make_agent
+from agents.lines98 import candidate_order
 from grid_envs.lines98 import rules
 from grid_envs.lines98.heuristic import (
     best_gain,
@@ -101,3 +104,42 @@ def test_lines_potential_shapes_rewards() -> None:
     _, info = env.reset(seed=0)
     _, reward, *_ = env.step(int(np.flatnonzero(info["action_mask"])[0]))
     assert np.isfinite(reward)
+
+
+def _ranked(state: Lines98State) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    moves = rules.mask_to_moves(rules.legal_mask(state.board), state.board.size)
+    gains = move_gains(state.board, moves, 5, 7)
+    return moves, np.argsort(-gains, kind="stable"), candidate_order(state, moves, 5, 7)
+
+
+def _move(moves: np.ndarray, source: int, target: int) -> int:
+    return int(np.flatnonzero((moves[:, 0] == source) & (moves[:, 1] == target))[0])
+
+
+def test_candidates_are_ranked_on_the_board_the_announced_balls_leave() -> None:
+    # three reds on row 0 and a red announced at (0, 4): moving a red to (0, 3) completes
+    # the line once the announced ball lands, which the board before the spawn cannot show
+    state = Lines98State(np.zeros((9, 9), dtype=np.int8))
+    state.board[0, 0:3] = 1
+    state.board[5, 5] = 1
+    state.board[8, 0:3] = 2  # blues: (8, 3) makes a line of four, worth more before the spawn
+    state.board[4, 8] = 2
+    state.announced = {0 * 9 + 4: 1, 2 * 9 + 7: 3, 3 * 9 + 7: 4}
+    moves, by_gain, order = _ranked(state)
+    red = _move(moves, 5 * 9 + 5, 0 * 9 + 3)
+    assert order[0] == red and by_gain[0] != red
+    trial = copy.deepcopy(state)
+    rules.play(trial, 5 * 9 + 5, 0 * 9 + 3, np.random.default_rng(0), 0, 7, 5)
+    assert trial.balls_cleared == 5  # the spawn completed the line, as ranked
+
+
+def test_a_spawn_that_spoils_a_line_ranks_its_move_down() -> None:
+    state = Lines98State(np.zeros((9, 9), dtype=np.int8))
+    state.board[0, 0:3] = 1
+    state.board[5, 5] = 1
+    state.board[8, 0:2] = 2
+    state.board[4, 8] = 2
+    state.announced = {0 * 9 + 4: 3, 2 * 9 + 7: 3, 3 * 9 + 7: 4}  # a green ends the reds' row
+    moves, by_gain, order = _ranked(state)
+    red = _move(moves, 5 * 9 + 5, 0 * 9 + 3)  # a fourth red, next to the green
+    assert by_gain[0] == red and order[0] != red
