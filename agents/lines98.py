@@ -4,7 +4,8 @@ Both read the board from ``env.game_state()`` and the legal moves from the env's
 BFS reachability of the rules). The heuristic counts *lines in the making*: every window of
 ``line_length`` cells in a row, column or diagonal whose balls are all of one colour is
 worth ``4 ** balls`` (a full window is a line the move clears). The greedy agent scores all
-legal moves at once with window counts; the look-ahead agent replays its best candidates
+legal moves at once with window counts, each on the board it leaves (with the announced
+balls on it when it clears nothing); the look-ahead agent replays the best of them
 exactly through the rules (the announced balls land on their known cells and their lines
 clear) and judges the boards that result: free space first (a move that clears is taken
 whenever one is there), then the lines in the making and the best move the board leaves.
@@ -34,7 +35,8 @@ def legal_moves(env: GridEnv) -> np.ndarray:
 
 
 class GreedyAgent(Agent):
-    """The move that scores now, else the one that most grows the lines in the making."""
+    """The move that scores now, else the one that most grows the lines in the making on
+    the board it leaves (the announced balls on it: :func:`spawn_gains`)."""
 
     name = "greedy"
 
@@ -44,7 +46,7 @@ class GreedyAgent(Agent):
         moves = legal_moves(env)
         if not len(moves):
             return 0
-        gains = move_gains(s.board, moves, e.line_length, e.colours)
+        gains = spawn_gains(s, moves, e.line_length, e.colours)
         best = np.flatnonzero(gains >= gains.max() - 1e-9)
         src, dst = moves[best[self.rng.integers(len(best))]]
         return rules.move_to_action(int(src), int(dst), s.board.size)
@@ -114,16 +116,13 @@ class LookaheadAgent(Agent):
         return rules.move_to_action(int(moves[best, 0]), int(moves[best, 1]), n)
 
 
-def candidate_order(
-    state: Lines98State, moves: np.ndarray, length: int, colours: int
-) -> np.ndarray:
-    """The look-ahead's candidates, best first: every move by its gain (``move_gains``) on
-    the board it will leave.
+def spawn_gains(state: Lines98State, moves: np.ndarray, length: int, colours: int) -> np.ndarray:
+    """Each move's gain (``move_gains``) on the board it will leave.
 
     A move that clears a line (its gain holds ``CLEAR_BONUS``) or lands on an announced
-    cell (the announcement moves away) is ranked by its gain now; any other brings the
-    announced balls in, so it is ranked by its gain on the board with them on it: a spawn
-    can complete, block or spoil what the move builds.
+    cell (the announcement moves away) counts its gain now; any other brings the announced
+    balls in, so it counts its gain on the board with them on it: a spawn can complete,
+    block or spoil what the move builds.
     """
     gains = move_gains(state.board, moves, length, colours)
     spawned = state.board.copy()
@@ -132,7 +131,14 @@ def candidate_order(
         flat[cell] = colour
     after = move_gains(spawned, moves, length, colours)
     now = (gains >= CLEAR_BONUS) | (flat[moves[:, 1]] != EMPTY)
-    return np.argsort(-np.where(now, gains, after), kind="stable")
+    return np.where(now, gains, after)
+
+
+def candidate_order(
+    state: Lines98State, moves: np.ndarray, length: int, colours: int
+) -> np.ndarray:
+    """The look-ahead's candidates, best first: by :func:`spawn_gains`."""
+    return np.argsort(-spawn_gains(state, moves, length, colours), kind="stable")
 
 
 register_agent(
