@@ -58,7 +58,8 @@ class LookaheadAgent(Agent):
     Each candidate is replayed exactly on a copy (its lines clear; if it clears nothing the
     announced balls land on their known cells and their lines clear), and the board that
     results is judged by ``free_weight`` per empty cell, the lines in the making, and
-    ``follow_weight`` times the best greedy gain still open on it (``best_gain``).
+    ``follow_weight`` times the best greedy gain still open on it (``best_gain``; after a
+    clear the announced balls are still known, so by :func:`spawn_gains`).
     ``free_weight`` outweighs any count of lines, so a move that clears (five cells freed
     and no spawn) is always taken. The ``candidates`` moves replayed are the first of
     :func:`candidate_order` (gains on the board the announced balls leave); ``time_limit``
@@ -88,7 +89,11 @@ class LookaheadAgent(Agent):
         value += potential(board, length, colours)
         if self.follow_weight:
             moves = rules.mask_to_moves(rules.legal_mask(board), board.size)
-            if len(moves):
+            if len(moves) and state.announced:  # after a clear: the next spawn is known
+                value += self.follow_weight * float(
+                    spawn_gains(state, moves, length, colours).max()
+                )
+            elif len(moves):
                 value += self.follow_weight * best_gain(board, moves, length, colours)
         return value
 

@@ -143,3 +143,17 @@ def test_a_spawn_that_spoils_a_line_ranks_its_move_down() -> None:
     moves, by_gain, order = _ranked(state)
     red = _move(moves, 5 * 9 + 5, 0 * 9 + 3)  # a fourth red, next to the green
     assert by_gain[0] == red and order[0] != red
+
+
+def test_after_a_clear_the_lookahead_judges_the_next_move_with_the_known_spawn() -> None:
+    # a clearing candidate leaves the announcement in place: a red announced at (0, 4)
+    # makes moving a red to (0, 3) a clear, which the board alone cannot show
+    state = Lines98State(np.zeros((9, 9), dtype=np.int8))
+    state.board[0, 0:3] = 1
+    state.board[5, 5] = 1
+    state.announced = {0 * 9 + 4: 1, 2 * 9 + 7: 3, 3 * 9 + 7: 4}
+    blind = copy.deepcopy(state)
+    blind.announced = {}
+    agent = make_agent("lookahead", gym.make("GridGames/Lines98-v0"), seed=0)
+    gain = agent.judge(state, 5, 7) - agent.judge(blind, 5, 7)
+    assert gain >= agent.follow_weight * 3000  # the spawn completes a line: a clear's worth
