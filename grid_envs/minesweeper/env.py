@@ -128,39 +128,61 @@ class MinesweeperEnv(GridEnv):
         self.loss_penalty = float(loss_penalty)
         self.time_limit = time_limit
         self.state = MinesweeperState.empty(rows, cols, mines, first_click)
+        # the planes of ``self.state`` kept up to date cell by cell (a reveal of a number, a
+        # flag), built again after a flood; None when they must be built from the state
+        self._plane_cache: np.ndarray | None = None
+        self._fresh_planes = self._planes()  # every cell hidden
+        self._opened = self._flagged = 0  # safe cells revealed, flags: counted as they change
 
     # ------------------------------------------------------------- episode
     def _new_episode(self, options: dict[str, Any]) -> None:
         self.state = MinesweeperState.empty(self.rows, self.cols, self.num_mines, self.first_click)
+        self._plane_cache = self._fresh_planes.copy()
+        self._opened = self._flagged = 0
         if self.first_click == "any":
             rules.place_mines(self.state, self.np_random, None)
 
     def _legal_mask(self) -> np.ndarray:
         s = self.state
-        reveal = rules.legal_reveals(s).ravel()
-        if not self.allow_flags:
-            return reveal
-        return np.concatenate([reveal, (~s.revealed).ravel()])
+        if not self.allow_flags:  # no flag is ever set: the hidden cells
+            return ~s.revealed.reshape(-1)
+        return np.concatenate([rules.legal_reveals(s).ravel(), (~s.revealed).ravel()])
 
     def _apply(self, action: int) -> tuple[float, bool, bool]:
         s = self.state
         n = self.rows * self.cols
         cell = divmod(action % n, self.cols)
+        planes = self._plane_cache
         if action >= n:
             rules.toggle_flag(s, cell)
+            self._flagged += 1 if s.flags[cell] else -1
+            if planes is not None:  # a flag goes on or off a hidden cell: the last plane
+                planes[-1][cell] = s.flags[cell]
             return 0.0, False, False
         opened = rules.reveal(s, cell, self.np_random)
         if opened < 0:
             return self.loss_penalty, True, False
+        self._opened += opened
+        if planes is not None:
+            number = int(s.counts[cell])
+            if number and opened == 1:  # one number revealed: two cells of the planes
+                planes[0][cell] = 0
+                planes[1 + number][cell] = 1
+            else:  # a flood (flags inside it were lifted): built again from the state
+                self._plane_cache = None
+                self._flagged = int(np.count_nonzero(s.flags))
         reward = self.progress_reward * opened / s.safe_cells
-        if rules.is_won(s):
+        if self._opened == s.safe_cells:  # won (rules.is_won, counted)
             return reward + self.win_reward, True, True
         return reward, False, False
 
     # ------------------------------------------------------------ views
     def _planes(self) -> np.ndarray:
-        s = self.state
-        return planes_view(s.revealed, s.counts, s.flags if self.allow_flags else None)
+        if self._plane_cache is None:
+            s = self.state
+            flags = s.flags if self.allow_flags else None
+            self._plane_cache = planes_view(s.revealed, s.counts, flags)
+        return self._plane_cache.copy()
 
     def _compact(self) -> np.ndarray:
         s = self.state
@@ -180,8 +202,8 @@ class MinesweeperEnv(GridEnv):
     def _game_info(self) -> dict[str, Any]:
         s = self.state
         info: dict[str, Any] = {
-            "revealed": int(s.revealed.sum()),
-            "mines_left": self.num_mines - int(s.flags.sum()),
+            "revealed": self._opened,
+            "mines_left": self.num_mines - self._flagged,
             "first_click": self.first_click,
         }
         if self._done and s.placed:
@@ -194,6 +216,9 @@ class MinesweeperEnv(GridEnv):
 
     def _set_state(self, state: Any) -> None:
         self.state = state
+        self._plane_cache = None
+        self._opened = int(np.count_nonzero(state.revealed))
+        self._flagged = int(np.count_nonzero(state.flags))
 
     def _public_state(self) -> MinesweeperState:
         return self.state

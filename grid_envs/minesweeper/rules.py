@@ -1,20 +1,27 @@
 """Minesweeper's rules on a :class:`MinesweeperState` (no gymnasium here).
 
 Revealing a cell with no adjacent mine opens its whole zero region and the numbered border
-(8-neighbourhood), as the seed's recursive "loang" does, but without recursion: the region
-is found by a breadth-first search over *runs* (horizontal stretches of zero cells), so a
-1000x1000 board opens in a fraction of a second.
+(8-neighbourhood), as the seed's recursive "loang" does, but without recursion. On boards
+of up to ``BITS_BOARD`` cells the board is one Python integer (a bit per cell) and the
+region grows by whole-board dilations, shifts and ORs (:func:`opened_by`; the classic
+30x16 board opens in about 10 us, 64x64 in under 0.1 ms, about 4x to 9x faster than the runs
+search below). Larger boards are searched breadth-first over *runs*
+(horizontal stretches of zero cells, :func:`zero_region`), so a 1000x1000 board opens in a
+fraction of a second.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
 from collections import deque
+from functools import lru_cache
 
 import numpy as np
 
+from grid_envs.core.grid import flat_neighbour_table
 from grid_envs.minesweeper.state import FIRST_CLICK_RULES, Cell, MinesweeperState
 
+BITS_BOARD = 4096  # cells: up to this, a flood dilates the whole board as one integer
 PRESETS = {"beginner": (9, 9, 10), "intermediate": (16, 16, 40), "expert": (16, 30, 99)}
 
 
@@ -76,17 +83,40 @@ def draw_mines(
 
 
 def place_mines(state: MinesweeperState, rng: np.random.Generator, first: Cell | None) -> None:
-    """Draw the mines (:func:`draw_mines`) and derive the counts (the zero runs wait for
-    the first flood)."""
-    rows, cols = state.rows, state.cols
-    firsts = np.zeros((1, rows, cols), dtype=bool)
-    if first is not None:
-        firsts[0][first] = True
-    keys = rng.random((1, rows, cols))
-    state.mines = draw_mines(keys, firsts, state.num_mines, state.first_click)[0]
-    state.counts = neighbour_counts(state.mines)
+    """Draw the mines and derive the counts (the zero cells wait for the first flood).
+
+    The layout is :func:`draw_mines`'s for the same keys (the batched env draws with that),
+    found for one board with fewer numpy calls: the ``num_mines`` allowed cells with the
+    smallest keys, by one ``argpartition``, which is also what :func:`draw_mines` falls back
+    on when keys tie; the counts add up each mine's neighbours (a cached table)."""
+    rows, cols, n = state.rows, state.cols, state.rows * state.cols
+    keys = rng.random(n)  # the same draw as rng.random((1, rows, cols))
+    if first is not None and state.first_click != "any":
+        r, c = int(first[0]), int(first[1])
+        if state.first_click == "safe":
+            keys[r * cols + c] = 2.0
+        else:  # "zero": the click and its neighbours
+            keys[r * cols + c] = 2.0
+            keys[list(flat_neighbour_table((rows, cols), 8)[r * cols + c])] = 2.0
+    chosen = np.argpartition(keys, state.num_mines - 1)[: state.num_mines]
+    mines = np.zeros(n, dtype=bool)
+    mines[chosen] = True
+    table = _neighbour_array(rows, cols)
+    counts = np.bincount(table[chosen].ravel(), minlength=n + 1)[:n].astype(np.uint8)
+    state.mines, state.counts = mines.reshape(rows, cols), counts.reshape(rows, cols)
     state.runs = None
+    state.zero_bits = None
     state.placed = True
+
+
+@lru_cache(maxsize=16)
+def _neighbour_array(rows: int, cols: int) -> np.ndarray:
+    """(cells, 8) flat neighbours of each cell, padded with ``cells`` (a dummy index)."""
+    n = rows * cols
+    table = np.full((n, 8), n, dtype=np.intp)
+    for cell, near in enumerate(flat_neighbour_table((rows, cols), 8)):
+        table[cell, : len(near)] = near
+    return table
 
 
 def zero_runs(zero: np.ndarray, mines: np.ndarray) -> tuple[list[list[int]], list[list[int]]]:
@@ -130,6 +160,51 @@ def zero_region(state: MinesweeperState, cell: Cell) -> np.ndarray:
     return region
 
 
+@lru_cache(maxsize=16)
+def _bit_layout(rows: int, cols: int) -> tuple[int, int, int]:
+    """(row width in bits, the board's bits, bytes) of a board as one integer: cell (r, c)
+    is bit ``r * width + c``, and each row ends in a spare zero bit so that a shift along
+    the row never carries a cell into the next row."""
+    width = cols + 1
+    board = sum(((1 << cols) - 1) << (r * width) for r in range(rows))
+    return width, board, (rows * width + 7) // 8
+
+
+def _to_bits(mask: np.ndarray) -> int:
+    rows, cols = mask.shape
+    width = _bit_layout(rows, cols)[0]
+    padded = np.zeros((rows, width), dtype=bool)
+    padded[:, :cols] = mask
+    return int.from_bytes(np.packbits(padded, bitorder="little").tobytes(), "little")
+
+
+def _from_bits(bits: int, rows: int, cols: int) -> np.ndarray:
+    width, _, size = _bit_layout(rows, cols)
+    flat = np.frombuffer(bits.to_bytes(size, "little"), dtype=np.uint8)
+    cells = np.unpackbits(flat, count=rows * width, bitorder="little").view(bool)
+    return cells.reshape(rows, width)[:, :cols]
+
+
+def opened_by(state: MinesweeperState, cell: Cell) -> np.ndarray:
+    """What a click on the zero cell ``cell`` opens: its 8-connected zero region and the
+    region's border, (rows, cols) bool (revealed cells included)."""
+    rows, cols = state.rows, state.cols
+    if rows * cols > BITS_BOARD:
+        return dilate(zero_region(state, cell))
+    if state.zero_bits is None:  # static once the mines are placed
+        state.zero_bits = _to_bits((state.counts == 0) & ~state.mines)
+    width, board, _ = _bit_layout(rows, cols)
+    zero, region = state.zero_bits, 1 << (int(cell[0]) * width + int(cell[1]))
+    while True:  # grow by one cell in the 8 directions, kept to zero cells, until it stops
+        grown = region | (region << 1) | (region >> 1)
+        grown = (grown | (grown << width) | (grown >> width)) & zero
+        if grown == region:
+            break
+        region = grown
+    border = region | (region << 1) | (region >> 1)
+    return _from_bits((border | (border << width) | (border >> width)) & board, rows, cols)
+
+
 def dilate(mask: np.ndarray) -> np.ndarray:
     """The mask grown by one cell in all 8 directions (rows, then columns); ``mask`` is
     (rows, cols) or a batch (k, rows, cols)."""
@@ -161,15 +236,16 @@ def reveal(state: MinesweeperState, cell: Cell, rng: np.random.Generator) -> int
     if state.counts[cell] > 0:
         state.revealed[cell] = True
         return 1
-    opened = dilate(zero_region(state, cell)) & ~state.revealed
+    opened = opened_by(state, cell)
+    already = int(np.count_nonzero(state.revealed & opened))
     # flags inside the opened region are lifted: those cells are proved safe
     state.flags &= ~opened
     state.revealed |= opened
-    return int(opened.sum())
+    return int(np.count_nonzero(opened)) - already
 
 
 def is_won(state: MinesweeperState) -> bool:
-    return int(state.revealed.sum()) == state.safe_cells
+    return int(np.count_nonzero(state.revealed)) == state.safe_cells
 
 
 def toggle_flag(state: MinesweeperState, cell: Cell) -> None:

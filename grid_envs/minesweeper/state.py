@@ -32,6 +32,10 @@ class MinesweeperState:
     # fill walks these instead of single cells. Static once the mines are placed; found at
     # the first flood (None until then: many games end before any).
     runs: tuple[list[list[int]], list[list[int]]] | None = None
+    # The safe zero cells as one integer (see ``rules.opened_by``), the flood's room on
+    # boards of up to ``rules.BITS_BOARD`` cells; static once placed, None until the first
+    # flood.
+    zero_bits: int | None = None
 
     @classmethod
     def empty(cls, rows: int, cols: int, num_mines: int, first_click: str) -> MinesweeperState:
@@ -48,8 +52,9 @@ class MinesweeperState:
         return self.rows * self.cols - self.num_mines
 
     def __deepcopy__(self, memo: dict[int, object]) -> MinesweeperState:
-        # mines, counts and runs never change once placed: share them
+        # mines, counts, runs and zero bits never change once placed: share them
         return MinesweeperState(
             self.rows, self.cols, self.num_mines, self.first_click, self.mines, self.counts,
             self.revealed.copy(), self.flags.copy(), self.placed, self.exploded, self.runs,
+            self.zero_bits,
         )  # fmt: skip

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from collections import deque
+from unittest.mock import patch
 
 import gymnasium as gym
 import numpy as np
@@ -13,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grid_envs.minesweeper import rules
-from grid_envs.minesweeper.env import MinesweeperEnv
+from grid_envs.minesweeper.env import MinesweeperEnv, planes_view
 from grid_envs.minesweeper.state import MinesweeperState
 
 
@@ -92,8 +93,45 @@ def test_flood_fill_matches_the_plain_bfs(rows: int, cols: int, density: float, 
     layout = " ".join("".join("*" if m else "." for m in row) for row in mines)
     s = board(layout)
     cell = tuple(int(x) for x in safe[rng.integers(len(safe))])
-    rules.reveal(s, cell, rng)
-    np.testing.assert_array_equal(s.revealed, naive_reveal(s, cell))
+    with patch.object(rules, "BITS_BOARD", 0):  # the runs search of large boards
+        by_runs = rules.opened_by(s, cell) if s.counts[cell] == 0 else None
+    rules.reveal(s, cell, rng)  # a board this small floods as one integer
+    expected = naive_reveal(s, cell)
+    np.testing.assert_array_equal(s.revealed, expected)
+    if by_runs is not None:
+        np.testing.assert_array_equal(by_runs, expected)
+
+
+def test_a_flood_counts_only_new_cells_and_lifts_its_flags() -> None:
+    s = board("..... ..... ..... ....*")
+    s.revealed[0, 4] = True  # open before the flood
+    s.flags[1, 1] = s.flags[3, 4] = True  # inside the region; on the mine (stays)
+    assert rules.reveal(s, (0, 0), np.random.default_rng(0)) == 19 - 1
+    assert not s.flags[1, 1] and s.flags[3, 4] and not s.revealed[3, 4]
+
+
+@pytest.mark.parametrize("rule", ["safe", "zero", "any"])
+def test_one_board_is_drawn_as_the_batch_draws_it(rule: str) -> None:
+    class Keys:  # a generator giving fixed keys, many of them tied
+        def __init__(self, keys: np.ndarray) -> None:
+            self.keys = keys
+
+        def random(self, n: int) -> np.ndarray:
+            return self.keys.reshape(n).copy()
+
+    gen = np.random.default_rng(3)
+    for trial in range(300):
+        keys = gen.random((1, 6, 7))
+        if trial % 2:
+            keys = np.round(keys, 1)  # ties at the cut
+        first = (int(gen.integers(6)), int(gen.integers(7)))
+        firsts = np.zeros(keys.shape, dtype=bool)
+        if rule != "any":
+            firsts[0][first] = True
+        s = MinesweeperState.empty(6, 7, 12, rule)
+        rules.place_mines(s, Keys(keys), first if rule != "any" else None)  # type: ignore[arg-type]
+        np.testing.assert_array_equal(s.mines, rules.draw_mines(keys, firsts, 12, rule)[0])
+        np.testing.assert_array_equal(s.counts, rules.neighbour_counts(s.mines))
 
 
 def test_a_million_cells_open_fast_without_recursion() -> None:
@@ -207,3 +245,30 @@ def test_neighbour_counts_count_the_eight_neighbours() -> None:
     for b, r, c in np.ndindex(mines.shape):
         window = mines[b, max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2]
         assert counts[b, r, c] == window.sum() - mines[b, r, c]
+
+
+def test_planes_and_counts_kept_step_by_step_match_the_state() -> None:
+    # the env updates its planes cell by cell and counts reveals and flags as they happen;
+    # each must equal what the state gives from scratch, through floods, flags and restores
+    env = MinesweeperEnv(rows=8, cols=10, mines=12, allow_flags=True)
+    rng = np.random.default_rng(0)
+    snap = None
+    for episode in range(40):
+        obs, info = env.reset(seed=episode)
+        done = False
+        while not done:
+            s = env.state
+            np.testing.assert_array_equal(obs, planes_view(s.revealed, s.counts, s.flags))
+            assert info["revealed"] == s.revealed.sum()
+            assert info["mines_left"] == 12 - s.flags.sum()
+            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            obs, _, done, _, info = env.step(action)
+            if not done and rng.random() < 0.2:
+                snap = env.snapshot()
+            elif not done and snap is not None and rng.random() < 0.1:
+                env.restore(snap)  # back to an earlier board: built again from its state
+                obs, mask = env.observe(), env.action_masks()
+                s = env.state
+                np.testing.assert_array_equal(obs, planes_view(s.revealed, s.counts, s.flags))
+                _, _, done, _, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+                obs = env.observe()
