@@ -139,8 +139,9 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             rewards[legal] = r
             terminated[legal] = t
             self.won[legal] = w
-            self.mask[legal] = self._masks(legal)
-            stuck = legal[~t & ~self.mask[legal].any(axis=1)]
+            masks = self._masks(legal)
+            self.mask[legal] = masks
+            stuck = legal[~t & ~masks.any(axis=1)]
             if len(stuck):  # a live position with no legal action ends the episode
                 rewards[stuck] += self._no_legal_action(stuck)
                 terminated[stuck] = True
