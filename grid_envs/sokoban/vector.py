@@ -49,6 +49,9 @@ BLOCKS = np.isin(_CODES, [WALL, BOX, BOX_ON_GOAL])  # may stop a box along an ax
 # enters an empty cell (each is the same for the cell with or without a goal)
 LEAVE, ENTER, ENTER_BOX, BOX_IN = PLAYER - FLOOR, PLAYER - FLOOR, PLAYER - BOX, BOX - FLOOR
 _DIRS = np.array(DIRECTIONS, dtype=np.int64)  # up, down, left, right
+# by (code beside the player) * len(CHANNELS) + (code beyond it): may it step, may it push
+_MOVE_LEGAL = np.repeat(FREE, len(CHANNELS))
+_PUSH_LEGAL = np.outer(BOXED, FREE).reshape(-1)
 
 
 class SokobanVectorEnv(GridVectorEnv):
@@ -71,6 +74,7 @@ class SokobanVectorEnv(GridVectorEnv):
         self._base = np.arange(n, dtype=np.int64) * padded
         self._steps = _DIRS[:, 0] * self.codes.shape[2] + _DIRS[:, 1]  # direction -> offset
         self._step_list = self._steps.tolist()
+        self._reach = np.concatenate([self._steps, 2 * self._steps])  # beside, then beyond
         self.pos = np.zeros(n, dtype=np.int64)  # the player's flat cell in its padded room
         self.goals_free = np.zeros(n, dtype=np.int64)
         self.boxes_on = np.zeros(n, dtype=np.int64)
@@ -128,10 +132,15 @@ class SokobanVectorEnv(GridVectorEnv):
         self.optimal_pushes[idx] = optimal_pushes
 
     def _masks(self, idx: np.ndarray) -> np.ndarray:
-        near = (self._base[idx] + self.pos[idx])[:, None] + self._steps[None]  # (len, 4) flat
-        beside = self._flat[near]
-        beyond = self._flat[near + self._steps[None]]
-        return np.concatenate([FREE[beside], BOXED[beside] & FREE[beyond]], axis=1)
+        # laid out (8, len): numpy's inner loops then run along the batch, not along 4 or 8
+        # directions (about 3x faster), and the caller gets the transposed view
+        here = self._base[idx] + self.pos[idx]
+        cells = self._flat.take(self._reach[:, None] + here[None])  # beside x4, beyond x4
+        pair = cells[:4] * np.uint8(len(CHANNELS)) + cells[4:]
+        out = np.empty((8, len(idx)), dtype=bool)
+        _MOVE_LEGAL.take(pair, out=out[:4])
+        _PUSH_LEGAL.take(pair, out=out[4:])
+        return out.T
 
     def _apply(self, idx: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, ...]:
         single = self.template
