@@ -47,7 +47,7 @@ class _Rows:
         self.dtype = np.dtype(self.kind).newbyteorder("<")  # column c: byte c // 8, bit c % 8
         self.one = self.kind(1)
         self.board = self.kind((1 << cols) - 1)  # the columns inside the board
-        self.bits = (self.one << np.arange(cols, dtype=self.kind)).astype(self.kind)  # 1 << c
+        self.bits = np.array([1 << c for c in range(cols)], dtype=self.kind)  # bit c: 1 << c
 
     def pack(self, mask: np.ndarray) -> np.ndarray:
         # each row's cells times their bits, summed: an integer product (exact), about 4x
