@@ -198,23 +198,28 @@ class SokobanVectorEnv(GridVectorEnv):
         boxes can be blocked across the axis it shares with the pushed one (then it never
         freezes, and cannot stop the pushed box either)."""
         codes, dead = self._flat, self._dead_flat
-        out = dead[box].copy()
-        beside = box[:, None] + self._steps[None]  # up, down, left, right
-        walls = codes[beside] == WALL
-        dead_pair = dead[beside]
-        across = self._steps[[2, 3, 0, 1]]  # the other axis of each neighbour
+        out = dead.take(box)
+        # (4, len) arrays (up, down, left, right): the inner loops run along the batch
+        beside = self._steps[:, None] + box[None]
+        near = codes.take(beside)
+        walls = near == WALL
+        dead_pair = dead.take(beside)
+        across = self._steps[[2, 3, 0, 1], None]  # the other axis of each neighbour
         sides = (beside - across, beside + across)
         crossed = (
-            BLOCKS[codes[sides[0]]] | BLOCKS[codes[sides[1]]] | (dead[sides[0]] & dead[sides[1]])
+            BLOCKS.take(codes.take(sides[0]))
+            | BLOCKS.take(codes.take(sides[1]))
+            | (dead.take(sides[0]) & dead.take(sides[1]))
         )
-        may_block = walls | (BOXED[codes[beside]] & crossed)
+        beside_boxes = BOXED.take(near)
+        may_block = walls | (beside_boxes & crossed)
         vertical, horizontal = (0, 1), (2, 3)
-        fixed = [walls[:, a] | walls[:, b] | (dead_pair[:, a] & dead_pair[:, b])
+        fixed = [walls[a] | walls[b] | (dead_pair[a] & dead_pair[b])
                  for a, b in (vertical, horizontal)]  # fmt: skip
-        maybe = [may_block[:, a] | may_block[:, b] | (dead_pair[:, a] & dead_pair[:, b])
+        maybe = [may_block[a] | may_block[b] | (dead_pair[a] & dead_pair[b])
                  for a, b in (vertical, horizontal)]  # fmt: skip
-        boxed = BOXED[codes[beside]].any(axis=1)
-        out |= ~boxed & fixed[0] & fixed[1] & ~ON_GOAL[codes[box]]
+        boxed = beside_boxes.any(axis=0)
+        out |= ~boxed & fixed[0] & fixed[1] & ~ON_GOAL.take(codes.take(box))
         for k in np.flatnonzero(self.deadlocked[idx]).tolist():  # was deadlocked before
             out[k] = rules.is_deadlocked(self._state_of(int(idx[k])))
         check = ~self.deadlocked[idx] & ~out & boxed & maybe[0] & maybe[1]
