@@ -260,6 +260,13 @@ class SokobanEnv(GridEnv):
     def _redraw(self) -> None:
         assert self.state is not None
         self._codes = cell_codes(self.state, self.obs_shape)
+        self._count_boxes()
+
+    def _count_boxes(self) -> None:
+        """The info's box counts, kept as pushes change them (not summed every step)."""
+        s = self.state
+        assert s is not None
+        self._on_goals, self._num_boxes = rules.boxes_on_goals(s), int(s.goals.sum())
 
     def _set_code(self, cell: tuple[int, int]) -> None:
         s = self.state
@@ -276,6 +283,7 @@ class SokobanEnv(GridEnv):
         assert s is not None
         old = s.player
         delta = rules.apply_action(s, action)
+        self._on_goals += delta
         reward = self.step_penalty
         if delta > 0:
             reward += self.box_on_reward
@@ -301,7 +309,7 @@ class SokobanEnv(GridEnv):
 
     # ------------------------------------------------------------ views
     def _planes(self) -> np.ndarray:
-        return (self._codes[None] == _CHANNEL_IDS).astype(np.uint8)
+        return (self._codes[None] == _CHANNEL_IDS).view(np.uint8)
 
     def _compact(self) -> np.ndarray:
         return self._codes.copy()
@@ -321,8 +329,8 @@ class SokobanEnv(GridEnv):
         s = self.state
         assert s is not None
         return {
-            "boxes_on_target": rules.boxes_on_goals(s),
-            "num_boxes": int(s.goals.sum()),
+            "boxes_on_target": self._on_goals,
+            "num_boxes": self._num_boxes,
             "solved": self._won,
             "deadlocked": self._deadlocked,
             "level_index": self.level_index,
@@ -339,6 +347,7 @@ class SokobanEnv(GridEnv):
     def _set_state(self, state: Any) -> None:
         (self.state, self.level, self.level_index, self._deadlocked,
          self._codes, self._outside, self._next_index, self._optimal_pushes) = state  # fmt: skip
+        self._count_boxes()
 
     def _public_state(self) -> SokobanState:
         assert self.state is not None
