@@ -42,6 +42,7 @@ class LevelPool(Generic[T]):
         self.generator, self.size, self.seed = generator, int(size), int(seed)
         self.levels: list[T | None] = [None] * self.size
         self.filled = np.zeros(self.size, dtype=bool)
+        self.missing = self.size  # levels not generated yet
 
     @classmethod
     def shared(cls, generator: Any, size: int, seed: int = 0) -> Any:
@@ -70,6 +71,8 @@ class LevelPool(Generic[T]):
 
     def fill(self, indices: Any = None) -> int:
         """Generate the missing levels among ``indices`` (all by default); returns how many."""
+        if not self.missing:
+            return 0
         wanted = np.arange(self.size) if indices is None else np.asarray(indices, dtype=np.int64)
         missing = np.unique(wanted[~self.filled[wanted]])
         for k in missing.tolist():
@@ -81,6 +84,7 @@ class LevelPool(Generic[T]):
         self.levels[k] = level
         self._record(k, level)
         self.filled[k] = True
+        self.missing -= 1
 
     def _record(self, k: int, level: T) -> None:
         """Keep what the batched env copies at a reset of level ``k`` (games override)."""

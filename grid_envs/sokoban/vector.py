@@ -97,7 +97,9 @@ class SokobanVectorEnv(GridVectorEnv):
         single = self.template
         if single.pool is not None and options.get("level") is None:
             pool = single.pool
-            ks = np.array([pool.draw(self.rngs[i]) for i in idx.tolist()])
+            # pool.draw for each env, the scaling and truncation done for all at once
+            draws = np.array([self.rngs[i].random() for i in idx.tolist()])
+            ks = (draws * pool.size).astype(np.int64)
             pool.fill(ks)
             self._load(idx, pool.codes[ks], pool.dead[ks], pool.player[ks],
                        (pool.goals_free[ks], pool.boxes_on[ks], pool.num_boxes[ks]),
@@ -148,18 +150,22 @@ class SokobanVectorEnv(GridVectorEnv):
         step = self._steps[actions % 4]
         here = self._base[idx] + self.pos[idx]  # flat cells of the whole batch
         near = here + step
-        self._add(idx, here, -LEAVE)
-        self._add(idx, near, np.where(push, ENTER_BOX, ENTER))
+        at, e = np.flatnonzero(push), idx[push]
+        box, was = near[push] + step[push], near[push]
+        # the cells the player leaves and enters and the boxes enter, all in one call (they
+        # differ, so reading every code before writing any is the same as one at a time)
+        n, change = len(idx), np.empty(2 * len(idx) + len(e), dtype=np.int64)
+        change[:n] = -LEAVE
+        change[n : 2 * n] = np.where(push, ENTER_BOX, ENTER)
+        change[2 * n :] = BOX_IN
+        self._add(np.concatenate([idx, idx, e]), np.concatenate([here, near, box]), change)
         self.pos[idx] += step
         self.moves[idx] += 1
         rewards = np.full(len(idx), single.step_penalty)
         terminated = np.zeros(len(idx), dtype=bool)
         won = np.zeros(len(idx), dtype=bool)
-        if not push.any():
+        if not len(e):
             return rewards, terminated, won
-        at, e = np.flatnonzero(push), idx[push]
-        box, was = near[push] + step[push], near[push]
-        self._add(e, box, BOX_IN)
         self.pushes[e] += 1
         delta = ON_GOAL[self._flat[box]].astype(np.int64) - ON_GOAL[self._flat[was]]
         self.boxes_on[e] += delta
