@@ -228,8 +228,9 @@ class MinesweeperVectorEnv(GridVectorEnv):
         self.flags[envs] &= ~opened
         self.revealed[envs] |= opened
         if self._planes:
-            k, cell = np.nonzero(opened.reshape(flat))
-            self._open_in_planes(envs[k], cell)
+            at = np.flatnonzero(opened)  # 2-d np.nonzero is about 7x slower here
+            k = at // flat[1]
+            self._open_in_planes(envs[k], at - k * flat[1])
         return np.count_nonzero(opened.reshape(flat), axis=1)
 
     def _open_in_planes(self, env: np.ndarray, cell: np.ndarray) -> None:
