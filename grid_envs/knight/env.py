@@ -29,6 +29,11 @@ from grid_envs.knight.state import (
 N_PLANES = 9
 # URDL bits of a cell -> its mask (the actions whose side is open)
 _MASKS = np.array([[bool(bits & b) for b in ACTION_BITS] for bits in range(16)])
+# a cell's URDL number -> its four side planes (up, right, down, left open), as uint8
+_SIDES = np.array(
+    [[int(bool(bits & b)) for b in (UP_BIT, RIGHT_BIT, DOWN_BIT, LEFT_BIT)] for bits in range(16)],
+    dtype=np.uint8,
+)
 _KEYS = {"w": 0, "up": 0, "k": 0, "s": 1, "down": 1, "j": 1,
          "a": 2, "left": 2, "h": 2, "d": 3, "right": 3, "l": 3}  # fmt: skip
 
@@ -174,6 +179,8 @@ class KnightEnv(GridEnv):
         self.time_limit = time_limit
         self.state: KnightState | None = None
         self._maze_planes: tuple[KnightLevel | None, np.ndarray] = (None, np.zeros(0))
+        # the planes of this episode, kept up to date as the knight moves (None: build them)
+        self._plane_cache: np.ndarray | None = None
 
     # ------------------------------------------------------------- episode
     def _new_episode(self, options: dict[str, Any]) -> None:
@@ -200,6 +207,7 @@ class KnightEnv(GridEnv):
             raise ValueError(f"the level is {rows}x{cols}, larger than obs_shape {self.obs_shape}")
         energy = math.ceil(level.cheapest * self.energy_slack - 1e-9)
         self.state = KnightState(level, level.start, energy, level.items.copy())
+        self._plane_cache = None
 
     def _legal_mask(self) -> np.ndarray:
         s = self.state
@@ -210,14 +218,21 @@ class KnightEnv(GridEnv):
         s = self.state
         assert s is not None
         dr, dc = DIRECTIONS[action]
-        cell = (s.knight[0] + dr, s.knight[1] + dc)
+        old, cell = s.knight, (s.knight[0] + dr, s.knight[1] + dc)
         s.knight = cell
         s.energy -= s.level.monster_cost if s.level.monsters[cell] else 1
         reward = self.step_reward
+        planes = self._plane_cache
+        if planes is not None:  # the knight's plane at two cells, the energy plane
+            planes[4][old] = 0
+            planes[4][cell] = 1
+            planes[8] = min(max(s.energy, 0), 255)
         if s.items[cell]:
             s.items[cell] = False
             s.collected += 1
             reward += self.item_reward
+            if planes is not None:
+                planes[7][cell] = 0
         if cell == s.level.exit:
             return reward + self.win_reward, True, True
         if s.energy < exit_distances(s.level)[cell]:
@@ -228,11 +243,12 @@ class KnightEnv(GridEnv):
     def _planes(self) -> np.ndarray:
         s = self.state
         assert s is not None
+        if self._plane_cache is not None:
+            return self._plane_cache.copy()
         rows, cols = s.level.shape
         if self._maze_planes[0] is not s.level:  # the planes a level never changes, once
             maze = np.zeros((N_PLANES, *self.obs_shape), dtype=np.uint8)
-            for k, bit in enumerate((UP_BIT, RIGHT_BIT, DOWN_BIT, LEFT_BIT)):
-                maze[k, :rows, :cols] = (s.level.cells & bit) > 0
+            maze[:4, :rows, :cols] = np.moveaxis(_SIDES[s.level.cells], -1, 0)
             maze[5][s.level.exit] = 1
             maze[6, :rows, :cols] = s.level.monsters
             self._maze_planes = (s.level, maze)
@@ -240,7 +256,8 @@ class KnightEnv(GridEnv):
         planes[4][s.knight] = 1
         planes[7, :rows, :cols] = s.items
         planes[8] = min(max(s.energy, 0), 255)
-        return planes
+        self._plane_cache = planes
+        return planes.copy()
 
     def _compact(self) -> np.ndarray:
         s = self.state
@@ -287,6 +304,7 @@ class KnightEnv(GridEnv):
 
     def _set_state(self, state: Any) -> None:
         self.state = state
+        self._plane_cache = None
 
     def _public_state(self) -> KnightState:
         assert self.state is not None

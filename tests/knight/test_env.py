@@ -100,6 +100,28 @@ def test_observation_planes() -> None:
     np.testing.assert_array_equal(obs[1], (lv.cells & 2) > 0)  # right
 
 
+def test_planes_kept_step_by_step_match_planes_built_again() -> None:
+    # the env moves the knight, clears items and sets the energy in its planes as it
+    # steps; a second env restored to the same snapshot builds them from scratch
+    env, ref = KnightEnv(), KnightEnv()
+    ref.reset(seed=0)
+    rng = np.random.default_rng(0)
+    snap = None
+    for episode in range(30):
+        obs, info = env.reset(seed=episode)
+        done = False
+        while not done:
+            ref.restore(env.snapshot())
+            np.testing.assert_array_equal(obs, ref.observe())
+            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            obs, _, done, _, info = env.step(action)
+            if not done and rng.random() < 0.1:
+                snap = env.snapshot()
+            elif not done and snap is not None and rng.random() < 0.05:
+                env.restore(snap)
+                obs, info = env.observe(), {"action_mask": env.action_masks()}
+
+
 def test_map_file_round_trip(tmp_path: Path) -> None:
     level = KnightGenerator(6, 7, loops=0.2).generate(np.random.default_rng(4))
     path = tmp_path / "m.txt"
