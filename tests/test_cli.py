@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 
@@ -123,3 +124,14 @@ def test_play_in_a_pygame_window(tmp_path) -> None:
     assert cli.play_window(env, base, seed=0) == 0
     assert pushed == [4 + 2]  # 'a' became the push left that solves the level
     env.close()
+
+
+def test_train_policy_choices_are_the_trainers_policies() -> None:
+    # the CLI lists them itself (importing the trainer would slow every command's start)
+    from agents.sb3 import POLICIES
+
+    parser = cli.build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    train = commands.choices["train"]
+    policy = next(a for a in train._actions if "--policy" in a.option_strings)
+    assert tuple(policy.choices) == POLICIES
