@@ -46,12 +46,15 @@ def check_board(rows: int, cols: int, mines: int, first_click: str) -> None:
 
 def neighbour_counts(mines: np.ndarray) -> np.ndarray:
     """Mines among each cell's 8 neighbours, uint8; ``mines`` is (rows, cols) or a batch
-    (k, rows, cols)."""
+    (k, rows, cols). Summed with the board axes first, so that numpy's inner loops run along
+    the batch (about 3x faster than along a row of a few cells)."""
     rows, cols = mines.shape[-2:]
-    padded = np.zeros((*mines.shape[:-2], rows + 2, cols + 2), dtype=np.uint8)
-    padded[..., 1:-1, 1:-1] = mines
-    across = padded[..., :, :-2] + padded[..., :, 1:-1] + padded[..., :, 2:]  # 3 columns
-    return across[..., :-2, :] + across[..., 1:-1, :] + across[..., 2:, :] - mines  # 3x3 - self
+    board_first = np.moveaxis(mines, (-2, -1), (0, 1)).view(np.uint8)  # (rows, cols, ...)
+    padded = np.zeros((rows + 2, cols + 2, *mines.shape[:-2]), dtype=np.uint8)
+    padded[1:-1, 1:-1] = board_first
+    across = padded[:, :-2] + padded[:, 1:-1] + padded[:, 2:]  # 3 columns
+    counts = across[:-2] + across[1:-1] + across[2:] - board_first  # 3x3 - self
+    return np.moveaxis(counts, (0, 1), (-2, -1))
 
 
 def draw_mines(
@@ -62,13 +65,15 @@ def draw_mines(
     ``keys``: (k, rows, cols) uniform draws, one per cell, from each game's generator;
     ``firsts``: (k, rows, cols) bool, the first click (all False when there is none). The
     ``num_mines`` allowed cells with the smallest keys get the mines: a uniform layout. The
-    single env (k = 1) and the batched env share this, so the same seed gives the same board.
+    batched env draws with this and the single env's :func:`place_mines` draws the same
+    layout from the same keys (tested), so the same seed gives the same board.
     """
     k, rows, cols = keys.shape
     blocked = {"any": np.zeros_like(firsts), "safe": firsts}.get(first_click)
     if blocked is None:  # "zero": the click and its neighbours
         blocked = dilate(firsts)
-    keys = np.where(blocked, 2.0, keys).reshape(k, rows * cols)
+    keys = keys.reshape(k, rows * cols).copy()
+    keys[blocked.reshape(k, rows * cols)] = 2.0  # a boolean assignment: 2x np.where's speed
     if not num_mines:
         return np.zeros((k, rows, cols), dtype=bool)
     # the num_mines smallest keys: those up to the num_mines-th (a partition; keys tie with

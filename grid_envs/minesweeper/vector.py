@@ -154,9 +154,10 @@ class MinesweeperVectorEnv(GridVectorEnv):
             clicked[np.arange(len(idx)), first[0], first[1]] = True
         mines = rules.draw_mines(keys, clicked, self.num_mines, self.first_click)
         self.mines[idx] = mines
-        self.counts[idx] = rules.neighbour_counts(mines)
+        counts = rules.neighbour_counts(mines)
+        self.counts[idx] = counts
         if self._rows is not None:  # the zero cells, packed for the flood fill
-            self.zero_rows[idx] = self._rows.pack((self.counts[idx] == 0) & ~mines)
+            self.zero_rows[idx] = self._rows.pack((counts == 0) & ~mines)
         self.placed[idx] = True
 
     def _masks(self, idx: np.ndarray) -> np.ndarray:
