@@ -38,6 +38,17 @@ def test_pool_arrays_describe_their_levels() -> None:
         assert tuple(pool.player[k]) == state.player
         assert pool.num_boxes[k] == 2 and pool.goals_free[k] + pool.boxes_on[k] == 2
         assert not pool.deadlocked[k]
+        assert np.array_equal(pool.push_dist[k], state.push_dist)
+
+
+def test_a_pooled_start_is_the_start_worked_out_afresh() -> None:
+    env = gym.make("GridGames/Sokoban-Small-v0", level_pool=30).unwrapped
+    for seed in range(20):
+        _, info = env.reset(seed=seed)
+        fresh = rules.new_state(env.level)  # what an env without the pool computes
+        assert np.array_equal(env.state.push_dist, fresh.push_dist)
+        assert np.array_equal(env.state.dead, fresh.dead)
+        assert info["deadlocked"] == rules.is_deadlocked(fresh)
 
 
 def test_envs_with_a_pool_share_it_and_replay_their_seeds() -> None:

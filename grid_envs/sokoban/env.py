@@ -251,8 +251,14 @@ class SokobanEnv(GridEnv):
                 f"pass obs_shape= to make()"
             )
         self.level, self.level_index = level, index
-        self.state = rules.new_state(level)
-        self._deadlocked = rules.is_deadlocked(self.state)
+        push_dist = self.pool.push_dist[index] if self.pool is not None and index >= 0 else None
+        if push_dist is not None:  # a pooled level: its start was worked out once
+            assert self.pool is not None
+            self.state = SokobanState.from_level(level, push_dist)
+            self._deadlocked = bool(self.pool.deadlocked[index])
+        else:
+            self.state = rules.new_state(level)
+            self._deadlocked = rules.is_deadlocked(self.state)
         self._outside[:] = True
         self._outside[:rows, :cols] = ~(level.floor | level.walls)
         self._redraw()
