@@ -295,13 +295,16 @@ class SokobanEnv(GridEnv):
             reward += self.box_on_reward
         elif delta < 0:
             reward += self.box_off_penalty
-        self._set_code(old)
-        self._set_code(s.player)
+        # the codes change by fixed amounts (a goal adds the same to every code): the player
+        # leaves a floor cell, enters a floor or a box's cell, and a box enters a floor cell
+        codes = self._codes
+        codes[old] -= PLAYER - FLOOR
         if action < 4:
+            codes[s.player] += PLAYER - FLOOR
             return reward, False, False
+        codes[s.player] += PLAYER - BOX
         d = DIRECTIONS[action % 4]
-        box = (s.player[0] + d[0], s.player[1] + d[1])
-        self._set_code(box)
+        codes[s.player[0] + d[0], s.player[1] + d[1]] += BOX - FLOOR
         if rules.is_solved(s):
             return reward + self.solve_reward, True, True
         self._deadlocked = rules.is_deadlocked(s)

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grid_envs.sokoban import SokobanEnv, parse_xsb, rules
+from grid_envs.sokoban.state import cell_codes
 from tests.conftest import CORNER, ONE_PUSH, make_level_env
 
 UP, DOWN, LEFT, RIGHT = 0, 1, 2, 3
@@ -164,3 +165,5 @@ def test_boxes_are_never_created_or_lost(seed: int, actions: list[int]) -> None:
         assert floor[s.player] and not s.boxes[s.player]
         planes = env.observe()
         assert (planes.sum(axis=0) == 1).all()  # one-hot in every cell
+        # the codes the env changes by fixed amounts are the codes of the state
+        assert (planes.argmax(axis=0) == cell_codes(s, env.obs_shape)).all()
