@@ -29,9 +29,9 @@ from grid_envs.knight.state import (
 N_PLANES = 9
 # URDL bits of a cell -> its mask (the actions whose side is open)
 _MASKS = np.array([[bool(bits & b) for b in ACTION_BITS] for bits in range(16)])
-# a cell's URDL number -> its four side planes (up, right, down, left open), as uint8
+# (side, a cell's URDL number): whether that side (up, right, down, left) is open, as uint8
 _SIDES = np.array(
-    [[int(bool(bits & b)) for b in (UP_BIT, RIGHT_BIT, DOWN_BIT, LEFT_BIT)] for bits in range(16)],
+    [[int(bool(bits & b)) for bits in range(16)] for b in (UP_BIT, RIGHT_BIT, DOWN_BIT, LEFT_BIT)],
     dtype=np.uint8,
 )
 _KEYS = {"w": 0, "up": 0, "k": 0, "s": 1, "down": 1, "j": 1,
@@ -248,7 +248,7 @@ class KnightEnv(GridEnv):
         rows, cols = s.level.shape
         if self._maze_planes[0] is not s.level:  # the planes a level never changes, once
             maze = np.zeros((N_PLANES, *self.obs_shape), dtype=np.uint8)
-            maze[:4, :rows, :cols] = np.moveaxis(_SIDES[s.level.cells], -1, 0)
+            maze[:4, :rows, :cols] = _SIDES[:, s.level.cells]
             maze[5][s.level.exit] = 1
             maze[6, :rows, :cols] = s.level.monsters
             self._maze_planes = (s.level, maze)
