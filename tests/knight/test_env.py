@@ -12,6 +12,7 @@ from agents import evaluate, make_agent
 from grid_envs.knight import levels
 from grid_envs.knight.env import KnightEnv
 from grid_envs.knight.generator import KnightGenerator
+from tests.conftest import play_with_restores
 
 
 def play(env: gym.Env, agent, seed: int) -> dict:
@@ -105,21 +106,12 @@ def test_planes_kept_step_by_step_match_planes_built_again() -> None:
     # steps; a second env restored to the same snapshot builds them from scratch
     env, ref = KnightEnv(), KnightEnv()
     ref.reset(seed=0)
-    rng = np.random.default_rng(0)
-    snap = None
-    for episode in range(30):
-        obs, info = env.reset(seed=episode)
-        done = False
-        while not done:
-            ref.restore(env.snapshot())
-            np.testing.assert_array_equal(obs, ref.observe())
-            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
-            obs, _, done, _, info = env.step(action)
-            if not done and rng.random() < 0.1:
-                snap = env.snapshot()
-            elif not done and snap is not None and rng.random() < 0.05:
-                env.restore(snap)
-                obs, info = env.observe(), {"action_mask": env.action_masks()}
+
+    def check(obs: np.ndarray, info: dict) -> None:
+        ref.restore(env.snapshot())
+        np.testing.assert_array_equal(obs, ref.observe())
+
+    play_with_restores(env, 30, check)
 
 
 def test_map_file_round_trip(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from grid_envs.minesweeper import rules
 from grid_envs.minesweeper.env import MinesweeperEnv, planes_view
 from grid_envs.minesweeper.state import MinesweeperState
+from tests.conftest import play_with_restores
 
 
 def board(layout: str) -> MinesweeperState:
@@ -251,24 +252,12 @@ def test_planes_and_counts_kept_step_by_step_match_the_state() -> None:
     # the env updates its planes cell by cell and counts reveals and flags as they happen;
     # each must equal what the state gives from scratch, through floods, flags and restores
     env = MinesweeperEnv(rows=8, cols=10, mines=12, allow_flags=True)
-    rng = np.random.default_rng(0)
-    snap = None
-    for episode in range(40):
-        obs, info = env.reset(seed=episode)
-        done = False
-        while not done:
-            s = env.state
-            np.testing.assert_array_equal(obs, planes_view(s.revealed, s.counts, s.flags))
+
+    def check(obs: np.ndarray, info: dict) -> None:
+        s = env.state
+        np.testing.assert_array_equal(obs, planes_view(s.revealed, s.counts, s.flags))
+        if "revealed" in info:  # not after a restore: the next step's info has them
             assert info["revealed"] == s.revealed.sum()
             assert info["mines_left"] == 12 - s.flags.sum()
-            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
-            obs, _, done, _, info = env.step(action)
-            if not done and rng.random() < 0.2:
-                snap = env.snapshot()
-            elif not done and snap is not None and rng.random() < 0.1:
-                env.restore(snap)  # back to an earlier board: built again from its state
-                obs, mask = env.observe(), env.action_masks()
-                s = env.state
-                np.testing.assert_array_equal(obs, planes_view(s.revealed, s.counts, s.flags))
-                _, _, done, _, info = env.step(int(rng.choice(np.flatnonzero(mask))))
-                obs = env.observe()
+
+    play_with_restores(env, 40, check)
