@@ -4,11 +4,12 @@ The registered ids' ``vector_entry_point``:
 ``gymnasium.make_vec("GridGames/Minesweeper-v0", num_envs=4096,
 vectorization_mode="vector_entry_point")``. Same settings, observations, rewards and info
 keys as :class:`~grid_envs.minesweeper.env.MinesweeperEnv`, and for the same seeds and
-actions the same trajectories (tested), because each env draws its mines from its own
-generator with the single env's code (:func:`rules.draw_mines`: one key per cell, at the
-first click under the ``safe`` and ``zero`` rules), the keys of all envs in one array. The
-flood fill grows every clicked region together, one dilation restricted to the board's zero
-cells at a time, on rows packed into integers (boards up to 64 columns wide).
+actions the same trajectories (tested), because each env draws the single env's keys from
+its own generator (one per cell, at the first click under the ``safe`` and ``zero`` rules)
+and :func:`rules.draw_mines` turns the keys of all envs, in one array, into the layouts the
+single env's :func:`rules.place_mines` makes of them. The flood fill grows every clicked
+region together, dilations restricted to the board's zero cells, on rows packed into
+integers (boards up to 64 columns wide).
 """
 
 from __future__ import annotations
@@ -143,7 +144,8 @@ class MinesweeperVectorEnv(GridVectorEnv):
 
     def _place(self, idx: np.ndarray, first: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         """Draw the mines of the envs ``idx``: each env's keys from its own generator, the
-        layouts and counts for all at once (:func:`rules.draw_mines`, as the single env).
+        layouts and counts for all at once (:func:`rules.draw_mines`: the single env's
+        layouts).
         ``first``: the rows and columns of the first clicks (None: no click yet)."""
         flat_keys = np.empty((len(idx), self.rows * self.cols))
         for out, i in zip(list(flat_keys), idx.tolist(), strict=True):
