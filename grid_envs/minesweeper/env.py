@@ -137,7 +137,7 @@ class MinesweeperEnv(GridEnv):
     # ------------------------------------------------------------- episode
     def _new_episode(self, options: dict[str, Any]) -> None:
         self.state = MinesweeperState.empty(self.rows, self.cols, self.num_mines, self.first_click)
-        self._plane_cache = self._fresh_planes.copy()
+        self._plane_cache = self._fresh_planes.copy() if self.observation_mode == "planes" else None
         self._opened = self._flagged = 0
         if self.first_click == "any":
             rules.place_mines(self.state, self.np_random, None)
@@ -163,14 +163,14 @@ class MinesweeperEnv(GridEnv):
         if opened < 0:
             return self.loss_penalty, True, False
         self._opened += opened
-        if planes is not None:
-            number = int(s.counts[cell])
-            if number and opened == 1:  # one number revealed: two cells of the planes
+        number = int(s.counts[cell])
+        if number and opened == 1:  # one number revealed: two cells of the planes
+            if planes is not None:
                 planes[0][cell] = 0
                 planes[1 + number][cell] = 1
-            else:  # a flood (flags inside it were lifted): built again from the state
-                self._plane_cache = None
-                self._flagged = int(np.count_nonzero(s.flags))
+        else:  # a flood: it lifted the flags inside it; the planes are built again
+            self._plane_cache = None
+            self._flagged = int(np.count_nonzero(s.flags))
         reward = self.progress_reward * opened / s.safe_cells
         if self._opened == s.safe_cells:  # won (rules.is_won, counted)
             return reward + self.win_reward, True, True

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grid_envs.minesweeper import rules
-from grid_envs.minesweeper.env import MinesweeperEnv, planes_view
+from grid_envs.minesweeper.env import MinesweeperEnv, compact_view, planes_view
 from grid_envs.minesweeper.state import MinesweeperState
 from tests.conftest import play_with_restores
 
@@ -248,14 +248,16 @@ def test_neighbour_counts_count_the_eight_neighbours() -> None:
         assert counts[b, r, c] == window.sum() - mines[b, r, c]
 
 
-def test_planes_and_counts_kept_step_by_step_match_the_state() -> None:
+@pytest.mark.parametrize("mode", ["planes", "compact"])
+def test_planes_and_counts_kept_step_by_step_match_the_state(mode: str) -> None:
     # the env updates its planes cell by cell and counts reveals and flags as they happen;
     # each must equal what the state gives from scratch, through floods, flags and restores
-    env = MinesweeperEnv(rows=8, cols=10, mines=12, allow_flags=True)
+    env = MinesweeperEnv(rows=8, cols=10, mines=12, allow_flags=True, observation_mode=mode)
+    view = planes_view if mode == "planes" else compact_view
 
     def check(obs: np.ndarray, info: dict) -> None:
         s = env.state
-        np.testing.assert_array_equal(obs, planes_view(s.revealed, s.counts, s.flags))
+        np.testing.assert_array_equal(obs, view(s.revealed, s.counts, s.flags))
         if "revealed" in info:  # not after a restore: the next step's info has them
             assert info["revealed"] == s.revealed.sum()
             assert info["mines_left"] == 12 - s.flags.sum()
