@@ -217,3 +217,26 @@ def test_bad_batched_actions_are_refused_with_the_space() -> None:
         vec.step(np.array([0, 81]))
     with pytest.raises(ValueError, match="2 integers"):
         vec.step(np.array([0]))
+
+
+@pytest.mark.parametrize("terminate", [True, False])
+def test_batched_sokoban_deadlock_flag_is_the_rules_verdict(terminate: bool) -> None:
+    # every live env's flag, after every step, against the single env's full deadlock test
+    # on its position (pushes into freezes, pairs of boxes, boxes on goals, later pushes)
+    from grid_envs.sokoban import rules
+
+    vec = gym.make_vec(
+        "GridGames/Sokoban-v0", 256, vectorization_mode="vector_entry_point",
+        level_pool=40, terminate_on_deadlock=terminate,
+    )  # fmt: skip
+    env = vec.unwrapped
+    _, info = vec.reset(seed=3)
+    rng = np.random.default_rng(3)
+    flagged = 0
+    for _ in range(120):
+        mask = info["action_mask"]
+        _, _, _, _, info = vec.step(np.argmax(rng.random(mask.shape) * mask, axis=1))
+        for i in range(256):  # an ended episode keeps its last position until its reset
+            assert env.deadlocked[i] == rules.is_deadlocked(env._state_of(i)), i
+        flagged += int(env.deadlocked.sum())
+    assert flagged > 100  # deadlocks were met

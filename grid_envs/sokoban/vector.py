@@ -202,7 +202,9 @@ class SokobanVectorEnv(GridVectorEnv):
         both axes. With no box beside it, that is walls (or two dead squares) on both axes;
         with boxes beside it, the single env's freeze test decides, unless none of those
         boxes can be blocked across the axis it shares with the pushed one (then it never
-        freezes, and cannot stop the pushed box either)."""
+        freezes, and cannot stop the pushed box either) or one of them and the pushed box
+        are both held by walls across it (a frozen pair, decided here: about 9 in 10 of
+        the freezes random play makes)."""
         codes, dead = self._flat, self._dead_flat
         out = dead.take(box)
         # (4, len) arrays (up, down, left, right): the inner loops run along the batch
@@ -229,7 +231,18 @@ class SokobanVectorEnv(GridVectorEnv):
         for k in np.flatnonzero(self.deadlocked[idx]).tolist():  # was deadlocked before
             out[k] = rules.is_deadlocked(self._state_of(int(idx[k])))
         check = ~self.deadlocked[idx] & ~out & boxed & maybe[0] & maybe[1]
-        for k in np.flatnonzero(check).tolist():
+        # the common freeze, decided here: a box beside the pushed one, both held by walls
+        # (or two dead squares) across the axis they share: each stops the other along it,
+        # so both are frozen, a deadlock unless both stand on goals (then other boxes
+        # joined to them may still decide it, below)
+        held = (codes.take(sides[0]) == WALL) | (codes.take(sides[1]) == WALL)
+        held |= dead.take(sides[0]) & dead.take(sides[1])
+        across_fixed = np.stack([fixed[1], fixed[1], fixed[0], fixed[0]])  # pushed box's
+        pair = beside_boxes & held & across_fixed
+        off_goal = ~ON_GOAL.take(near) | ~ON_GOAL.take(codes.take(box))[None]
+        frozen_pair = check & (pair & off_goal).any(axis=0)
+        out |= frozen_pair
+        for k in np.flatnonzero(check & ~frozen_pair).tolist():
             out[k] = self._freezes(int(idx[k]), int(box[k] - self._base[idx[k]]))
         return out
 
