@@ -117,6 +117,7 @@ class Lines98Env(GridEnv):
                 f"got {initial!r} and {spawn!r}"
             )
         self.rows, self.cols, self.colours = int(rows), int(cols), int(colours)
+        self._colour_ids = np.arange(1, self.colours + 1, dtype=np.int8).reshape(-1, 1, 1)
         self.line_length, self.initial, self.spawn = int(line_length), int(initial), int(spawn)
         self.target_score = target_score
         self.game_over_penalty = float(game_over_penalty)
@@ -167,8 +168,17 @@ class Lines98Env(GridEnv):
 
     # ------------------------------------------------------------ views
     def _planes(self) -> np.ndarray:
-        assert self.state is not None
-        return planes_view(self.state.board[None], [self.state.announced], self.colours)[0]
+        # :func:`planes_view` for one board, without the batch's bookkeeping (about 4x
+        # faster; the batched env's tests compare the two)
+        s = self.state
+        assert s is not None
+        c = self.colours
+        planes = np.zeros((2 * c, *s.board.shape), dtype=np.uint8)
+        planes[:c] = s.board == self._colour_ids
+        flat = planes.reshape(2 * c, -1)
+        for cell, colour in s.announced.items():
+            flat[c + colour - 1, cell] = 1
+        return planes
 
     def _codes(self) -> np.ndarray:
         assert self.state is not None
