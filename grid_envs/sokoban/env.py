@@ -274,12 +274,6 @@ class SokobanEnv(GridEnv):
         assert s is not None
         self._on_goals, self._num_boxes = rules.boxes_on_goals(s), int(s.goals.sum())
 
-    def _set_code(self, cell: tuple[int, int]) -> None:
-        s = self.state
-        assert s is not None
-        base = BOX if s.boxes[cell] else PLAYER if cell == s.player else FLOOR
-        self._codes[cell] = base + s.goals[cell]
-
     def _legal_mask(self) -> np.ndarray:
         assert self.state is not None
         return rules.legal_mask(self.state)

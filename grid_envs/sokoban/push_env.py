@@ -8,6 +8,7 @@ import numpy as np
 
 from grid_envs.core.grid import DIRECTIONS, bfs_distances
 from grid_envs.sokoban.env import SokobanEnv
+from grid_envs.sokoban.state import FLOOR, PLAYER
 
 
 def push_action(cell: tuple[int, int], direction: int, cols: int) -> int:
@@ -79,11 +80,12 @@ class SokobanPushEnv(SokobanEnv):
         dr, dc = DIRECTIONS[d]
         behind = (r - dr, c - dc)
         walked = int(self._walk[behind])
-        old = s.player
+        # the walk: the player's code leaves its cell for the free cell behind the box (the
+        # same cell when it stands there already), then the push is the base env's
+        self._codes[s.player] -= PLAYER - FLOOR
+        self._codes[behind] += PLAYER - FLOOR
         s.player = behind
         s.moves += walked
-        self._set_code(old)
-        self._set_code(behind)
         return super()._apply(4 + d)
 
     def action_for_key(self, key: str) -> int | None:

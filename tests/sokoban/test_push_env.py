@@ -7,6 +7,7 @@ import numpy as np
 
 from grid_envs.sokoban import rules
 from grid_envs.sokoban.push_env import decode_push, push_action
+from grid_envs.sokoban.state import cell_codes
 
 
 def legal_pushes_by_rules(state: rules.SokobanState) -> set[tuple[tuple[int, int], int]]:
@@ -31,7 +32,10 @@ def test_mask_is_exactly_the_reachable_pushes() -> None:
         got = {decode_push(a, cols) for a in np.flatnonzero(info["action_mask"])}
         assert got == expected
         a = int(rng.choice(np.flatnonzero(info["action_mask"])))
-        _, _, terminated, truncated, info = env.step(a)
+        obs, _, terminated, truncated, info = env.step(a)
+        # the codes the walk and the push change by fixed amounts are the state's codes
+        codes = cell_codes(env.unwrapped.game_state(), env.unwrapped.obs_shape)
+        assert (obs.argmax(axis=0) == codes).all()
         if terminated or truncated:
             _, info = env.reset()
 
