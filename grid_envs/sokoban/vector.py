@@ -213,13 +213,11 @@ class SokobanVectorEnv(GridVectorEnv):
         walls = near == WALL
         dead_pair = dead.take(beside)
         across = self._steps[[2, 3, 0, 1], None]  # the other axis of each neighbour
-        sides = (beside - across, beside + across)
-        crossed = (
-            BLOCKS.take(codes.take(sides[0]))
-            | BLOCKS.take(codes.take(sides[1]))
-            | (dead.take(sides[0]) & dead.take(sides[1]))
-        )
+        side_codes = [codes.take(beside - across), codes.take(beside + across)]
+        side_dead = dead.take(beside - across) & dead.take(beside + across)
+        crossed = BLOCKS.take(side_codes[0]) | BLOCKS.take(side_codes[1]) | side_dead
         beside_boxes = BOXED.take(near)
+        box_off_goal = ~ON_GOAL.take(codes.take(box))
         may_block = walls | (beside_boxes & crossed)
         vertical, horizontal = (0, 1), (2, 3)
         fixed = [walls[a] | walls[b] | (dead_pair[a] & dead_pair[b])
@@ -227,7 +225,7 @@ class SokobanVectorEnv(GridVectorEnv):
         maybe = [may_block[a] | may_block[b] | (dead_pair[a] & dead_pair[b])
                  for a, b in (vertical, horizontal)]  # fmt: skip
         boxed = beside_boxes.any(axis=0)
-        out |= ~boxed & fixed[0] & fixed[1] & ~ON_GOAL.take(codes.take(box))
+        out |= ~boxed & fixed[0] & fixed[1] & box_off_goal
         for k in np.flatnonzero(self.deadlocked[idx]).tolist():  # was deadlocked before
             out[k] = rules.is_deadlocked(self._state_of(int(idx[k])))
         check = ~self.deadlocked[idx] & ~out & boxed & maybe[0] & maybe[1]
@@ -235,11 +233,10 @@ class SokobanVectorEnv(GridVectorEnv):
         # (or two dead squares) across the axis they share: each stops the other along it,
         # so both are frozen, a deadlock unless both stand on goals (then other boxes
         # joined to them may still decide it, below)
-        held = (codes.take(sides[0]) == WALL) | (codes.take(sides[1]) == WALL)
-        held |= dead.take(sides[0]) & dead.take(sides[1])
+        held = (side_codes[0] == WALL) | (side_codes[1] == WALL) | side_dead
         across_fixed = np.stack([fixed[1], fixed[1], fixed[0], fixed[0]])  # pushed box's
         pair = beside_boxes & held & across_fixed
-        off_goal = ~ON_GOAL.take(near) | ~ON_GOAL.take(codes.take(box))[None]
+        off_goal = ~ON_GOAL.take(near) | box_off_goal[None]
         frozen_pair = check & (pair & off_goal).any(axis=0)
         out |= frozen_pair
         for k in np.flatnonzero(check & ~frozen_pair).tolist():
