@@ -97,12 +97,10 @@ def place_mines(state: MinesweeperState, rng: np.random.Generator, first: Cell |
     rows, cols, n = state.rows, state.cols, state.rows * state.cols
     keys = rng.random(n)  # the same draw as rng.random((1, rows, cols))
     if first is not None and state.first_click != "any":
-        r, c = int(first[0]), int(first[1])
-        if state.first_click == "safe":
-            keys[r * cols + c] = 2.0
-        else:  # "zero": the click and its neighbours
-            keys[r * cols + c] = 2.0
-            keys[list(flat_neighbour_table((rows, cols), 8)[r * cols + c])] = 2.0
+        clicked = int(first[0]) * cols + int(first[1])
+        keys[clicked] = 2.0
+        if state.first_click == "zero":  # and the click's neighbours
+            keys[list(flat_neighbour_table((rows, cols), 8)[clicked])] = 2.0
     chosen = np.argpartition(keys, state.num_mines - 1)[: state.num_mines]
     mines = np.zeros(n, dtype=bool)
     mines[chosen] = True
