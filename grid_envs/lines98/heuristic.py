@@ -46,6 +46,13 @@ def cell_windows(rows: int, cols: int, length: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=16)
+def shared_window(rows: int, cols: int, length: int) -> np.ndarray:
+    """(cells, cells) bool: whether two cells lie in a window together."""
+    inside = incidence(rows, cols, length)[:, :-1].astype(np.int64)
+    return (inside @ inside.T) > 0
+
+
+@lru_cache(maxsize=16)
 def incidence(rows: int, cols: int, length: int) -> np.ndarray:
     """(cells, W + 1) bool: whether the cell lies in the window (never in the padding)."""
     w = windows(rows, cols, length)
@@ -72,8 +79,9 @@ def window_counts(board: np.ndarray, length: int, colours: int) -> np.ndarray:
     The last row is a padding window (all empty) that ``cell_windows`` points at.
     """
     w = windows(*board.shape, length)
-    counts = np.zeros((len(w) + 1, colours + 1), dtype=np.int64)
-    np.add.at(counts, (np.arange(len(w))[:, None], board.ravel()[w]), 1)
+    slots = board.ravel()[w].astype(np.int64) + (colours + 1) * np.arange(len(w))[:, None]
+    counts = np.bincount(slots.ravel(), minlength=(len(w) + 1) * (colours + 1))
+    counts = counts.reshape(len(w) + 1, colours + 1)
     counts[len(w), 0] = length
     return counts
 
@@ -110,32 +118,37 @@ def cell_gains(
     board: np.ndarray, length: int, colours: int, summary: tuple[np.ndarray, ...] | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """What each cell's part of a move is worth: ``drop`` (cells, colours), the change of
-    ``potential`` from putting a ball of colour c + 1 on the (empty) cell, and ``lift``
-    (cells,), the change from taking its ball away. A move whose ends share no window gains
-    ``lift[source] + drop[target, colour - 1]``. ``summary``: ``_summary`` of the board,
-    if the caller has it."""
+    ``potential`` from putting a ball of colour c + 1 on the empty cell (0 on balls), and
+    ``lift`` (cells,), the change from taking its ball away (0 on empty cells). A move whose
+    ends share no window gains ``lift[source] + drop[target, colour - 1]``. ``summary``:
+    ``_summary`` of the board, if the caller has it."""
     rows, cols = board.shape
     values = window_values(length)
     counts, total, top, second, old = summary or _summary(board, length, colours)
     table = cell_windows(rows, cols, length)  # (cells, K), padded with the window W
-    padding = table == len(counts) - 1
-    held = counts[table, 1:]  # (cells, K, colours)
-    around = total[table][..., None]
-    drop = np.where(around == held, values[np.minimum(held + 1, length)], 0.0)
-    drop -= old[table][..., None]
-    drop[padding] = 0.0
     colour = board.ravel().astype(np.int64)
-    mine = counts[table, colour[:, None]]  # (cells, K) balls of the cell's own colour
-    others = total[table] - mine
-    biggest_other = np.where(mine == top[table], second[table], top[table])
+    empty, balls = np.flatnonzero(colour == 0), np.flatnonzero(colour)
+    drop = np.zeros((rows * cols, colours))
+    k = table[empty]  # (E, K): drops only onto the empty cells
+    held = counts[k, 1:]  # (E, K, colours)
+    new = np.where(total[k][..., None] == held, values[np.minimum(held + 1, length)], 0.0)
+    new -= old[k][..., None]
+    new[k == len(counts) - 1] = 0.0  # the padding window
+    drop[empty] = new.sum(axis=1)
+    lift = np.zeros(rows * cols)
+    k = table[balls]  # (B, K): lifts only of the balls
+    mine = counts[k, colour[balls, None]]  # balls of the lifted ball's own colour
+    others = total[k] - mine
+    biggest_other = np.where(mine == top[k], second[k], top[k])
     left = np.where(
         others == 0,
         values[np.maximum(mine - 1, 0)],
         np.where((mine == 1) & (biggest_other == others), values[others], 0.0),
     )
-    lift = left - old[table]
-    lift[padding] = 0.0
-    return drop.sum(axis=1), lift.sum(axis=1)
+    left -= old[k]
+    left[k == len(counts) - 1] = 0.0
+    lift[balls] = left.sum(axis=1)
+    return drop, lift
 
 
 def move_gains(
@@ -147,32 +160,52 @@ def move_gains(
     Only the windows through the source or the target change, and only in the moved
     colour: a window gains the ball if it holds the target, loses it if it holds the
     source (both: no change), and is worth something only while one colour fills it.
-    ``summary``: ``_summary`` of the board, if the caller has it.
+    Most moves join cells that share no window: their gain is ``lift[source] +
+    drop[target, colour]`` from the per-cell tables (``cell_gains``); the others are worked
+    out window by window. ``summary``: ``_summary`` of the board, if the caller has it.
     """
+    summary = summary or _summary(board, length, colours)
+    if len(moves) < 64:  # the tables cost more than a few moves worked out one by one
+        return _window_gains(board, moves, length, colours, summary)
+    drop, lift = cell_gains(board, length, colours, summary)
+    src, dst = moves[:, 0], moves[:, 1]
+    gain = lift[src] + drop[dst, board.ravel()[src].astype(np.int64) - 1]
+    near = np.flatnonzero(shared_window(*board.shape, length)[src, dst])
+    gain[near] = _window_gains(board, moves[near], length, colours, summary)
+    return gain
+
+
+def _window_gains(
+    board: np.ndarray, moves: np.ndarray, length: int, colours: int,
+    summary: tuple[np.ndarray, ...],
+) -> np.ndarray:  # fmt: skip
+    """:func:`move_gains` worked out on the windows through each move's two ends."""
     rows, cols = board.shape
     w = windows(rows, cols, length)
     values = window_values(length)
     # the padding window never changes
-    counts, total, top, second, old = summary or _summary(board, length, colours)
+    counts, total, top, second, old = summary
     src, dst = moves[:, 0], moves[:, 1]
-    colour = board.ravel()[src].astype(np.int64)[:, None]
-    table = cell_windows(rows, cols, length)
-    gain = np.zeros(len(moves))
-    for cells, sign, other in ((src, -1, dst), (dst, 1, src)):
-        k = table[cells]  # (M, K) windows through this end of the move
-        inside_other = incidence(rows, cols, length)[other[:, None], k]
-        delta = np.where(inside_other | (k == len(w)), 0, sign)
-        mine = counts[k, colour]
-        others = total[k] - mine
-        biggest_other = np.where(mine == top[k], second[k], top[k])
-        new_mine = np.clip(mine + delta, 0, length)
-        new = np.where(
-            others == 0,
-            values[new_mine],
-            np.where((new_mine == 0) & (biggest_other == others), values[others], 0.0),
-        )
-        gain += (new - old[k]).sum(axis=1)
-    return gain
+    m = len(moves)
+    # both ends of every move at once: the source's windows lose the ball, the target's
+    # gain it (a window holding both ends keeps it)
+    ends, other = np.concatenate([src, dst]), np.concatenate([dst, src])
+    sign = np.repeat(np.array([-1, 1]), m)[:, None]
+    colour = np.tile(board.ravel()[src].astype(np.int64), 2)[:, None]
+    k = cell_windows(rows, cols, length)[ends]  # (2M, K) windows through each end
+    inside_other = incidence(rows, cols, length)[other[:, None], k]
+    delta = np.where(inside_other | (k == len(w)), 0, sign)
+    mine = counts[k, colour]
+    others = total[k] - mine
+    biggest_other = np.where(mine == top[k], second[k], top[k])
+    new_mine = np.clip(mine + delta, 0, length)
+    new = np.where(
+        others == 0,
+        values[new_mine],
+        np.where((new_mine == 0) & (biggest_other == others), values[others], 0.0),
+    )
+    change = (new - old[k]).sum(axis=1)
+    return change[:m] + change[m:]
 
 
 def best_gain(board: np.ndarray, moves: np.ndarray, length: int, colours: int,
