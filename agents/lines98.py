@@ -27,6 +27,7 @@ from grid_envs.lines98.heuristic import CLEAR_BONUS, best_gain, move_gains, pote
 from grid_envs.lines98.state import EMPTY, Lines98State
 
 LINES98_IDS = ("GridGames/Lines98*",)
+LOST = -1e9  # the worth of a board the game ends on
 
 
 def legal_moves(env: GridEnv) -> np.ndarray:
@@ -53,7 +54,7 @@ class GreedyAgent(Agent):
 
 
 class LookaheadAgent(Agent):
-    """Plays its best candidates through the rules and the spawn; keeps the best.
+    """Plays its best candidates through the rules and the spawn, then the best reply.
 
     Each candidate is replayed exactly on a copy (its lines clear; if it clears nothing the
     announced balls land on their known cells and their lines clear), and the board that
@@ -62,8 +63,15 @@ class LookaheadAgent(Agent):
     clear the announced balls are still known, so by :func:`spawn_gains`).
     ``free_weight`` outweighs any count of lines, so a move that clears (five cells freed
     and no spawn) is always taken. The ``candidates`` moves replayed are the first of
-    :func:`candidate_order` (gains on the board the announced balls leave); ``time_limit``
-    bounds the seconds a move may take.
+    :func:`candidate_order` (gains on the board the announced balls leave).
+
+    Reply search: when the best candidate clears nothing, the board after it is known
+    exactly, but not the balls announced next. For each of the ``replies`` best candidates
+    the agent draws ``futures`` announcements as the game would, plays its own first step
+    on each (the ``reply_candidates`` best replies, judged as above) and keeps the
+    candidate whose best replies are worth most on average, plus ``first_weight`` times its
+    own judgement. ``replies=0`` plays the first step alone. ``time_limit`` bounds the
+    seconds a move may take: the search keeps the best candidate it has finished.
     """
 
     name = "lookahead"
@@ -77,15 +85,25 @@ class LookaheadAgent(Agent):
         free_weight: float = 2000.0,
         follow_weight: float = 0.5,
         clear_weight: float = 600.0,
+        replies: int = 4,
+        futures: int = 2,
+        reply_candidates: int = 6,
+        first_weight: float = 0.1,
     ) -> None:
         self.candidates, self.time_limit = candidates, time_limit
         self.free_weight, self.follow_weight = free_weight, follow_weight
         self.clear_weight = clear_weight
+        self.replies, self.futures = replies, futures
+        self.reply_candidates, self.first_weight = reply_candidates, first_weight
         super().__init__(env, seed)
 
     def judge(self, state: Lines98State, length: int, colours: int) -> float:
+        """The worth of the board after a move (``LOST`` if it is full: the game is over)."""
         board = state.board
-        value = self.free_weight * float((board == EMPTY).sum())
+        free = int((board == EMPTY).sum())
+        if not free:
+            return LOST
+        value = self.free_weight * free
         value += potential(board, length, colours)
         if self.follow_weight:
             moves = rules.mask_to_moves(rules.legal_mask(board), board.size)
@@ -97,27 +115,67 @@ class LookaheadAgent(Agent):
                 value += self.follow_weight * best_gain(board, moves, length, colours)
         return value
 
+    def first_steps(
+        self, state: Lines98State, moves: np.ndarray, count: int, length: int, colours: int,
+        scratch: np.random.Generator, deadline: float,
+    ) -> list[tuple[float, int, Lines98State]]:  # fmt: skip
+        """The first ``count`` moves of :func:`candidate_order`, each replayed on a copy of
+        ``state`` (no new announcements) and judged: (value, move index, board after),
+        best first. Stops early, after at least one, once ``deadline`` has passed."""
+        judged = []
+        for k in candidate_order(state, moves, length, colours)[:count].tolist():
+            trial = copy.deepcopy(state)
+            rules.play(trial, int(moves[k, 0]), int(moves[k, 1]), scratch, 0, colours, length)
+            cleared = trial.balls_cleared - state.balls_cleared
+            value = self.judge(trial, length, colours) + self.clear_weight * cleared
+            judged.append((value, k, trial))
+            if time.perf_counter() > deadline:
+                break
+        judged.sort(key=lambda x: -x[0])  # stable: ties keep the candidate order
+        return judged
+
+    def reply_value(
+        self, after: Lines98State, spawn: int, length: int, colours: int,
+        scratch: np.random.Generator, deadline: float,
+    ) -> float | None:  # fmt: skip
+        """The mean over ``futures`` drawn announcements of the best reply's judgement on
+        the board ``after`` a candidate (``LOST`` where the board is full or stuck), or
+        None if ``deadline`` passed first."""
+        total = 0.0
+        for _ in range(self.futures):
+            if time.perf_counter() > deadline:
+                return None
+            future = copy.deepcopy(after)
+            rules.announce(future, scratch, spawn, colours)
+            replies = rules.mask_to_moves(rules.legal_mask(future.board), future.board.size)
+            if not len(replies):
+                total += LOST
+                continue
+            best = self.first_steps(
+                future, replies, self.reply_candidates, length, colours, scratch, deadline
+            )
+            total += best[0][0]
+        return total / self.futures
+
     def act(self, env: GridEnv, observation: np.ndarray) -> int:
-        start = time.perf_counter()
+        deadline = time.perf_counter() + self.time_limit
         s: Lines98State = env.game_state()
         e: Any = env
         length, colours, n = e.line_length, e.colours, s.board.size
         moves = legal_moves(env)
         if not len(moves):
             return 0
-        order = candidate_order(s, moves, length, colours)[: self.candidates]
-        best, best_value = int(order[0]), -np.inf
         scratch = np.random.default_rng(int(self.rng.integers(2**63)))
-        for k in order.tolist():
-            trial = copy.deepcopy(s)
-            src, dst = int(moves[k, 0]), int(moves[k, 1])
-            rules.play(trial, src, dst, scratch, 0, colours, length)  # announce nothing new
-            cleared = trial.balls_cleared - s.balls_cleared
-            value = self.judge(trial, length, colours) + self.clear_weight * cleared
-            if value > best_value:
-                best, best_value = k, value
-            if time.perf_counter() - start > self.time_limit:
-                break
+        judged = self.first_steps(s, moves, self.candidates, length, colours, scratch, deadline)
+        best = judged[0][1]
+        if self.replies and judged[0][2].balls_cleared == s.balls_cleared:
+            best_value = -np.inf
+            for value, k, after in judged[: self.replies]:
+                reply = self.reply_value(after, e.spawn, length, colours, scratch, deadline)
+                if reply is None:  # out of time: the best candidate finished so far
+                    break
+                if reply + self.first_weight * value > best_value:
+                    best, best_value = k, reply + self.first_weight * value
         return rules.move_to_action(int(moves[best, 0]), int(moves[best, 1]), n)
 
 

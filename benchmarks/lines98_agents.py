@@ -2,15 +2,27 @@
 
     python benchmarks/lines98_agents.py [--games 200] [--agents random greedy lookahead]
                                         [--jobs 2] [--max-moves 10000]
+    python benchmarks/lines98_agents.py --crisis [--positions 240] [--moves 100]
+                                        [--agents lookahead lookahead:replies=0]
 
 Game ``g`` is ``GridGames/Lines98-v0`` reset with seed ``g`` and the agent seeded with ``g``;
-a game ends when the board is full (or at ``--max-moves``, counted and reported).
+a game ends when the board is full (or at ``--max-moves``, counted and reported). An agent
+is a registered name, optionally with keyword arguments: ``lookahead:replies=0,futures=1``.
+
+``--crisis``: whole games vary so much (a few last thousands of moves) that telling two
+agents apart takes hundreds of them. This mode plays from the same crowded positions
+instead: games 100-139 played by ``lookahead:replies=0``, at moves 10, 30, 50, ... with 26
+to 44 empty cells, kept as env snapshots (random generator included); ``--positions`` of
+them drawn with ``default_rng(0)``. Each agent, seeded with the position's index, plays
+from each for ``--moves`` moves; printed: the share of positions where the board filled,
+the mean empty cells at the end (0 where it filled) and ms a move.
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 from multiprocessing import Pool
 
@@ -19,12 +31,24 @@ import numpy as np
 
 import grid_envs  # noqa: F401
 from agents import make_agent
+from agents.base import Agent
+from grid_envs.core.base_env import Snapshot
+
+
+def agent_for(spec: str, env: gym.Env, seed: int) -> Agent:
+    """``name`` or ``name:key=value,...`` (numbers) as a seeded agent bound to ``env``."""
+    name, _, args = spec.partition(":")
+    kwargs = {}
+    for pair in filter(None, args.split(",")):
+        key, _, value = pair.partition("=")
+        kwargs[key] = float(value) if "." in value else int(value)
+    return make_agent(name, env, seed=seed, **kwargs)
 
 
 def play(job: tuple[str, int, int]) -> tuple[int, int, int, bool, float]:
     name, seed, max_moves = job
     env = gym.make("GridGames/Lines98-v0", max_episode_steps=max_moves)
-    agent = make_agent(name, env, seed=seed)
+    agent = agent_for(name, env, seed)
     obs, info = env.reset(seed=seed)
     start = time.perf_counter()
     while True:
@@ -35,13 +59,72 @@ def play(job: tuple[str, int, int]) -> tuple[int, int, int, bool, float]:
     return info["score"], info["balls_cleared"], info["moves"], truncated, seconds
 
 
+def crowded_positions(seed: int) -> list[Snapshot]:
+    """Snapshots of game ``seed`` (``lookahead:replies=0``) at moves 10, 30, 50, ... with
+    26 to 44 empty cells."""
+    env = gym.make("GridGames/Lines98-v0", max_episode_steps=100_000)
+    agent = agent_for("lookahead:replies=0", env, seed)
+    obs, _ = env.reset(seed=seed)
+    game, kept = env.unwrapped, []
+    while True:
+        s = game.game_state()
+        if s.moves % 20 == 10 and 26 <= s.empty_cells <= 44:
+            kept.append(game.snapshot())
+        obs, _, terminated, truncated, _ = env.step(agent.predict(obs)[0])
+        if terminated or truncated:
+            return kept
+
+
+def play_from(job: tuple[str, int, Snapshot, int]) -> tuple[bool, int, int, float]:
+    """(board filled, empty cells at the end, moves played, seconds) from one position."""
+    name, index, snapshot, moves = job
+    env = gym.make("GridGames/Lines98-v0", max_episode_steps=100_000)
+    env.reset(seed=0)
+    game = env.unwrapped
+    game.restore(snapshot)
+    agent = agent_for(name, env, index)
+    obs, start = game.observe(), time.perf_counter()
+    for played in range(1, moves + 1):
+        obs, _, terminated, _, _ = env.step(agent.predict(obs)[0])
+        if terminated:
+            return True, 0, played, time.perf_counter() - start
+    return False, game.game_state().empty_cells, moves, time.perf_counter() - start
+
+
+def crisis(args: argparse.Namespace) -> None:
+    with Pool(args.jobs) as pool:
+        found = [p for ps in pool.map(crowded_positions, range(100, 140)) for p in ps]
+    keep = np.sort(np.random.default_rng(0).permutation(len(found))[: args.positions])
+    positions = [found[k] for k in keep]
+    print(f"{len(positions)} of {len(found)} crowded positions (games 100-139), "
+          f"{args.moves} moves from each")  # fmt: skip
+    print("| agent | boards filled | empty cells at the end | ms/move |")
+    print("|---|---|---|---|")
+    for name in args.agents:
+        jobs = [(name, k, p, args.moves) for k, p in enumerate(positions)]
+        with Pool(args.jobs) as pool:
+            rows = pool.map(play_from, jobs)
+        filled, empty, played, seconds = (np.array(x) for x in zip(*rows, strict=True))
+        print(
+            f"| {name} | {filled.mean():.1%} ({int(filled.sum())}) | {empty.mean():.2f} "
+            f"| {1000 * seconds.sum() / played.sum():.1f} |",
+            flush=True,
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--agents", nargs="+", default=["random", "greedy", "lookahead"])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--max-moves", type=int, default=10_000)
+    parser.add_argument("--crisis", action="store_true", help="from crowded positions")
+    parser.add_argument("--positions", type=int, default=240)
+    parser.add_argument("--moves", type=int, default=100)
     args = parser.parse_args()
+    if args.crisis:
+        crisis(args)
+        return
     means: dict[str, float] = {}
     print(f"{args.games} seeded games of GridGames/Lines98-v0 (9x9, 7 colours, lines of 5)")
     print("| agent | score (mean, median) | balls cleared | moves survived (mean, median, max) "
@@ -50,7 +133,10 @@ def main() -> None:
     for name in args.agents:
         jobs = [(name, g, args.max_moves) for g in range(args.games)]
         with Pool(args.jobs) as pool:
-            rows = pool.map(play, jobs)
+            rows = []
+            for game, row in enumerate(pool.imap(play, jobs)):  # in order, as they finish
+                rows.append(row)
+                print(f"{name} game {game}: score {row[0]}, {row[2]} moves", file=sys.stderr)
         score, balls, moves, capped, seconds = (np.array(x) for x in zip(*rows, strict=True))
         means[name] = float(score.mean())
         print(

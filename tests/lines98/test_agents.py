@@ -8,9 +8,11 @@ import gymnasium as gym
 import numpy as np
 
 from agents import evaluate, make_agent
-from agents.lines98 import candidate_order
+from agents.lines98 import LOST, candidate_order
 from grid_envs.lines98 import rules
 from grid_envs.lines98.heuristic import (
+    _summary,
+    _window_gains,
     best_gain,
     cell_gains,
     incidence,
@@ -66,6 +68,17 @@ def test_cell_gains_add_up_to_the_gain_of_a_move_whose_ends_share_no_window() ->
         apart += int(far.sum())
         total += len(moves)
     assert apart > total // 2
+
+
+def test_move_gains_from_the_cell_tables_equal_the_gains_window_by_window() -> None:
+    checked = 0
+    for board, moves in random_positions(60, 7):
+        summary = _summary(board, 5, 7)
+        np.testing.assert_array_equal(
+            move_gains(board, moves, 5, 7), _window_gains(board, moves, 5, 7, summary)
+        )
+        checked += len(moves) >= 64  # the tables are used
+    assert checked > 20
 
 
 def test_best_gain_finds_the_best_move_of_the_shortlist_and_of_the_board() -> None:
@@ -157,3 +170,53 @@ def test_after_a_clear_the_lookahead_judges_the_next_move_with_the_known_spawn()
     agent = make_agent("lookahead", gym.make("GridGames/Lines98-v0"), seed=0)
     gain = agent.judge(state, 5, 7) - agent.judge(blind, 5, 7)
     assert gain >= agent.follow_weight * 3000  # the spawn completes a line: a clear's worth
+
+
+def _crowded_game(moves: int = 60) -> gym.Env:
+    env = gym.make("GridGames/Lines98-v0")
+    agent = make_agent("greedy", env, seed=1)
+    obs, _ = env.reset(seed=1)
+    for _ in range(moves):
+        obs, *_ = env.step(agent.predict(obs)[0])
+    return env
+
+
+def test_the_reply_search_picks_among_the_best_first_steps_and_repeats_itself() -> None:
+    env = _crowded_game()
+    game = env.unwrapped
+    s = game.game_state()
+    moves = rules.mask_to_moves(game.action_masks(), 81)
+    first = make_agent("lookahead", env, seed=5, replies=0)
+    searched = make_agent("lookahead", env, seed=5, replies=4)
+    top = first.first_steps(s, moves, 12, 5, 7, np.random.default_rng(0), float("inf"))
+    assert first.act(game, None) == _action(moves, top[0][1])  # the best first step
+    picks = {searched.act(game, None) for _ in range(3)}
+    assert picks <= {_action(moves, k) for _, k, _ in top[:4]}
+    again = make_agent("lookahead", env, seed=5, replies=4)
+    assert again.act(game, None) == make_agent("lookahead", env, seed=5).act(game, None)
+
+
+def _action(moves: np.ndarray, k: int) -> int:
+    return rules.move_to_action(int(moves[k, 0]), int(moves[k, 1]), 81)
+
+
+def test_a_board_left_without_a_move_is_worth_lost() -> None:
+    agent = make_agent("lookahead", gym.make("GridGames/Lines98-v0"), seed=0)
+    full = Lines98State(np.arange(81, dtype=np.int8).reshape(9, 9) % 7 + 1)
+    rng = np.random.default_rng(0)
+    assert agent.reply_value(full, 3, 5, 7, rng, float("inf")) == LOST
+    one_hole = copy.deepcopy(full)
+    one_hole.board[4, 4] = 0  # the reply fills it (the announced ball finds no cell)
+    assert agent.reply_value(one_hole, 3, 5, 7, rng, float("inf")) == LOST
+    roomy = copy.deepcopy(full)
+    roomy.board[3:6, 3:6] = 0
+    assert agent.reply_value(roomy, 3, 5, 7, rng, float("inf")) > 0
+
+
+def test_out_of_time_the_lookahead_plays_the_first_candidate() -> None:
+    env = _crowded_game()
+    game = env.unwrapped
+    s = game.game_state()
+    moves = rules.mask_to_moves(game.action_masks(), 81)
+    agent = make_agent("lookahead", env, seed=0, time_limit=0.0)
+    assert agent.act(game, None) == _action(moves, int(candidate_order(s, moves, 5, 7)[0]))
