@@ -172,20 +172,20 @@ def test_after_a_clear_the_lookahead_judges_the_next_move_with_the_known_spawn()
     assert gain >= agent.follow_weight * 3000  # the spawn completes a line: a clear's worth
 
 
-def _crowded_game(moves: int = 60) -> gym.Env:
+def _crowded_game() -> tuple[gym.Env, Lines98State, np.ndarray]:
+    """A game 60 greedy moves in: the env, its state and its legal moves."""
     env = gym.make("GridGames/Lines98-v0")
     agent = make_agent("greedy", env, seed=1)
     obs, _ = env.reset(seed=1)
-    for _ in range(moves):
+    for _ in range(60):
         obs, *_ = env.step(agent.predict(obs)[0])
-    return env
+    game = env.unwrapped
+    return env, game.game_state(), rules.mask_to_moves(game.action_masks(), 81)
 
 
 def test_the_reply_search_picks_among_the_best_first_steps_and_repeats_itself() -> None:
-    env = _crowded_game()
+    env, s, moves = _crowded_game()
     game = env.unwrapped
-    s = game.game_state()
-    moves = rules.mask_to_moves(game.action_masks(), 81)
     first = make_agent("lookahead", env, seed=5, replies=0)
     searched = make_agent("lookahead", env, seed=5, replies=4)
     top = first.first_steps(s, moves, 12, 5, 7, np.random.default_rng(0), float("inf"))
@@ -214,9 +214,6 @@ def test_a_board_left_without_a_move_is_worth_lost() -> None:
 
 
 def test_out_of_time_the_lookahead_plays_the_first_candidate() -> None:
-    env = _crowded_game()
-    game = env.unwrapped
-    s = game.game_state()
-    moves = rules.mask_to_moves(game.action_masks(), 81)
+    env, s, moves = _crowded_game()
     agent = make_agent("lookahead", env, seed=0, time_limit=0.0)
-    assert agent.act(game, None) == _action(moves, int(candidate_order(s, moves, 5, 7)[0]))
+    assert agent.act(env.unwrapped, None) == _action(moves, int(candidate_order(s, moves, 5, 7)[0]))
