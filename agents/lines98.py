@@ -65,13 +65,14 @@ class LookaheadAgent(Agent):
     and no spawn) is always taken. The ``candidates`` moves replayed are the first of
     :func:`candidate_order` (gains on the board the announced balls leave).
 
-    Reply search: when the best candidate clears nothing, the board after it is known
-    exactly, but not the balls announced next. For each of the ``replies`` best candidates
-    the agent draws ``futures`` announcements as the game would, plays its own first step
-    on each (the ``reply_candidates`` best replies, judged as above) and keeps the
-    candidate whose best replies are worth most on average, plus ``first_weight`` times its
-    own judgement. ``replies=0`` plays the first step alone. ``time_limit`` bounds the
-    seconds a move may take: the search keeps the best candidate it has finished.
+    Reply search: when no line clears after the best candidate (neither its own nor its
+    spawn's), the board after it is known exactly, but not the balls announced next. For
+    each of the ``replies`` best candidates the agent draws ``futures`` announcements as
+    the game would, plays its own first step on each (the ``reply_candidates`` best
+    replies, judged as above) and keeps the candidate whose best replies are worth most on
+    average, plus ``first_weight`` times its own judgement. ``replies=0`` plays the first
+    step alone. ``time_limit`` bounds the seconds a move may take: the search keeps the
+    best candidate it has finished.
     """
 
     name = "lookahead"
