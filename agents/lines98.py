@@ -23,7 +23,7 @@ from agents.base import Agent
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
 from grid_envs.lines98 import rules
-from grid_envs.lines98.heuristic import CLEAR_BONUS, best_gain, move_gains, potential
+from grid_envs.lines98.heuristic import CLEAR_BONUS, best_gain, move_gains, window_summary
 from grid_envs.lines98.state import EMPTY, Lines98State
 
 LINES98_IDS = ("GridGames/Lines98*",)
@@ -104,8 +104,8 @@ class LookaheadAgent(Agent):
         free = int((board == EMPTY).sum())
         if not free:
             return LOST
-        value = self.free_weight * free
-        value += potential(board, length, colours)
+        summary = window_summary(board, length, colours)
+        value = self.free_weight * free + float(summary[-1].sum())  # + potential(board)
         if self.follow_weight:
             moves = rules.mask_to_moves(rules.legal_mask(board), board.size)
             if len(moves) and state.announced:  # after a clear: the next spawn is known
@@ -113,7 +113,9 @@ class LookaheadAgent(Agent):
                     spawn_gains(state, moves, length, colours).max()
                 )
             elif len(moves):
-                value += self.follow_weight * best_gain(board, moves, length, colours)
+                value += self.follow_weight * best_gain(
+                    board, moves, length, colours, summary=summary
+                )
         return value
 
     def first_steps(

@@ -101,10 +101,11 @@ def lines_potential(state: Lines98State) -> float:
     return 2.0 * potential(state.board, length, state.colours) / 4.0 ** (length - 1)
 
 
-def _summary(
+def window_summary(
     board: np.ndarray, length: int, colours: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per window: its counts, its balls, its largest and second colour counts, its worth."""
+    """Per window: its counts, its balls, its largest and second colour counts, its worth
+    (``potential`` is the sum of the worths). The gain functions take it as ``summary``."""
     counts = window_counts(board, length, colours)
     total = length - counts[:, 0]
     ranked = np.sort(counts[:, 1:], axis=1)
@@ -121,10 +122,10 @@ def cell_gains(
     ``potential`` from putting a ball of colour c + 1 on the empty cell (0 on balls), and
     ``lift`` (cells,), the change from taking its ball away (0 on empty cells). A move whose
     ends share no window gains ``lift[source] + drop[target, colour - 1]``. ``summary``:
-    ``_summary`` of the board, if the caller has it."""
+    ``window_summary`` of the board, if the caller has it."""
     rows, cols = board.shape
     values = window_values(length)
-    counts, total, top, second, old = summary or _summary(board, length, colours)
+    counts, total, top, second, old = summary or window_summary(board, length, colours)
     table = cell_windows(rows, cols, length)  # (cells, K), padded with the window W
     colour = board.ravel().astype(np.int64)
     empty, balls = np.flatnonzero(colour == 0), np.flatnonzero(colour)
@@ -151,6 +152,15 @@ def cell_gains(
     return drop, lift
 
 
+def table_gains(
+    board: np.ndarray, moves: np.ndarray, drop: np.ndarray, lift: np.ndarray
+) -> np.ndarray:
+    """``lift[source] + drop[target, colour - 1]`` for every move: from :func:`cell_gains`'s
+    tables, each move's gain, exact where its two ends share no window."""
+    colour = board.ravel()[moves[:, 0]].astype(np.int64) - 1
+    return lift[moves[:, 0]] + drop[moves[:, 1], colour]
+
+
 def move_gains(
     board: np.ndarray, moves: np.ndarray, length: int, colours: int,
     summary: tuple[np.ndarray, ...] | None = None,
@@ -162,15 +172,13 @@ def move_gains(
     source (both: no change), and is worth something only while one colour fills it.
     Most moves join cells that share no window: their gain is ``lift[source] +
     drop[target, colour]`` from the per-cell tables (``cell_gains``); the others are worked
-    out window by window. ``summary``: ``_summary`` of the board, if the caller has it.
+    out window by window. ``summary``: ``window_summary`` of the board, if the caller has it.
     """
-    summary = summary or _summary(board, length, colours)
+    summary = summary or window_summary(board, length, colours)
     if len(moves) < 64:  # the tables cost more than a few moves worked out one by one
         return _window_gains(board, moves, length, colours, summary)
-    drop, lift = cell_gains(board, length, colours, summary)
-    src, dst = moves[:, 0], moves[:, 1]
-    gain = lift[src] + drop[dst, board.ravel()[src].astype(np.int64) - 1]
-    near = np.flatnonzero(shared_window(*board.shape, length)[src, dst])
+    gain = table_gains(board, moves, *cell_gains(board, length, colours, summary))
+    near = np.flatnonzero(shared_window(*board.shape, length)[moves[:, 0], moves[:, 1]])
     gain[near] = _window_gains(board, moves[near], length, colours, summary)
     return gain
 
@@ -209,18 +217,18 @@ def _window_gains(
 
 
 def best_gain(board: np.ndarray, moves: np.ndarray, length: int, colours: int,
-              shortlist: int = 16) -> float:  # fmt: skip
+              shortlist: int = 16,
+              summary: tuple[np.ndarray, ...] | None = None) -> float:  # fmt: skip
     """The largest ``move_gains`` among ``moves`` (at least one) as far as a shortlist
     shows: the ``shortlist`` moves that ``cell_gains`` ranks first, worked out exactly.
 
     ``lift[source] + drop[target, colour]`` is a move's exact gain unless its two ends share
     a window (that window is then counted twice), so only a move of a ball along its own
     lines can be ranked out of the shortlist wrongly; the result is then a lower bound.
+    ``summary``: ``window_summary`` of the board, if the caller has it.
     """
-    summary = _summary(board, length, colours)
+    summary = summary or window_summary(board, length, colours)
     if len(moves) > shortlist:
-        drop, lift = cell_gains(board, length, colours, summary)
-        colour = board.ravel()[moves[:, 0]].astype(np.int64) - 1
-        rough = lift[moves[:, 0]] + drop[moves[:, 1], colour]
+        rough = table_gains(board, moves, *cell_gains(board, length, colours, summary))
         moves = moves[np.argpartition(-rough, shortlist)[:shortlist]]
     return float(move_gains(board, moves, length, colours, summary).max())

@@ -11,7 +11,6 @@ from agents import evaluate, make_agent
 from agents.lines98 import LOST, candidate_order
 from grid_envs.lines98 import rules
 from grid_envs.lines98.heuristic import (
-    _summary,
     _window_gains,
     best_gain,
     cell_gains,
@@ -19,6 +18,7 @@ from grid_envs.lines98.heuristic import (
     lines_potential,
     move_gains,
     potential,
+    window_summary,
 )
 from grid_envs.lines98.state import Lines98State
 from grid_envs.wrappers import PotentialShaping
@@ -73,7 +73,7 @@ def test_cell_gains_add_up_to_the_gain_of_a_move_whose_ends_share_no_window() ->
 def test_move_gains_from_the_cell_tables_equal_the_gains_window_by_window() -> None:
     checked = 0
     for board, moves in random_positions(60, 7):
-        summary = _summary(board, 5, 7)
+        summary = window_summary(board, 5, 7)
         np.testing.assert_array_equal(
             move_gains(board, moves, 5, 7), _window_gains(board, moves, 5, 7, summary)
         )
