@@ -10,7 +10,7 @@ import numpy as np
 
 from grid_envs.core.base_env import GridEnv
 from grid_envs.lines98 import render, rules
-from grid_envs.lines98.state import EMPTY, Lines98State
+from grid_envs.lines98.state import Lines98State
 
 
 def planes_view(
@@ -159,7 +159,7 @@ class Lines98Env(GridEnv):
         gained = rules.play(state, source, target, rng, self.spawn, self.colours, self.line_length)
         if self.target_score is not None and state.score >= self.target_score:
             return float(gained), True, True
-        if not (state.board == EMPTY).any():
+        if np.count_nonzero(state.board) == state.board.size:  # full (EMPTY is 0)
             return gained + self.game_over_penalty, True, False
         return float(gained), False, False
 

@@ -7,6 +7,9 @@ A move takes a ball to an empty cell joined to it by a 4-connected path of empty
 
 from __future__ import annotations
 
+from functools import lru_cache
+from typing import Any
+
 import numpy as np
 
 from grid_envs.core.grid import flat_neighbour_table
@@ -26,22 +29,35 @@ def action_to_move(action: int, n: int) -> tuple[int, int]:
 def empty_regions(board: np.ndarray) -> np.ndarray:
     """Label the 4-connected regions of empty cells 1, 2, ... (0 on balls), by BFS."""
     rows, cols = board.shape
+    labels, _, _ = _regions(board)
+    return np.array([bit.bit_length() for bit in labels], dtype=np.int32).reshape(rows, cols)
+
+
+def _regions(board: np.ndarray) -> tuple[list[int], list[int], int]:
+    """One BFS over the empty cells: for each cell the bit of its region (``1 << k`` for
+    the k-th region found, 0 on balls), for each ball the bits of the regions beside it,
+    and the number of regions."""
+    rows, cols = board.shape
+    n = rows * cols
     free = (board.ravel() == EMPTY).tolist()
     near = flat_neighbour_table((rows, cols))
-    labels = [0] * (rows * cols)
-    region = 0
-    for start in range(rows * cols):
-        if not free[start] or labels[start]:
+    region = [0] * n
+    beside = [0] * n
+    bit = 1
+    for start in range(n):
+        if not free[start] or region[start]:
             continue
-        region += 1
-        labels[start] = region
+        region[start] = bit
         queue = [start]
         for cell in queue:
             for nb in near[cell]:
-                if free[nb] and not labels[nb]:
-                    labels[nb] = region
+                if not free[nb]:
+                    beside[nb] |= bit
+                elif not region[nb]:
+                    region[nb] = bit
                     queue.append(nb)
-    return np.array(labels, dtype=np.int32).reshape(rows, cols)
+        bit <<= 1
+    return region, beside, bit.bit_length() - 1
 
 
 def reachable(board: np.ndarray, source: int) -> np.ndarray:
@@ -50,9 +66,22 @@ def reachable(board: np.ndarray, source: int) -> np.ndarray:
     return legal_mask(board).reshape(n, n)[source]
 
 
+_BIT_TYPES = ((8, np.uint8), (16, np.uint16), (32, np.uint32), (64, np.uint64))
+
+
 def legal_mask(board: np.ndarray) -> np.ndarray:
-    """The exact (n * n,) mask: ball on source, target an empty cell its region reaches."""
-    return masks_from_regions(board[None], empty_regions(board)[None])[0]
+    """The exact (n * n,) mask: ball on source, target an empty cell its region reaches.
+
+    One BFS gives each empty cell its region's bit and each ball the bits of the regions
+    beside it; the mask is the AND of the sources' bits with the targets'."""
+    region, beside, count = _regions(board)
+    for bits, dtype in _BIT_TYPES:
+        if count <= bits:
+            src = np.array(beside, dtype=dtype)
+            dst = np.array(region, dtype=dtype)
+            return np.bitwise_and(src[:, None], dst).astype(bool).ravel()
+    labels = np.array([bit.bit_length() for bit in region], dtype=np.int32)
+    return _mask_by_labels(board[None], labels.reshape(1, *board.shape))[0]
 
 
 def batch_region_labels(boards: np.ndarray) -> np.ndarray:
@@ -136,21 +165,52 @@ def mask_to_moves(mask: np.ndarray, n: int) -> np.ndarray:
     return np.stack([legal // n, legal % n], axis=1)
 
 
+@lru_cache(maxsize=32)
+def _rays(rows: int, cols: int) -> tuple[tuple[tuple[tuple[int, ...], tuple[int, ...]], ...], ...]:
+    """For each flat cell and each line direction, the cells walking away from it one way
+    and the other (nearest first): the cells a line through it can take."""
+    table = []
+    for r in range(rows):
+        for c in range(cols):
+            per_direction = []
+            for dr, dc in LINE_DIRECTIONS:
+                ways = []
+                for sign in (1, -1):
+                    ray = []
+                    rr, cc = r + sign * dr, c + sign * dc
+                    while 0 <= rr < rows and 0 <= cc < cols:
+                        ray.append(rr * cols + cc)
+                        rr, cc = rr + sign * dr, cc + sign * dc
+                    ways.append(tuple(ray))
+                per_direction.append((ways[0], ways[1]))
+            table.append(tuple(per_direction))
+    return tuple(table)
+
+
 def lines_through(board: np.ndarray, cell: int, line_length: int) -> list[list[int]]:
     """The lines of ``line_length`` or more balls of one colour through ``cell``."""
-    rows, cols = board.shape
-    r, c = divmod(cell, cols)
-    colour = board[r, c]
+    return _lines_at(board.ravel().tolist(), cell, _rays(*board.shape), line_length)
+
+
+def _lines_at(
+    flat: list[int], cell: int, rays: tuple[Any, ...], line_length: int
+) -> list[list[int]]:
+    colour = flat[cell]
     if colour == EMPTY:
         return []
     found = []
-    for dr, dc in LINE_DIRECTIONS:
+    for ahead, behind in rays[cell]:
+        if len(ahead) + len(behind) + 1 < line_length:
+            continue
         line = [cell]
-        for sign in (1, -1):
-            rr, cc = r + sign * dr, c + sign * dc
-            while 0 <= rr < rows and 0 <= cc < cols and board[rr, cc] == colour:
-                line.append(rr * cols + cc)
-                rr, cc = rr + sign * dr, cc + sign * dc
+        for other in ahead:
+            if flat[other] != colour:
+                break
+            line.append(other)
+        for other in behind:
+            if flat[other] != colour:
+                break
+            line.append(other)
         if len(line) >= line_length:
             found.append(sorted(line))
     return found
@@ -165,9 +225,10 @@ def points(lines: list[list[int]], line_length: int) -> int:
 
 def clear_lines(state: Lines98State, cells: list[int], line_length: int) -> int:
     """Clear every line through ``cells``; update the score; return the points."""
+    flat, rays = state.board.ravel().tolist(), _rays(*state.board.shape)
     lines = []
     for cell in cells:
-        for line in lines_through(state.board, cell, line_length):
+        for line in _lines_at(flat, cell, rays, line_length):
             if line not in lines:
                 lines.append(line)
     if not lines:
@@ -183,8 +244,10 @@ def clear_lines(state: Lines98State, cells: list[int], line_length: int) -> int:
 
 def free_cells(state: Lines98State) -> list[int]:
     """Empty cells that no announced ball has claimed."""
-    flat = state.board.ravel()
-    return [c for c in np.flatnonzero(flat == EMPTY).tolist() if c not in state.announced]
+    free = state.board.ravel() == EMPTY
+    if state.announced:
+        free[list(state.announced)] = False
+    return np.flatnonzero(free).tolist()
 
 
 def announce(state: Lines98State, rng: np.random.Generator, count: int, colours: int) -> None:

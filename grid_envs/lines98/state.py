@@ -29,4 +29,4 @@ class Lines98State:
 
     @property
     def empty_cells(self) -> int:
-        return int((self.board == EMPTY).sum())
+        return self.board.size - int(np.count_nonzero(self.board))  # EMPTY is 0

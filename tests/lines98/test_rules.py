@@ -45,20 +45,36 @@ def test_reachability_stops_at_walls_of_balls() -> None:
     assert rules.reachable(sealed, 1)[2] and rules.reachable(sealed, 1)[8]
 
 
+def reachability_mask(board: np.ndarray) -> np.ndarray:
+    """The (n, n) mask by a flood fill from every ball (the definition, cell by cell)."""
+    rows, cols = board.shape
+    mask = np.zeros((board.size, board.size), dtype=bool)
+    for source in np.flatnonzero(board).tolist():
+        free = board == EMPTY
+        free[divmod(source, cols)] = True  # the ball leaves its own cell
+        mask[source] = flood_fill(free, divmod(source, cols)).ravel() & (board.ravel() == EMPTY)
+    return mask
+
+
 def test_mask_is_bfs_reachability_for_every_ball() -> None:
     rng = np.random.default_rng(0)
     for _ in range(60):
         board = ((rng.random((7, 8)) < rng.random()) * rng.integers(1, 5, (7, 8))).astype(np.int8)
         mask = rules.legal_mask(board).reshape(56, 56)
-        for source in range(56):
-            r, c = divmod(source, 8)
-            if board[r, c] == EMPTY:
-                assert not mask[source].any()
-                continue
-            free = board == EMPTY
-            free[r, c] = True  # the ball leaves its own cell
-            expect = flood_fill(free, (r, c)).ravel() & (board.ravel() == EMPTY)
-            assert (mask[source] == expect).all()
+        assert (mask == reachability_mask(board)).all()
+
+
+@pytest.mark.parametrize("regions", [8, 9, 64, 65, 72])
+def test_mask_with_as_many_regions_as_bits_and_more(regions: int) -> None:
+    # a chequerboard of balls on 12x12 leaves 72 one-cell regions; filling some of them
+    # gives every count, across the 8-, 16-, 32- and 64-bit fields and past them
+    rows, cols = np.indices((12, 12))
+    board = (((rows + cols) % 2 == 0) * 3).astype(np.int8)
+    holes = np.flatnonzero(board == EMPTY)
+    board.ravel()[holes[regions:]] = 1
+    assert rules.empty_regions(board).max() == regions
+    assert (rules.legal_mask(board).reshape(144, 144) == reachability_mask(board)).all()
+    assert (rules.batch_legal_masks(board[None])[0] == rules.legal_mask(board)).all()
 
 
 @pytest.mark.parametrize(
