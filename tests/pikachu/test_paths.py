@@ -103,10 +103,13 @@ def test_path_check_equals_bfs_on_random_boards(
     for k, (pa, pb) in enumerate(pairs):
         expected = bfs_shortest(board, pa, pb)
         assert bool(ok[k]) == (expected is not None), (pa, pb)
-        if expected is not None:
+        if expected is None:
+            assert find_path(board, pa, pb) is None
+        else:
             assert int(length[k]) == expected
             points = corners(pa, pb, int(kind[k]), int(pivot[k]))
             assert check_path(board, pa, pb, points) == expected
+            assert find_path(board, pa, pb) == points  # the one-pair scan: the same path
 
 
 def test_the_ring_counts_as_empty() -> None:
