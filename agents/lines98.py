@@ -70,9 +70,12 @@ class LookaheadAgent(Agent):
     each of the ``replies`` best candidates the agent draws ``futures`` announcements as
     the game would, plays its own first step on each (the ``reply_candidates`` best
     replies, judged as above) and keeps the candidate whose best replies are worth most on
-    average, plus ``first_weight`` times its own judgement. ``replies=0`` plays the first
-    step alone. ``time_limit`` bounds the seconds a move may take: the search keeps the
-    best candidate it has finished.
+    average, plus ``first_weight`` times its own judgement. With ``common_futures`` (the
+    default) every candidate meets the same draws: future ``f`` of each is drawn from one
+    seed, so the colours are the same and the cells nearly so (the boards differ in a few
+    cells), and candidates are compared on the same luck rather than each on its own.
+    ``replies=0`` plays the first step alone. ``time_limit`` bounds the seconds a move may
+    take: the search keeps the best candidate it has finished.
     """
 
     name = "lookahead"
@@ -90,12 +93,14 @@ class LookaheadAgent(Agent):
         futures: int = 2,
         reply_candidates: int = 6,
         first_weight: float = 0.1,
+        common_futures: bool = True,
     ) -> None:
         self.candidates, self.time_limit = candidates, time_limit
         self.free_weight, self.follow_weight = free_weight, follow_weight
         self.clear_weight = clear_weight
         self.replies, self.futures = replies, futures
         self.reply_candidates, self.first_weight = reply_candidates, first_weight
+        self.common_futures = bool(common_futures)
         super().__init__(env, seed)
 
     def judge(self, state: Lines98State, length: int, colours: int) -> float:
@@ -139,17 +144,18 @@ class LookaheadAgent(Agent):
 
     def reply_value(
         self, after: Lines98State, spawn: int, length: int, colours: int,
-        scratch: np.random.Generator, deadline: float,
+        scratch: np.random.Generator, deadline: float, seeds: list[int] | None = None,
     ) -> float | None:  # fmt: skip
         """The mean over ``futures`` drawn announcements of the best reply's judgement on
         the board ``after`` a candidate (``LOST`` where the board is full or stuck), or
         None if ``deadline`` passed first."""
         total = 0.0
-        for _ in range(self.futures):
+        for f in range(self.futures):
             if time.perf_counter() > deadline:
                 return None
             future = copy.deepcopy(after)
-            rules.announce(future, scratch, spawn, colours)
+            draw = np.random.default_rng(seeds[f]) if seeds else scratch
+            rules.announce(future, draw, spawn, colours)
             replies = rules.mask_to_moves(rules.legal_mask(future.board), future.board.size)
             if not len(replies):
                 total += LOST
@@ -173,8 +179,11 @@ class LookaheadAgent(Agent):
         best = judged[0][1]
         if self.replies and judged[0][2].balls_cleared == s.balls_cleared:
             best_value = -np.inf
+            seeds = (
+                scratch.integers(2**63, size=self.futures).tolist() if self.common_futures else None
+            )
             for value, k, after in judged[: self.replies]:
-                reply = self.reply_value(after, e.spawn, length, colours, scratch, deadline)
+                reply = self.reply_value(after, e.spawn, length, colours, scratch, deadline, seeds)
                 if reply is None:  # out of time: the best candidate finished so far
                     break
                 if reply + self.first_weight * value > best_value:

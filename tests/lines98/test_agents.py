@@ -6,6 +6,7 @@ import copy
 
 import gymnasium as gym
 import numpy as np
+import pytest
 
 from agents import evaluate, make_agent
 from agents.lines98 import LOST, candidate_order
@@ -173,11 +174,12 @@ def test_after_a_clear_the_lookahead_judges_the_next_move_with_the_known_spawn()
 
 
 def _crowded_game() -> tuple[gym.Env, Lines98State, np.ndarray]:
-    """A game 60 greedy moves in: the env, its state and its legal moves."""
+    """A game 69 greedy moves in (44 empty cells; no first step clears a line, so the
+    reply search runs): the env, its state and its legal moves."""
     env = gym.make("GridGames/Lines98-v0")
     agent = make_agent("greedy", env, seed=1)
     obs, _ = env.reset(seed=1)
-    for _ in range(60):
+    for _ in range(69):
         obs, *_ = env.step(agent.predict(obs)[0])
     game = env.unwrapped
     return env, game.game_state(), rules.mask_to_moves(game.action_masks(), 81)
@@ -189,6 +191,7 @@ def test_the_reply_search_picks_among_the_best_first_steps_and_repeats_itself() 
     first = make_agent("lookahead", env, seed=5, replies=0)
     searched = make_agent("lookahead", env, seed=5, replies=4)
     top = first.first_steps(s, moves, 12, 5, 7, np.random.default_rng(0), float("inf"))
+    assert top[0][2].balls_cleared == s.balls_cleared  # no clear: the reply search runs
     assert first.act(game, None) == _action(moves, top[0][1])  # the best first step
     picks = {searched.act(game, None) for _ in range(3)}
     assert picks <= {_action(moves, k) for _, k, _ in top[:4]}
@@ -217,3 +220,24 @@ def test_out_of_time_the_lookahead_plays_the_first_candidate() -> None:
     env, s, moves = _crowded_game()
     agent = make_agent("lookahead", env, seed=0, time_limit=0.0)
     assert agent.act(env.unwrapped, None) == _action(moves, int(candidate_order(s, moves, 5, 7)[0]))
+
+
+def test_the_reply_search_judges_every_candidate_on_the_same_futures(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    env, _, _ = _crowded_game()
+    drawn: list[tuple[int, ...]] = []
+    announce = rules.announce
+
+    def spy(state: Lines98State, rng: np.random.Generator, count: int, colours: int) -> None:
+        announce(state, rng, count, colours)
+        if count:  # not the first steps' replays, which announce nothing
+            drawn.append(tuple(state.announced.values()))  # the colours, in drawn order
+
+    monkeypatch.setattr(rules, "announce", spy)
+    for common in (1, 0):
+        drawn.clear()
+        make_agent("lookahead", env, seed=5, common_futures=common).act(env.unwrapped, None)
+        assert len(drawn) == 4 * 2  # 4 candidates, 2 futures each, candidate by candidate
+        alike = all(len(set(drawn[f::2])) == 1 for f in range(2))
+        assert alike == bool(common)

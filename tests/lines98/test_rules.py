@@ -47,7 +47,7 @@ def test_reachability_stops_at_walls_of_balls() -> None:
 
 def reachability_mask(board: np.ndarray) -> np.ndarray:
     """The (n, n) mask by a flood fill from every ball (the definition, cell by cell)."""
-    rows, cols = board.shape
+    cols = board.shape[1]
     mask = np.zeros((board.size, board.size), dtype=bool)
     for source in np.flatnonzero(board).tolist():
         free = board == EMPTY
