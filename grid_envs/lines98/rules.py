@@ -195,6 +195,7 @@ def lines_through(board: np.ndarray, cell: int, line_length: int) -> list[list[i
 def _lines_at(
     flat: list[int], cell: int, rays: tuple[Any, ...], line_length: int
 ) -> list[list[int]]:
+    """:func:`lines_through` on the board as a flat list, along the cached ``_rays``."""
     colour = flat[cell]
     if colour == EMPTY:
         return []
