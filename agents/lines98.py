@@ -106,7 +106,7 @@ class LookaheadAgent(Agent):
     def judge(self, state: Lines98State, length: int, colours: int) -> float:
         """The worth of the board after a move (``LOST`` if it is full: the game is over)."""
         board = state.board
-        free = int((board == EMPTY).sum())
+        free = state.empty_cells
         if not free:
             return LOST
         summary = window_summary(board, length, colours)

@@ -159,7 +159,7 @@ class Lines98Env(GridEnv):
         gained = rules.play(state, source, target, rng, self.spawn, self.colours, self.line_length)
         if self.target_score is not None and state.score >= self.target_score:
             return float(gained), True, True
-        if np.count_nonzero(state.board) == state.board.size:  # full (EMPTY is 0)
+        if not state.empty_cells:
             return gained + self.game_over_penalty, True, False
         return float(gained), False, False
 
