@@ -66,16 +66,19 @@ class LookaheadAgent(Agent):
     :func:`candidate_order` (gains on the board the announced balls leave).
 
     Reply search: when no line clears after the best candidate (neither its own nor its
-    spawn's), the board after it is known exactly, but not the balls announced next. For
-    each of the ``replies`` best candidates the agent draws ``futures`` announcements as
-    the game would, plays its own first step on each (the ``reply_candidates`` best
-    replies, judged as above) and keeps the candidate whose best replies are worth most on
-    average, plus ``first_weight`` times its own judgement. With ``common_futures`` (the
-    default) every candidate meets the same draws: future ``f`` of each is drawn from one
-    seed, so the colours are the same and the cells nearly so (the boards differ in a few
-    cells), and candidates are compared on the same luck rather than each on its own.
-    ``replies=0`` plays the first step alone. ``time_limit`` bounds the seconds a move may
-    take: the search keeps the best candidate it has finished.
+    spawn's), the board after it is known exactly, and so is every reply that would clear
+    a line on it; only the balls announced next are not. For each of the ``replies`` best
+    candidates the agent plays its own first step on that board (the ``reply_candidates``
+    best replies, judged as above) and keeps the candidate whose best reply is worth most,
+    plus ``first_weight`` times its own judgement. With ``futures=0`` (the default) the
+    replies are judged on the board as the candidate leaves it, with no next announcement:
+    a reply that clears nothing is judged without the three balls that would follow it, so
+    every candidate is compared on exact boards and none on luck. With ``futures > 0`` the
+    agent instead draws that many announcements as the game would and averages the best
+    reply over them; with ``common_futures`` every candidate meets the same draws (future
+    ``f`` of each is drawn from one seed). ``replies=0`` plays the first step alone.
+    ``time_limit`` bounds the seconds a move may take: the search keeps the best candidate
+    it has finished.
     """
 
     name = "lookahead"
@@ -89,9 +92,9 @@ class LookaheadAgent(Agent):
         free_weight: float = 2000.0,
         follow_weight: float = 0.5,
         clear_weight: float = 600.0,
-        replies: int = 4,
-        futures: int = 2,
-        reply_candidates: int = 6,
+        replies: int = 8,
+        futures: int = 0,
+        reply_candidates: int = 8,
         first_weight: float = 0.1,
         common_futures: bool = True,
     ) -> None:
@@ -146,16 +149,18 @@ class LookaheadAgent(Agent):
         self, after: Lines98State, spawn: int, length: int, colours: int,
         scratch: np.random.Generator, deadline: float, seeds: list[int] | None = None,
     ) -> float | None:  # fmt: skip
-        """The mean over ``futures`` drawn announcements of the best reply's judgement on
-        the board ``after`` a candidate (``LOST`` where the board is full or stuck), or
-        None if ``deadline`` passed first."""
-        total = 0.0
-        for f in range(self.futures):
+        """The best reply's judgement on the board ``after`` a candidate (``LOST`` where
+        the board is full or stuck), or None if ``deadline`` passed first: on ``after`` as
+        it is (``futures=0``), else the mean over ``futures`` drawn announcements (from
+        ``seeds``, one a future, where given; else from ``scratch``)."""
+        total, draws = 0.0, self.futures or 1
+        for f in range(draws):
             if time.perf_counter() > deadline:
                 return None
             future = copy.deepcopy(after)
-            draw = np.random.default_rng(seeds[f]) if seeds else scratch
-            rules.announce(future, draw, spawn, colours)
+            if self.futures:  # the next announcement, drawn as the game would
+                draw = np.random.default_rng(seeds[f]) if seeds else scratch
+                rules.announce(future, draw, spawn, colours)
             replies = rules.mask_to_moves(rules.legal_mask(future.board), future.board.size)
             if not len(replies):
                 total += LOST
@@ -164,7 +169,7 @@ class LookaheadAgent(Agent):
                 future, replies, self.reply_candidates, length, colours, scratch, deadline
             )
             total += best[0][0]
-        return total / self.futures
+        return total / draws
 
     def act(self, env: GridEnv, observation: np.ndarray) -> int:
         deadline = time.perf_counter() + self.time_limit
@@ -179,9 +184,8 @@ class LookaheadAgent(Agent):
         best = judged[0][1]
         if self.replies and judged[0][2].balls_cleared == s.balls_cleared:
             best_value = -np.inf
-            seeds = (
-                scratch.integers(2**63, size=self.futures).tolist() if self.common_futures else None
-            )
+            common = self.common_futures and self.futures
+            seeds = scratch.integers(2**63, size=self.futures).tolist() if common else None
             for value, k, after in judged[: self.replies]:
                 reply = self.reply_value(after, e.spawn, length, colours, scratch, deadline, seeds)
                 if reply is None:  # out of time: the best candidate finished so far

@@ -92,7 +92,9 @@ def test_best_gain_finds_the_best_move_of_the_shortlist_and_of_the_board() -> No
 def test_greedy_and_lookahead_outscore_random() -> None:
     scores = {}
     for name, episodes in (("random", 3), ("greedy", 3), ("lookahead", 1)):
-        r = evaluate("GridGames/Lines98-v0", name, episodes=episodes, seed=0)
+        # the look-ahead's games last a thousand moves or more: 300 of them are plenty
+        limit = {"max_episode_steps": 300}
+        r = evaluate("GridGames/Lines98-v0", name, episodes=episodes, seed=0, env_kwargs=limit)
         scores[name] = r.mean_return
     assert scores["random"] < 20 < scores["greedy"] and scores["lookahead"] > 20
 
@@ -189,28 +191,34 @@ def test_the_reply_search_picks_among_the_best_first_steps_and_repeats_itself() 
     env, s, moves = _crowded_game()
     game = env.unwrapped
     first = make_agent("lookahead", env, seed=5, replies=0)
-    searched = make_agent("lookahead", env, seed=5, replies=4)
+    searched = make_agent("lookahead", env, seed=5)
     top = first.first_steps(s, moves, 12, 5, 7, np.random.default_rng(0), float("inf"))
     assert top[0][2].balls_cleared == s.balls_cleared  # no clear: the reply search runs
     assert first.act(game, None) == _action(moves, top[0][1])  # the best first step
     picks = {searched.act(game, None) for _ in range(3)}
-    assert picks <= {_action(moves, k) for _, k, _ in top[:4]}
-    again = make_agent("lookahead", env, seed=5, replies=4)
-    assert again.act(game, None) == make_agent("lookahead", env, seed=5).act(game, None)
+    assert picks <= {_action(moves, k) for _, k, _ in top[: searched.replies]}
+    for options in ({}, {"futures": 2}):
+        again = make_agent("lookahead", env, seed=5, **options).act(game, None)
+        assert again == make_agent("lookahead", env, seed=5, **options).act(game, None)
 
 
 def _action(moves: np.ndarray, k: int) -> int:
     return rules.move_to_action(int(moves[k, 0]), int(moves[k, 1]), 81)
 
 
-def test_a_board_left_without_a_move_is_worth_lost() -> None:
-    agent = make_agent("lookahead", gym.make("GridGames/Lines98-v0"), seed=0)
+@pytest.mark.parametrize("futures", [0, 2])
+def test_a_board_left_without_a_move_is_worth_lost(futures: int) -> None:
+    env = gym.make("GridGames/Lines98-v0")
+    agent = make_agent("lookahead", env, seed=0, futures=futures)
     full = Lines98State(np.arange(81, dtype=np.int8).reshape(9, 9) % 7 + 1)
     rng = np.random.default_rng(0)
     assert agent.reply_value(full, 3, 5, 7, rng, float("inf")) == LOST
     one_hole = copy.deepcopy(full)
-    one_hole.board[4, 4] = 0  # the reply fills it (the announced ball finds no cell)
-    assert agent.reply_value(one_hole, 3, 5, 7, rng, float("inf")) == LOST
+    one_hole.board[4, 4] = 0
+    # a drawn announcement fills the hole, and no reply is left; with no draw (futures=0)
+    # the reply moves a ball into it and is judged as it is, before the next spawn
+    hole_value = agent.reply_value(one_hole, 3, 5, 7, rng, float("inf"))
+    assert (hole_value == LOST) == bool(futures)
     roomy = copy.deepcopy(full)
     roomy.board[3:6, 3:6] = 0
     assert agent.reply_value(roomy, 3, 5, 7, rng, float("inf")) > 0
@@ -237,7 +245,36 @@ def test_the_reply_search_judges_every_candidate_on_the_same_futures(
     monkeypatch.setattr(rules, "announce", spy)
     for common in (1, 0):
         drawn.clear()
-        make_agent("lookahead", env, seed=5, common_futures=common).act(env.unwrapped, None)
-        assert len(drawn) == 4 * 2  # 4 candidates, 2 futures each, candidate by candidate
+        agent = make_agent("lookahead", env, seed=5, futures=2, common_futures=common)
+        agent.act(env.unwrapped, None)
+        assert len(drawn) == 8 * 2  # 8 candidates, 2 futures each, candidate by candidate
         alike = all(len(set(drawn[f::2])) == 1 for f in range(2))
         assert alike == bool(common)
+
+
+def test_the_default_reply_search_judges_exact_boards_and_draws_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    env, s, moves = _crowded_game()
+    agent = make_agent("lookahead", env, seed=5)
+    top = agent.first_steps(s, moves, 12, 5, 7, np.random.default_rng(0), float("inf"))
+    after = top[0][2]
+    assert not after.announced  # the spawn landed; the next one is not drawn
+    values = {
+        agent.reply_value(after, 3, 5, 7, np.random.default_rng(seed), float("inf"))
+        for seed in range(3)
+    }
+    assert len(values) == 1  # no luck in it: every scratch generator gives the same worth
+    replies = rules.mask_to_moves(rules.legal_mask(after.board), 81)
+    best = agent.first_steps(after, replies, 8, 5, 7, np.random.default_rng(9), float("inf"))
+    assert values == {best[0][0]}  # the best of the 8 best replies, on the board as it is
+    drawn: list[int] = []
+    announce = rules.announce
+
+    def spy(state: Lines98State, rng: np.random.Generator, count: int, colours: int) -> None:
+        drawn.append(count)
+        announce(state, rng, count, colours)
+
+    monkeypatch.setattr(rules, "announce", spy)
+    agent.act(env.unwrapped, None)
+    assert drawn and not any(drawn)  # replays announce nothing; no future is ever drawn
