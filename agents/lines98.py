@@ -73,12 +73,12 @@ class LookaheadAgent(Agent):
     plus ``first_weight`` times its own judgement. With ``futures=0`` (the default) the
     replies are judged on the board as the candidate leaves it, with no next announcement:
     a reply that clears nothing is judged without the three balls that would follow it, so
-    every candidate is compared on exact boards and none on luck. With ``futures > 0`` the
-    agent instead draws that many announcements as the game would and averages the best
-    reply over them; with ``common_futures`` every candidate meets the same draws (future
-    ``f`` of each is drawn from one seed). ``replies=0`` plays the first step alone.
-    ``time_limit`` bounds the seconds a move may take: the search keeps the best candidate
-    it has finished.
+    candidates are compared on the boards they really leave, not on drawn luck. With
+    ``futures > 0`` the agent instead draws that many announcements as the game would and
+    averages the best reply over them; with ``common_futures`` every candidate meets the
+    same draws (future ``f`` of each is drawn from one seed). ``replies=0`` plays the first
+    step alone. ``time_limit`` bounds the seconds a move may take: the search keeps the
+    best candidate it has finished.
     """
 
     name = "lookahead"
