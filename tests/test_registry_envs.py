@@ -133,7 +133,7 @@ def test_masked_action_is_a_noop_with_penalty(env_id: str) -> None:
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
-@pytest.mark.parametrize("bad", [-1, 10**6, 1.5, "0", None, np.array([1, 2])])
+@pytest.mark.parametrize("bad", [-1, 10**6, 1.5, "0", None, True, np.array([1, 2])])
 def test_action_outside_space_raises(env_id: str, bad: object) -> None:
     env = gym.make(env_id)
     env.reset(seed=0)

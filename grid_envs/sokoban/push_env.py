@@ -56,8 +56,9 @@ class SokobanPushEnv(SokobanEnv):
     def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
         super().__init__(render_mode, **kwargs)
         rows, cols = self.obs_shape
-        self.action_space = type(self.action_space)(rows * cols * 4)
-        self._mask = np.zeros(rows * cols * 4, dtype=bool)
+        self._n_actions = rows * cols * 4
+        self.action_space = type(self.action_space)(self._n_actions)
+        self._mask = np.zeros(self._n_actions, dtype=bool)
         self._walk = np.zeros((0, 0), dtype=np.int32)  # player distances for the mask
 
     def _legal_mask(self) -> np.ndarray:
