@@ -309,3 +309,101 @@ def removable_pairs(board: np.ndarray) -> list[tuple[int, int]]:
         return []
     ok = connects(board, a, b)
     return list(zip(i[ok].tolist(), j[ok].tolist(), strict=True))
+
+
+def removable_on_one_board(board: np.ndarray) -> list[tuple[int, int]]:
+    """:func:`removable_pairs` for one board, in plain Python on bit fields: what the
+    single env's mask uses, about 3x faster than the arrays for one board.
+
+    Each row and column of the padded board is an integer, a bit per free cell, and a
+    tile's straight legs reach a run of those bits (a few shifts find its two ends). The
+    middle segment of a horizontal-vertical-horizontal path on column ``x`` needs ``x``
+    free in every row strictly between the two tiles: the AND of those rows, kept per pair
+    of rows. So two tiles connect when their row runs and that AND share a bit, or the same
+    holds for their column runs and the columns between them. Only tiles with an empty side
+    are paired this way (as in :func:`may_connect`); equal tiles side by side always
+    connect."""
+    rows, cols = board.shape
+    h, w = rows + 2, cols + 2
+    free = np.ones((h, w), dtype=bool)
+    free[1:-1, 1:-1] = board == EMPTY
+    row_free = _bit_rows(free)
+    col_free = _bit_rows(free.T)
+    inner = free[1:-1, 1:-1]
+    open_tiles = (free[:-2, 1:-1] | free[2:, 1:-1] | free[1:-1, :-2] | free[1:-1, 2:]) & ~inner
+    cells = np.flatnonzero(open_tiles)
+    flat = board.ravel()
+    by_kind: dict[int, list[int]] = {}
+    for kind, cell in zip(flat[cells].tolist(), cells.tolist(), strict=True):
+        by_kind.setdefault(kind, []).append(cell)
+    groups = []
+    for tiles in by_kind.values():
+        if len(tiles) < 2:
+            continue
+        group = []
+        for cell in tiles:
+            # the runs its two straight legs reach: from the cell up to where the trailing
+            # ones of the bits beyond it stop, down to just past the last taken bit below
+            r, c = cell // cols + 1, cell % cols + 1
+            line = row_free[r]
+            ahead = line >> (c + 1)
+            across = (1 << (c + (~ahead & (ahead + 1)).bit_length())) - (
+                1 << (~line & ((1 << c) - 1)).bit_length()
+            )
+            line = col_free[c]
+            ahead = line >> (r + 1)
+            down = (1 << (r + (~ahead & (ahead + 1)).bit_length())) - (
+                1 << (~line & ((1 << r) - 1)).bit_length()
+            )
+            group.append((cell, r, c, across, down))
+        groups.append(group)
+    found = _touching_closed(board, open_tiles)
+    spans: dict[int, int] = {}
+    every_row, every_col = (1 << w) - 1, (1 << h) - 1
+    for tiles in groups:
+        for k, (i, ri, ci, across_i, down_i) in enumerate(tiles):
+            for j, rj, cj, across_j, down_j in tiles[k + 1 :]:
+                pivots = across_i & across_j  # columns both reach along their rows
+                if pivots:  # i < j: row ri is not below rj
+                    key = ri * h + rj
+                    middle = spans.get(key)
+                    if middle is None:
+                        middle = every_row
+                        for line in row_free[ri + 1 : rj]:
+                            middle &= line
+                        spans[key] = middle
+                    if pivots & middle:
+                        found.append((i, j))
+                        continue
+                pivots = down_i & down_j  # rows both reach along their columns
+                if pivots:
+                    left, right = (ci, cj) if ci < cj else (cj, ci)
+                    key = -(left * w + right) - 1  # the columns' keys below 0
+                    middle = spans.get(key)
+                    if middle is None:
+                        middle = every_col
+                        for line in col_free[left + 1 : right]:
+                            middle &= line
+                        spans[key] = middle
+                    if pivots & middle:
+                        found.append((i, j))
+    return found
+
+
+def _bit_rows(mask: np.ndarray) -> list[int]:
+    """Each row of a bool array as an integer, bit x for column x."""
+    packed = np.packbits(mask, axis=1, bitorder="little")  # rows padded to whole bytes
+    whole, width = int.from_bytes(packed.tobytes(), "little"), 8 * packed.shape[1]
+    row = (1 << width) - 1
+    return [(whole >> (y * width)) & row for y in range(len(packed))]
+
+
+def _touching_closed(board: np.ndarray, open_tiles: np.ndarray) -> list[tuple[int, int]]:
+    """Equal tiles side by side, flat (i < j), one of them without an empty side (those with
+    both open are paired with the open tiles)."""
+    cols = board.shape[1]
+    closed = (board != EMPTY) & ~open_tiles
+    right = (board[:, :-1] == board[:, 1:]) & (closed[:, :-1] | closed[:, 1:])
+    down = (board[:-1] == board[1:]) & (closed[:-1] | closed[1:])
+    out = [(a + a // (cols - 1), a + a // (cols - 1) + 1) for a in np.flatnonzero(right).tolist()]
+    return out + [(a, a + cols) for a in np.flatnonzero(down).tolist()]

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from grid_envs.pikachu.paths import connects, exposed, may_connect, removable_pairs
+from grid_envs.pikachu.paths import (
+    connects,
+    exposed,
+    may_connect,
+    removable_on_one_board,
+    removable_pairs,
+)
 from grid_envs.pikachu.state import EMPTY
 
 
@@ -34,7 +42,7 @@ def action_to_pair(action: int, cells: int) -> tuple[int, int]:
     if not 0 <= action < n_pairs(cells):
         raise ValueError(f"action {action} is outside [0, {n_pairs(cells)})")
     # i is the largest row of the triangle whose first index does not pass the action
-    i = int((2 * cells - 1 - np.sqrt((2 * cells - 1) ** 2 - 8 * action)) // 2)
+    i = (2 * cells - 1 - math.isqrt((2 * cells - 1) ** 2 - 8 * action)) // 2
     while pair_to_action(i, i + 1, cells) > action:
         i -= 1
     while i + 1 < cells - 1 and pair_to_action(i + 1, i + 2, cells) <= action:
@@ -43,8 +51,13 @@ def action_to_pair(action: int, cells: int) -> tuple[int, int]:
 
 
 def legal_mask(board: np.ndarray) -> np.ndarray:
-    """The exact (n_pairs,) mask of the removable pairs (:func:`batch_legal_masks`)."""
-    return batch_legal_masks(board[None])[0]
+    """The exact (n_pairs,) mask of the removable pairs: :func:`batch_legal_masks` for one
+    board, found on bit fields (:func:`removable_on_one_board`)."""
+    cells = board.size
+    mask = np.zeros(n_pairs(cells), dtype=bool)
+    pairs = removable_on_one_board(board)
+    mask[[i * (2 * cells - i - 1) // 2 + (j - i - 1) for i, j in pairs]] = True
+    return mask
 
 
 def batch_legal_masks(boards: np.ndarray) -> np.ndarray:

@@ -166,3 +166,22 @@ def test_batched_masks_equal_every_pair_checked_alone() -> None:
     env, a, b = env[keep], a[keep], b[keep]
     alone = [connects(boards[e], a[k : k + 1], b[k : k + 1])[0] for k, e in enumerate(env)]
     assert np.array_equal(connects(boards, a, b, env), np.array(alone))
+
+
+def test_the_single_boards_bit_field_mask_equals_the_batched_arrays() -> None:
+    """``rules.legal_mask`` (bit fields, one board) against ``batch_legal_masks`` (arrays):
+    boards of every shape and fill, touching tiles, tiles walled in, boards wider than a
+    64-bit field."""
+    from grid_envs.pikachu import rules
+
+    rng = np.random.default_rng(11)
+    shapes = [(int(rng.integers(1, 12)), int(rng.integers(1, 20))) for _ in range(600)]
+    shapes += [(3, 70), (70, 2), (1, 1), (1, 2), (2, 1)]
+    legal = 0
+    for rows, cols in shapes:
+        kinds = int(rng.integers(1, 6))
+        board = rng.integers(1, kinds + 1, (rows, cols)) * (rng.random((rows, cols)) < rng.random())
+        mask = rules.legal_mask(board)
+        assert np.array_equal(mask, rules.batch_legal_masks(board[None])[0]), board
+        legal += int(mask.sum())
+    assert legal > 10_000  # the boards hold plenty of pairs of both outcomes
