@@ -8,7 +8,7 @@ import numpy as np
 
 from grid_envs.core.base_env import GridEnv
 from grid_envs.pikachu import render, rules
-from grid_envs.pikachu.paths import find_path
+from grid_envs.pikachu.paths import RemovablePairs, find_path
 from grid_envs.pikachu.solver import plan
 from grid_envs.pikachu.state import EMPTY, GRAVITY, ON_STUCK, Cell, PikachuState
 
@@ -130,6 +130,7 @@ class PikachuEnv(GridEnv):
         self._total_pairs = 1
         self._mask_key = b""
         self._mask_value = np.zeros(0, dtype=bool)
+        self._pairs = RemovablePairs()  # the mask's bit fields, updated removal by removal
 
     # ------------------------------------------------------------- episode
     def _new_board(self) -> np.ndarray:
@@ -161,7 +162,8 @@ class PikachuEnv(GridEnv):
         ``_apply`` and the base env's mask after the step share it."""
         key = self.state.board.tobytes()
         if key != self._mask_key:
-            self._mask_key, self._mask_value = key, rules.legal_mask(self.state.board)
+            self._mask_key = key
+            self._mask_value = rules.legal_mask(self.state.board, self._pairs)
         return self._mask_value
 
     def _legal_mask(self) -> np.ndarray:

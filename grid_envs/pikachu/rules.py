@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from grid_envs.pikachu.paths import (
+    RemovablePairs,
     connects,
     exposed,
     may_connect,
@@ -50,12 +51,13 @@ def action_to_pair(action: int, cells: int) -> tuple[int, int]:
     return i, action - pair_to_action(i, i + 1, cells) + i + 1
 
 
-def legal_mask(board: np.ndarray) -> np.ndarray:
+def legal_mask(board: np.ndarray, finder: RemovablePairs | None = None) -> np.ndarray:
     """The exact (n_pairs,) mask of the removable pairs: :func:`batch_legal_masks` for one
-    board, found on bit fields (:func:`removable_on_one_board`)."""
+    board, found on bit fields (:class:`RemovablePairs`; pass the one that saw the board
+    before the last removal to update it rather than start again)."""
     cells = board.size
     mask = np.zeros(n_pairs(cells), dtype=bool)
-    pairs = removable_on_one_board(board)
+    pairs = (finder or RemovablePairs()).pairs(board)
     mask[[i * (2 * cells - i - 1) // 2 + (j - i - 1) for i, j in pairs]] = True
     return mask
 

@@ -185,3 +185,38 @@ def test_the_single_boards_bit_field_mask_equals_the_batched_arrays() -> None:
         assert np.array_equal(mask, rules.batch_legal_masks(board[None])[0]), board
         legal += int(mask.sum())
     assert legal > 10_000  # the boards hold plenty of pairs of both outcomes
+
+
+def test_the_pair_finder_kept_up_to_date_equals_a_fresh_search() -> None:
+    """``RemovablePairs`` updates its bit fields when the board it saw loses two tiles;
+    followed through whole games (gravity, reshuffles, now and then an unrelated board, as
+    a restore gives) it finds exactly the pairs a fresh search finds, at every step."""
+    from grid_envs.pikachu import rules
+    from grid_envs.pikachu.paths import RemovablePairs, removable_pairs
+
+    rng = np.random.default_rng(3)
+    steps = updates = 0
+    for _ in range(100):
+        rows, cols = int(rng.integers(2, 10)), 2 * int(rng.integers(2, 9))
+        kinds = int(rng.integers(1, 8))
+        board = rng.permutation(np.arange(rows * cols) % kinds + 1).reshape(rows, cols)
+        finder, gravity = RemovablePairs(), str(rng.choice(["none", "none", "down", "left"]))
+        for _ in range(200):
+            before = None if finder.board is None else finder.board.copy()
+            assert sorted(finder.pairs(board)) == sorted(removable_pairs(board)), board
+            steps += 1
+            updates += before is not None and int((before != board).sum()) == 2
+            pairs = removable_pairs(board)
+            flat = board.reshape(-1)
+            if not pairs or rng.random() < 0.05:  # stuck, or a restore: another layout
+                if not board.any() or rng.random() < 0.3:
+                    break
+                board = board.copy()
+                flat = board.reshape(-1)
+                tiles = np.flatnonzero(flat)
+                flat[tiles] = rng.permutation(flat[tiles])
+                continue
+            i, j = pairs[rng.integers(len(pairs))]
+            flat[[i, j]] = 0
+            rules.apply_gravity(board, gravity)
+    assert steps > 1_500 and updates > 1_000  # most steps were updates, not fresh searches
