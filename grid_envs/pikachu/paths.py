@@ -14,6 +14,7 @@ corner points for drawing. The tests prove it exact against a breadth-first sear
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 
 import numpy as np
 
@@ -431,16 +432,10 @@ class RemovablePairs:
     # -- the pairs ---------------------------------------------------------------------
 
     def _pairs(self) -> list[tuple[int, int]]:
-        open_tiles, row_free, col_free, h, w = (
-            self.open,
-            self.row_free,
-            self.col_free,
-            self.h,
-            self.w,
-        )
+        open_tiles = self.open
         found = [(i, j) for i, j in self.touching if i not in open_tiles or j not in open_tiles]
-        spans: dict[int, int] = {}
-        every_row, every_col = (1 << w) - 1, (1 << h) - 1
+        rows_between = _between(self.row_free, (1 << self.w) - 1)
+        cols_between = _between(self.col_free, (1 << self.h) - 1)
         for cells in self.groups.values():
             if len(cells) < 2:
                 continue
@@ -448,30 +443,34 @@ class RemovablePairs:
             for k, (i, ri, ci, across_i, down_i) in enumerate(tiles):
                 for j, rj, cj, across_j, down_j in tiles[k + 1 :]:
                     pivots = across_i & across_j  # columns both reach along their rows
-                    if pivots:  # i < j: row ri is not below rj
-                        key = ri * h + rj
-                        middle = spans.get(key)
-                        if middle is None:
-                            middle = every_row
-                            for line in row_free[ri + 1 : rj]:
-                                middle &= line
-                            spans[key] = middle
-                        if pivots & middle:
-                            found.append((i, j))
-                            continue
+                    if pivots and pivots & rows_between(ri, rj):  # i < j: ri <= rj
+                        found.append((i, j))
+                        continue
                     pivots = down_i & down_j  # rows both reach along their columns
-                    if pivots:
-                        left, right = (ci, cj) if ci < cj else (cj, ci)
-                        key = -(left * w + right) - 1  # the columns' keys below 0
-                        middle = spans.get(key)
-                        if middle is None:
-                            middle = every_col
-                            for line in col_free[left + 1 : right]:
-                                middle &= line
-                            spans[key] = middle
-                        if pivots & middle:
-                            found.append((i, j))
+                    if pivots and pivots & (
+                        cols_between(ci, cj) if ci < cj else cols_between(cj, ci)
+                    ):
+                        found.append((i, j))
         return found
+
+
+def _between(lines: list[int], every: int) -> Callable[[int, int], int]:
+    """The AND of ``lines`` strictly between two indices (``every`` bit if none), each pair
+    of indices worked out once."""
+    kept: dict[int, int] = {}
+    size = len(lines)
+
+    def between(low: int, high: int) -> int:
+        key = low * size + high
+        out = kept.get(key)
+        if out is None:
+            out = every
+            for line in lines[low + 1 : high]:
+                out &= line
+            kept[key] = out
+        return out
+
+    return between
 
 
 def _bit_rows(mask: np.ndarray) -> list[int]:
