@@ -41,8 +41,10 @@ class MaskedObservation(gym.ObservationWrapper[dict[str, np.ndarray], Any, np.nd
 
     def __init__(self, env: gym.Env[np.ndarray, Any]) -> None:
         super().__init__(env)
-        n = int(env.action_space.n)  # type: ignore[attr-defined]
-        self.observation_space = gym.spaces.Dict(  # type: ignore[assignment]
+        space = env.action_space
+        assert isinstance(space, gym.spaces.Discrete), "the grid games' actions are Discrete"
+        n = int(space.n)
+        self.observation_space = gym.spaces.Dict(
             {
                 "observations": env.observation_space,
                 "action_mask": gym.spaces.Box(0, 1, (n,), dtype=np.uint8),
@@ -94,14 +96,18 @@ def masked_grid_module() -> type:
         """
 
         def setup(self) -> None:
-            width = int(self.model_config.get("width", 32))
-            features = int(self.model_config.get("features_dim", 128))
-            scale, cnn, linear = grid_cnn_parts(
-                self.observation_space["observations"], features, width
-            )
+            config = self.model_config if isinstance(self.model_config, dict) else {}
+            width = int(config.get("width", 32))
+            features = int(config.get("features_dim", 128))
+            observations, actions = self.observation_space, self.action_space
+            assert isinstance(observations, gym.spaces.Dict)
+            assert isinstance(actions, gym.spaces.Discrete)
+            planes = observations["observations"]
+            assert isinstance(planes, gym.spaces.Box)
+            scale, cnn, linear = grid_cnn_parts(planes, features, width)
             self.register_buffer("scale", scale)
             self.encoder = torch.nn.Sequential(cnn, linear)
-            self.pi = torch.nn.Linear(features, int(self.action_space.n))
+            self.pi = torch.nn.Linear(features, int(actions.n))
             self.vf = torch.nn.Linear(features, 1)
 
         def _embed(self, batch: dict[str, Any]) -> Any:

@@ -276,7 +276,7 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
 
         The default accepts an action number; games map their own keys.
         """
-        return int(key) if key.isdigit() and int(key) < self.action_space.n else None
+        return int(key) if key.isdigit() and int(key) < self._n_actions else None
 
     # --------------------------------------------------------------- helpers
     def _check_action(self, action: Any) -> int:
@@ -286,10 +286,10 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         if not ok and isinstance(action, np.ndarray) and action.shape in ((), (1,)):
             ok = np.issubdtype(action.dtype, np.integer)
             action = action.reshape(()).item() if ok else action
-        if not ok or not 0 <= int(action) < self.action_space.n:
+        if not ok or not 0 <= int(action) < self._n_actions:
             raise ValueError(
                 f"action {action!r} is outside the action space {self.action_space} "
-                f"(an integer in [0, {self.action_space.n - 1}])"
+                f"(an integer in [0, {self._n_actions - 1}])"
             )
         return int(action)
 
