@@ -180,12 +180,20 @@ class PikachuEnv(GridEnv):
         return self.when_stuck(s, reward, self.np_random)
 
     def remove(
-        self, state: PikachuState, action: int, path: tuple[Cell, ...] | None = None
+        self,
+        state: PikachuState,
+        action: int | None = None,
+        *,
+        pair: tuple[int, int] | None = None,
+        path: tuple[Cell, ...] | None = None,
     ) -> None:
-        """Remove the pair of a legal ``action`` from ``state`` (its path kept for drawing;
-        the batched env finds the paths of the batch at once and passes it), then let the
-        tiles slide if there is gravity."""
-        i, j = rules.action_to_pair(action, self.rows * self.cols)
+        """Remove the pair of a legal ``action`` (or its flat cells, ``pair``) from
+        ``state``, its path kept for drawing, then let the tiles slide if there is gravity.
+        The batched env finds the pairs and paths of the batch at once and passes them."""
+        if pair is None:
+            assert action is not None, "remove() needs the action or its pair"
+            pair = rules.action_to_pair(action, self.rows * self.cols)
+        i, j = pair
         a, b = divmod(i, self.cols), divmod(j, self.cols)
         state.last_path = path if path is not None else find_path(state.board, a, b) or ()
         state.board[a] = state.board[b] = EMPTY

@@ -314,12 +314,6 @@ def removable_pairs(board: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(i[ok].tolist(), j[ok].tolist(), strict=True))
 
 
-def removable_on_one_board(board: np.ndarray) -> list[tuple[int, int]]:
-    """:func:`removable_pairs` for one board, in plain Python on bit fields
-    (:class:`RemovablePairs`, from scratch): about 3x faster than the arrays for one board."""
-    return RemovablePairs().pairs(board)
-
-
 class RemovablePairs:
     """The removable pairs of one board on bit fields, kept up to date as pairs go (the
     single env's mask).
@@ -340,19 +334,20 @@ class RemovablePairs:
     def __init__(self) -> None:
         self.board: np.ndarray | None = None  # the board the fields below describe (a copy)
 
-    def pairs(self, board: np.ndarray) -> list[tuple[int, int]]:
-        """The removable pairs (i < j, flat cells) of ``board``."""
+    def pairs(self, board: np.ndarray, first: bool = False) -> list[tuple[int, int]]:
+        """The removable pairs (i < j, flat cells) of ``board``; with ``first``, only the
+        first found (enough to tell whether there is one)."""
         last = self.board
         if last is not None and last.shape == board.shape:
             changed = np.flatnonzero(last.ravel() != board.ravel())
             if len(changed) == 2 and not board.ravel()[changed].any():
                 self._empty(changed.tolist())
                 last.ravel()[changed] = EMPTY
-                return self._pairs()
+                return self._pairs(first)
             if not len(changed):
-                return self._pairs()
+                return self._pairs(first)
         self._build(board)
-        return self._pairs()
+        return self._pairs(first)
 
     # -- the fields --------------------------------------------------------------------
 
@@ -431,9 +426,11 @@ class RemovablePairs:
 
     # -- the pairs ---------------------------------------------------------------------
 
-    def _pairs(self) -> list[tuple[int, int]]:
+    def _pairs(self, first: bool) -> list[tuple[int, int]]:
         open_tiles = self.open
         found = [(i, j) for i, j in self.touching if i not in open_tiles or j not in open_tiles]
+        if first and found:
+            return found[:1]
         rows_between = _between(self.row_free, (1 << self.w) - 1)
         cols_between = _between(self.col_free, (1 << self.h) - 1)
         for cells in self.groups.values():
@@ -445,12 +442,16 @@ class RemovablePairs:
                     pivots = across_i & across_j  # columns both reach along their rows
                     if pivots and pivots & rows_between(ri, rj):  # i < j: ri <= rj
                         found.append((i, j))
+                        if first:
+                            return found
                         continue
                     pivots = down_i & down_j  # rows both reach along their columns
                     if pivots and pivots & (
                         cols_between(ci, cj) if ci < cj else cols_between(cj, ci)
                     ):
                         found.append((i, j))
+                        if first:
+                            return found
         return found
 
 

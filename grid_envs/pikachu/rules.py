@@ -11,7 +11,6 @@ from grid_envs.pikachu.paths import (
     connects,
     exposed,
     may_connect,
-    removable_on_one_board,
     removable_pairs,
 )
 from grid_envs.pikachu.state import EMPTY
@@ -49,6 +48,22 @@ def action_to_pair(action: int, cells: int) -> tuple[int, int]:
     while i + 1 < cells - 1 and pair_to_action(i + 1, i + 2, cells) <= action:
         i += 1
     return i, action - pair_to_action(i, i + 1, cells) + i + 1
+
+
+def actions_to_pairs(actions: np.ndarray, cells: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`action_to_pair` for an array of legal actions: the flat cells (i, j), i < j.
+
+    ``i`` is the largest row of the triangle whose first action does not pass the action;
+    the square root in floating point can be one off near a row's start, which the
+    comparisons after it mend."""
+    actions = np.asarray(actions, dtype=np.int64)
+    width = 2 * cells - 1
+    i = ((width - np.sqrt(width * width - 8.0 * actions)) // 2).astype(np.int64)
+    start = i * (width - i) // 2  # the action of the pair (i, i + 1)
+    i -= start > actions
+    i += (i + 1) * (width - i - 1) // 2 <= actions
+    j = actions - i * (width - i) // 2 + i + 1
+    return i, j
 
 
 def legal_mask(board: np.ndarray, finder: RemovablePairs | None = None) -> np.ndarray:
@@ -148,7 +163,7 @@ def shuffle(board: np.ndarray, rng: np.random.Generator, tries: int = 20) -> boo
     flat = board.reshape(-1)
     for _ in range(tries):
         flat[cells] = rng.permutation(tiles)
-        if removable_on_one_board(board):  # the pairs' order is not used here
+        if RemovablePairs().pairs(board, first=True):  # is there a move at all
             return True
     kinds, counts = np.unique(tiles, return_counts=True)
     if not (counts >= 2).any():

@@ -61,15 +61,16 @@ class PikachuVectorEnv(GridVectorEnv):
     def _apply(self, idx: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, ...]:
         single = self.template
         cells, cols = self.boards.shape[1] * self.boards.shape[2], self.boards.shape[2]
-        pairs = [rules.action_to_pair(a, cells) for a in actions.tolist()]
-        first, second = (np.array(column, dtype=np.int64) for column in zip(*pairs, strict=True))
+        first, second = rules.actions_to_pairs(actions, cells)
         a = np.stack(np.divmod(first, cols), axis=1)
         b = np.stack(np.divmod(second, cols), axis=1)
         _, _, kind, pivot = connect_pairs(self.boards, a, b, idx)  # every path at once
-        for k, (i, action) in enumerate(zip(idx.tolist(), actions.tolist(), strict=True)):
-            ends = (int(a[k, 0]), int(a[k, 1])), (int(b[k, 0]), int(b[k, 1]))
-            path = corners(*ends, int(kind[k]), int(pivot[k]))
-            single.remove(self.states[i], action, path)
+        for i, pair, ra, ca, rb, cb, shape, at in zip(
+            idx.tolist(), zip(first.tolist(), second.tolist(), strict=True),
+            *a.T.tolist(), *b.T.tolist(), kind.tolist(), pivot.tolist(), strict=True,
+        ):  # fmt: skip
+            path = corners((ra, ca), (rb, cb), shape, at)
+            single.remove(self.states[i], pair=pair, path=path)
         rewards = (
             np.full(len(idx), single._pair_reward, dtype=np.float64)
             if single._pair_reward is not None

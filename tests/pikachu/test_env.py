@@ -26,6 +26,17 @@ def test_pair_actions_round_trip() -> None:
         for a in (0, len(actions) // 3, len(actions) - 1):
             i, j = rules.action_to_pair(a, cells)
             assert rules.pair_to_action(j, i, cells) == a
+        # the batched env's version, every action: the pairs in the order they are numbered
+        first, second = rules.actions_to_pairs(np.arange(len(actions)), cells)
+        assert list(zip(first.tolist(), second.tolist(), strict=True)) == list(
+            itertools.combinations(range(cells), 2)
+        )
+    big = 4096  # where a float square root could land one row off
+    actions = np.arange(0, rules.n_pairs(big), 997)
+    first, second = rules.actions_to_pairs(actions, big)
+    assert [rules.action_to_pair(int(a), big) for a in actions] == list(
+        zip(first.tolist(), second.tolist(), strict=True)
+    )
     with pytest.raises(ValueError, match="two different cells"):
         rules.pair_to_action(3, 3, 10)
 

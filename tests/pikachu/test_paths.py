@@ -173,6 +173,7 @@ def test_the_single_boards_bit_field_mask_equals_the_batched_arrays() -> None:
     boards of every shape and fill, touching tiles, tiles walled in, boards wider than a
     64-bit field."""
     from grid_envs.pikachu import rules
+    from grid_envs.pikachu.paths import RemovablePairs
 
     rng = np.random.default_rng(11)
     shapes = [(int(rng.integers(1, 12)), int(rng.integers(1, 20))) for _ in range(600)]
@@ -183,6 +184,9 @@ def test_the_single_boards_bit_field_mask_equals_the_batched_arrays() -> None:
         board = rng.integers(1, kinds + 1, (rows, cols)) * (rng.random((rows, cols)) < rng.random())
         mask = rules.legal_mask(board)
         assert np.array_equal(mask, rules.batch_legal_masks(board[None])[0]), board
+        first = RemovablePairs().pairs(board, first=True)  # what a reshuffle asks
+        assert len(first) == min(1, int(mask.sum()))
+        assert all(mask[rules.pair_to_action(i, j, board.size)] for i, j in first)
         legal += int(mask.sum())
     assert legal > 10_000  # the boards hold plenty of pairs of both outcomes
 
