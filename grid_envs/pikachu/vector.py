@@ -5,9 +5,9 @@ The registered Pikachu ids' ``vector_entry_point``. The mask, the costly part of
 (:func:`rules.batch_legal_masks`: equal tiles found by one sort per board, pairs that can
 leave their cells kept, and the path test of every pair of every board in one array
 pass); the planes too. Removals, gravity and reshuffles are played game by game with the
-single env's own code (:meth:`PikachuEnv.remove`, the batch's paths found in one call, and
-:meth:`PikachuEnv.when_stuck`), each with its own generator: the same seeds and actions
-give the trajectories of N single envs (tested).
+single env's own code (:meth:`PikachuEnv.remove`, given the batch's pairs and paths found
+in one call each, and :meth:`PikachuEnv.when_stuck`), each with its own generator: the same
+seeds and actions give the trajectories of N single envs (tested).
 """
 
 from __future__ import annotations
