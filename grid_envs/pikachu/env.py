@@ -191,7 +191,8 @@ class PikachuEnv(GridEnv):
         ``state``, its path kept for drawing, then let the tiles slide if there is gravity.
         The batched env finds the pairs and paths of the batch at once and passes them."""
         if pair is None:
-            assert action is not None, "remove() needs the action or its pair"
+            if action is None:
+                raise ValueError("remove() needs the action or its pair of cells")
             pair = rules.action_to_pair(action, self.rows * self.cols)
         i, j = pair
         a, b = divmod(i, self.cols), divmod(j, self.cols)
