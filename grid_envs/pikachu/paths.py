@@ -363,10 +363,7 @@ class RemovablePairs:
         self.touching = _touching(board)  # equal tiles side by side
         # the tiles with an empty side: cell -> (cell, row, col) padded and the runs of its
         # legs, worked out when its kind has two open tiles (None until then)
-        side = (free[:-2, 1:-1] | free[2:, 1:-1] | free[1:-1, :-2] | free[1:-1, 2:]) & ~free[
-            1:-1, 1:-1
-        ]
-        cells = np.flatnonzero(side)
+        cells = np.flatnonzero(exposed(board[None])[0] & (board.ravel() != EMPTY))
         self.open: dict[int, tuple[int, int, int, int, int] | None] = dict.fromkeys(cells.tolist())
         groups: dict[int, list[int]] = {}  # kind -> its open tiles, ascending
         for kind, cell in zip(board.ravel()[cells].tolist(), cells.tolist(), strict=True):

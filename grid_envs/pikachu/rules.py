@@ -73,7 +73,7 @@ def legal_mask(board: np.ndarray, finder: RemovablePairs | None = None) -> np.nd
     cells = board.size
     mask = np.zeros(n_pairs(cells), dtype=bool)
     pairs = (finder or RemovablePairs()).pairs(board)
-    mask[[i * (2 * cells - i - 1) // 2 + (j - i - 1) for i, j in pairs]] = True
+    mask[[pair_to_action(i, j, cells) for i, j in pairs]] = True
     return mask
 
 
