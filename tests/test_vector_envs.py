@@ -240,3 +240,79 @@ def test_batched_sokoban_deadlock_flag_is_the_rules_verdict(terminate: bool) -> 
             assert env.deadlocked[i] == rules.is_deadlocked(env._state_of(i)), i
         flagged += int(env.deadlocked.sum())
     assert flagged > 100  # deadlocks were met
+
+
+AUTORESET_CASES = [
+    ("GridGames/Sokoban-v0", {"level_pool": 20, "rows": 7, "cols": 7, "num_boxes": 2,
+                              "max_episode_steps": 25}),
+    ("GridGames/Knight-v0", {"level_pool": 20, "rows": 5, "cols": 5}),
+    ("GridGames/Minesweeper-v0", {"rows": 5, "cols": 5, "mines": 4, "max_episode_steps": 8}),
+    ("GridGames/Pikachu-Small-v0", {"rows": 4, "cols": 4, "kinds": 4}),
+    ("GridGames/Lines98-Small-v0", {"target_score": 12, "max_episode_steps": 10}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", ["NextStep", "SameStep", "Disabled"])
+@pytest.mark.parametrize("env_id, kwargs", AUTORESET_CASES, ids=lambda x: str(x)[:24])
+def test_batched_autoreset_modes_match_gymnasiums_sync_vector_env(
+    env_id: str, kwargs: dict[str, Any], mode: str
+) -> None:
+    """Each of Gymnasium's autoreset modes, partial resets (``reset_mask``) included, gives
+    what Gymnasium's own SyncVectorEnv over single envs gives."""
+    n = 4
+    native = gym.make_vec(
+        env_id, n, vectorization_mode="vector_entry_point", autoreset_mode=mode, **kwargs
+    )
+    sync = gym.vector.SyncVectorEnv(
+        [lambda: gym.make(env_id, **kwargs) for _ in range(n)], autoreset_mode=mode
+    )
+    assert native.metadata["autoreset_mode"].value == mode
+    obs, _ = native.reset(seed=7)
+    expected, _ = sync.reset(seed=7)
+    assert np.array_equal(obs, expected)
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(60):
+        mask = native.unwrapped.action_masks()
+        actions = np.argmax(rng.random(mask.shape) * mask, axis=1)
+        got = native.step(actions)
+        want = sync.step(actions)
+        for a, b in zip(got[:4], want[:4], strict=True):
+            assert np.array_equal(a, b)
+        done = got[2] | got[3]
+        ended += int(done.sum())
+        if mode == "SameStep" and done.any():
+            for i in np.flatnonzero(done):
+                assert np.array_equal(got[4]["final_obs"][i], want[4]["final_obs"][i])
+                final, theirs = got[4]["final_info"], want[4]["final_info"]
+                assert final["is_success"][i] == theirs["is_success"][i]
+            assert np.array_equal(got[4]["_final_obs"], done)
+        if mode == "Disabled" and done.any():
+            with pytest.raises(RuntimeError, match="reset it"):
+                native.step(actions)
+            obs, _ = native.reset(options={"reset_mask": done})
+            expected, _ = sync.reset(options={"reset_mask": done.copy()})
+            assert np.array_equal(obs, expected)
+    assert ended >= 2
+
+
+def test_a_partial_reset_is_checked_and_reseeds_only_its_envs() -> None:
+    vec = gym.make_vec(
+        "GridGames/Minesweeper-v0", 3, vectorization_mode="vector_entry_point",
+        autoreset_mode="Disabled",
+    )  # fmt: skip
+    with pytest.raises(ValueError, match="first reset"):
+        vec.reset(options={"reset_mask": np.array([True, False, False])})
+    vec.reset(seed=1)
+    with pytest.raises(ValueError, match="shape"):
+        vec.reset(options={"reset_mask": np.array([True, False])})
+    with pytest.raises(ValueError, match="bool array"):
+        vec.reset(options={"reset_mask": [1, 0, 0]})
+    before = [r.bit_generator.state for r in vec.unwrapped.rngs]
+    _, info = vec.reset(seed=[None, 5, 9], options={"reset_mask": np.array([False, True, False])})
+    after = [r.bit_generator.state for r in vec.unwrapped.rngs]
+    assert after[0] == before[0] and after[2] == before[2] and after[1] != before[1]
+    assert info["_action_mask"].tolist() == [False, True, False]
+    with pytest.raises(ValueError, match="autoreset_mode"):
+        gym.make_vec("GridGames/Minesweeper-v0", 2, vectorization_mode="vector_entry_point",
+                     autoreset_mode="sometimes")  # fmt: skip

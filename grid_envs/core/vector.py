@@ -10,8 +10,11 @@ single envs, so that the same seeds and actions give the same trajectories:
 * seeds: ``reset(seed=s)`` seeds env ``i`` with ``s + i`` (a list seeds each env), with
   Gymnasium's ``np_random``; each env keeps its own generator, so its random draws are
   exactly those of a single env with that seed;
-* next-step autoreset (Gymnasium's default): the step after an episode ends resets that
-  env, ignores its action and returns reward 0;
+* autoreset in Gymnasium's three modes (``autoreset_mode=``): next step (the default: the
+  step after an episode ends resets that env, ignores its action and returns reward 0), same
+  step (the ending step returns the new episode's observation, the last one in
+  ``info["final_obs"]`` and its infos in ``info["final_info"]``), or disabled (the caller
+  resets ended envs with ``reset(options={"reset_mask": mask})``, which resets just those);
 * the time limit of ``gymnasium.make`` (``max_episode_steps``): ``truncated`` once an
   episode has taken that many steps, illegal ones included;
 * illegal actions: a no-op with ``illegal_action_penalty`` and ``info["illegal_action"]``;
@@ -39,9 +42,21 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
     env_class: type[GridEnv]  # the game's single env: its settings are the batch's
 
-    def __init__(self, num_envs: int, max_episode_steps: int | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        max_episode_steps: int | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        **kwargs: Any,
+    ) -> None:
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        try:
+            self.autoreset_mode = AutoresetMode(autoreset_mode)
+        except ValueError:
+            modes = [m.value for m in AutoresetMode]
+            raise ValueError(f"autoreset_mode must be one of {modes}, got {autoreset_mode!r}") from None
+        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         kwargs.pop("render_mode", None)  # a batch is not drawn
         template = self.env_class(**kwargs)
         if template.observation_mode == "rgb":
@@ -87,31 +102,61 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     def reset(
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        if seed is None:
-            seeds: list[int | None] = [None] * self.num_envs
-        elif isinstance(seed, (int, np.integer)):
-            seeds = [int(seed) + i for i in range(self.num_envs)]
+        """Start new episodes: in every env, or with ``options={"reset_mask": mask}`` in
+        the envs where ``mask`` (num_envs,) bool is True (the others carry on). Seeds as
+        Gymnasium gives them: an int seeds env ``i`` with ``seed + i``, a list one each."""
+        options = dict(options or {})
+        rows = options.pop("reset_mask", None)
+        seeds = self._seeds(seed)
+        if rows is None:
+            idx = np.arange(self.num_envs)
         else:
-            seeds = list(seed)
-            if len(seeds) != self.num_envs:
-                raise ValueError(f"got {len(seeds)} seeds for {self.num_envs} envs")
+            idx = self._reset_rows(rows)
         if not self.rngs:
             self.rngs = [seeding.np_random(s)[0] for s in seeds]
         else:
-            for i, s in enumerate(seeds):
-                if s is not None:
-                    self.rngs[i] = seeding.np_random(s)[0]
-        everyone = np.arange(self.num_envs)
-        self._start(everyone, dict(options or {}))
-        self._autoreset[:] = False
+            for i in idx.tolist():
+                if seeds[i] is not None:
+                    self.rngs[i] = seeding.np_random(seeds[i])[0]
+        self._start(idx, options)
+        self._autoreset[idx] = False
         none = np.zeros(self.num_envs, dtype=bool)
-        return self._observations(), self._all_infos(none, none)
+        infos = self._all_infos(none, none)
+        if rows is not None:  # Gymnasium's layout: the infos of the envs that were reset
+            for key in [k for k in infos if k.startswith("_")]:
+                infos[key] = infos[key] & rows
+        return self._observations(), infos
+
+    def _seeds(self, seed: int | list[int | None] | None) -> list[int | None]:
+        if seed is None:
+            return [None] * self.num_envs
+        if isinstance(seed, (int, np.integer)):
+            return [int(seed) + i for i in range(self.num_envs)]
+        seeds = list(seed)
+        if len(seeds) != self.num_envs:
+            raise ValueError(f"got {len(seeds)} seeds for {self.num_envs} envs")
+        return seeds
+
+    def _reset_rows(self, rows: Any) -> np.ndarray:
+        """The envs a ``reset_mask`` names, checked."""
+        if not (isinstance(rows, np.ndarray) and rows.dtype == np.bool_):
+            raise ValueError(f"reset_mask must be a numpy bool array, got {type(rows).__name__}")
+        if rows.shape != (self.num_envs,):
+            raise ValueError(f"reset_mask must have shape ({self.num_envs},), got {rows.shape}")
+        if not self.rngs:
+            raise ValueError("the first reset() starts every env: leave reset_mask out of it")
+        return np.flatnonzero(rows)
 
     def step(
         self, actions: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         if not self.rngs:
             raise RuntimeError("call reset() before step()")
+        if self.autoreset_mode is AutoresetMode.DISABLED and self._autoreset.any():
+            raise RuntimeError(
+                f"env {int(np.flatnonzero(self._autoreset)[0])} has ended and autoreset is "
+                "disabled: reset it with reset(options={'reset_mask': mask}) first"
+            )
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(
@@ -148,9 +193,22 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         truncated = np.zeros(self.num_envs, dtype=bool)
         if self.max_episode_steps is not None:
             truncated = active & (self.steps >= self.max_episode_steps)
-        self._autoreset = terminated | truncated
+        ended = terminated | truncated
         infos = self._all_infos(illegal, terminated)
-        return self._observations(), rewards, terminated, truncated, infos
+        obs = self._observations()
+        if self.autoreset_mode is not AutoresetMode.SAME_STEP:
+            self._autoreset = ended
+        elif ended.any():  # the new episodes start now; the last observations go to infos
+            final_obs = np.full(self.num_envs, None, dtype=object)
+            for i in np.flatnonzero(ended).tolist():
+                final_obs[i] = obs[i]
+            final_info = infos
+            self._start(np.flatnonzero(ended), {})
+            obs = self._observations()
+            infos = self._all_infos(illegal & ~ended, np.zeros(self.num_envs, dtype=bool))
+            infos["final_obs"], infos["_final_obs"] = final_obs, ended.copy()
+            infos["final_info"], infos["_final_info"] = final_info, ended
+        return obs, rewards, terminated, truncated, infos
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of every env now, (num_envs, n_actions) bool."""
