@@ -55,7 +55,9 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             self.autoreset_mode = AutoresetMode(autoreset_mode)
         except ValueError:
             modes = [m.value for m in AutoresetMode]
-            raise ValueError(f"autoreset_mode must be one of {modes}, got {autoreset_mode!r}") from None
+            raise ValueError(
+                f"autoreset_mode must be one of {modes}, got {autoreset_mode!r}"
+            ) from None
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         kwargs.pop("render_mode", None)  # a batch is not drawn
         template = self.env_class(**kwargs)
@@ -108,10 +110,7 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         options = dict(options or {})
         rows = options.pop("reset_mask", None)
         seeds = self._seeds(seed)
-        if rows is None:
-            idx = np.arange(self.num_envs)
-        else:
-            idx = self._reset_rows(rows)
+        idx = np.arange(self.num_envs) if rows is None else self._reset_rows(rows)
         if not self.rngs:
             self.rngs = [seeding.np_random(s)[0] for s in seeds]
         else:
