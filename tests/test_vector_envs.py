@@ -316,3 +316,55 @@ def test_a_partial_reset_is_checked_and_reseeds_only_its_envs() -> None:
     with pytest.raises(ValueError, match="autoreset_mode"):
         gym.make_vec("GridGames/Minesweeper-v0", 2, vectorization_mode="vector_entry_point",
                      autoreset_mode="sometimes")  # fmt: skip
+
+
+CACHES = {"runs", "zero_bits"}  # Minesweeper's flood caches, found at a state's first flood
+
+
+def _same_state(a: Any, b: Any) -> None:
+    """Two game-state dataclasses hold the same game (arrays compared by value)."""
+    assert type(a) is type(b)
+    for key, value in vars(a).items():
+        if key in CACHES:
+            continue
+        other = getattr(b, key)
+        if hasattr(value, "__dataclass_fields__"):
+            _same_state(value, other)
+        else:
+            assert _equal(value, other), key
+
+
+@pytest.mark.parametrize(
+    "env_id, kwargs",
+    [
+        ("GridGames/Sokoban-v0", {"rows": 7, "cols": 7, "num_boxes": 2}),
+        ("GridGames/Knight-v0", {"level_pool": 20, "energy_slack": 2.0}),
+        ("GridGames/Knight-v0", {"rows": 5, "cols": 6}),
+        ("GridGames/Minesweeper-v0", {}),
+        ("GridGames/Pikachu-Small-v0", {}),
+        ("GridGames/Lines98-Small-v0", {}),
+    ],
+    ids=lambda x: str(x)[:22],
+)
+def test_batched_game_state_is_the_single_envs_state(env_id: str, kwargs: dict[str, Any]) -> None:
+    n = 4
+    vec = gym.make_vec(env_id, n, vectorization_mode="vector_entry_point", **kwargs)
+    singles = [gym.make(env_id, **kwargs) for _ in range(n)]
+    vec.reset(seed=2)
+    for i, env in enumerate(singles):
+        env.reset(seed=2 + i)
+    rng = np.random.default_rng(2)
+    for _ in range(12):
+        mask = vec.unwrapped.action_masks()
+        actions = np.argmax(rng.random(mask.shape) * mask, axis=1)
+        _, _, terminated, truncated, _ = vec.step(actions)
+        for i, env in enumerate(singles):
+            if env.unwrapped.episode_over:
+                continue  # the batch restarts it at its next step
+            env.step(int(actions[i]))
+            if not (terminated[i] or truncated[i]):
+                _same_state(vec.unwrapped.game_state(i), env.unwrapped.game_state())
+    copy = vec.unwrapped.game_state(0)
+    with pytest.raises(IndexError):
+        vec.unwrapped.game_state(n)
+    assert copy is not vec.unwrapped.game_state(0)

@@ -213,6 +213,18 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         """The legal actions of every env now, (num_envs, n_actions) bool."""
         return self.mask.copy()
 
+    def game_state(self, i: int) -> Any:
+        """A copy of env ``i``'s game as the single env's state dataclass (what
+        :meth:`GridEnv.game_state` gives): the hook through which planners, teachers and
+        potentials read one game of the batch. Changing the copy never changes the env."""
+        if not 0 <= i < self.num_envs or not self.rngs:
+            raise IndexError(f"env {i} is not a started env of the {self.num_envs}")
+        return self._state_of_env(int(i))
+
+    def _state_of_env(self, i: int) -> Any:
+        """Env ``i``'s game as the single env's state (a copy); games fill this in."""
+        raise NotImplementedError
+
     # --------------------------------------------------------------- helpers
     def _start(self, idx: np.ndarray, options: dict[str, Any]) -> None:
         self._reset_envs(idx, options)

@@ -26,6 +26,7 @@ from grid_envs.knight.state import (
     RIGHT_BIT,
     UP_BIT,
     KnightLevel,
+    KnightState,
 )
 
 WALL_BITS = np.array([UP_BIT, RIGHT_BIT, DOWN_BIT, LEFT_BIT], dtype=np.uint8)  # planes 0-3
@@ -53,6 +54,7 @@ class KnightVectorEnv(GridVectorEnv):
         self.energy = np.zeros(n, dtype=np.int64)
         self.cheapest = np.zeros(n, dtype=np.int64)
         self.collected = np.zeros(n, dtype=np.int64)
+        self.levels = np.full(n, None, dtype=object)  # each env's KnightLevel
         self._moves = np.array(DIRECTIONS, dtype=np.int64)  # action -> (dr, dc)
         self._bits = np.array(ACTION_BITS, dtype=np.uint8)  # action -> the side it opens
         self.planes = np.zeros((n, 9, rows, cols), dtype=np.uint8)  # kept up to date
@@ -67,6 +69,7 @@ class KnightVectorEnv(GridVectorEnv):
             self._load(idx, pool.cells[ks], pool.monsters[ks], pool.items[ks], pool.dist[ks],
                        pool.start[ks], pool.exit[ks], pool.monster_cost[ks], pool.cheapest[ks],
                        energy)  # fmt: skip
+            self.levels[idx] = [pool[k] for k in ks.tolist()]
         else:
             for i in idx.tolist():  # the single env's own code with env i's generator
                 s = self._single_episode(i, options)
@@ -74,6 +77,7 @@ class KnightVectorEnv(GridVectorEnv):
                 self._load(np.array([i]), lv.cells[None], lv.monsters[None], s.items[None],
                            exit_distances(lv)[None], np.array([s.knight]), np.array([lv.exit]),
                            lv.monster_cost, lv.cheapest, s.energy)  # fmt: skip
+                self.levels[i] = lv
         if self.template.observation_mode == "planes":
             self._draw(idx)
 
@@ -130,6 +134,13 @@ class KnightVectorEnv(GridVectorEnv):
         planes[idx, 7] = self.items[idx]
         planes[idx, 8] = np.clip(self.energy[idx], 0, 255)[:, None, None]
 
+    def _state_of_env(self, i: int) -> KnightState:
+        level = self.levels[i]
+        rows, cols = level.shape
+        knight = (int(self.knight[i, 0]), int(self.knight[i, 1]))
+        items = self.items[i, :rows, :cols].copy()
+        return KnightState(level, knight, int(self.energy[i]), items, int(self.collected[i]))
+
     def _observations(self) -> np.ndarray:
         if self.template.observation_mode == "compact":
             return self.cells.copy()
@@ -142,3 +153,11 @@ class KnightVectorEnv(GridVectorEnv):
             "items_collected": self.collected.copy(),
             "knight": self.knight.copy(),
         }
+
+
+def distance_potentials(env: KnightVectorEnv) -> np.ndarray:
+    """The ``"distance"`` potential of every env of the batch, (num_envs,) float64: minus
+    the cheapest cost from the knight's cell to the exit, read off the same Dijkstra map as
+    :func:`grid_envs.knight.solver.distance_potential` reads."""
+    rows = np.arange(env.num_envs)
+    return -env.dist[rows, env.knight[:, 0], env.knight[:, 1]].astype(np.float64)

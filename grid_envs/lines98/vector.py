@@ -11,6 +11,7 @@ actions give the trajectories of N single envs (tested).
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -55,6 +56,9 @@ class Lines98VectorEnv(GridVectorEnv):
         ]
         rewards, terminated, won = (np.array(column) for column in zip(*out, strict=True))
         return rewards.astype(np.float64), terminated.astype(bool), won.astype(bool)
+
+    def _state_of_env(self, i: int) -> Any:
+        return copy.deepcopy(self.states[i])
 
     def _no_legal_action(self, idx: np.ndarray) -> float:
         return self.template.game_over_penalty

@@ -21,6 +21,7 @@ import numpy as np
 from grid_envs.core.vector import GridVectorEnv
 from grid_envs.minesweeper import rules
 from grid_envs.minesweeper.env import N_NUMBER_PLANES, MinesweeperEnv, compact_view
+from grid_envs.minesweeper.state import MinesweeperState
 
 
 def _grow(start: np.ndarray, room: np.ndarray) -> np.ndarray:
@@ -248,6 +249,14 @@ class MinesweeperVectorEnv(GridVectorEnv):
         flat[at + (1 + number) * cells] = 1
         if self.allow_flags:  # flags inside the opened region were lifted
             flat[at + (1 + N_NUMBER_PLANES) * cells] = 0
+
+    def _state_of_env(self, i: int) -> MinesweeperState:
+        """Env ``i``'s board (``exploded`` is not kept by the batch: None)."""
+        return MinesweeperState(
+            self.rows, self.cols, self.num_mines, self.first_click, self.mines[i].copy(),
+            self.counts[i].copy(), self.revealed[i].copy(), self.flags[i].copy(),
+            placed=bool(self.placed[i]),
+        )  # fmt: skip
 
     def _observations(self) -> np.ndarray:
         if self.template.observation_mode == "compact":

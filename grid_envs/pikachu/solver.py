@@ -34,7 +34,7 @@ import numpy as np
 from grid_envs.pikachu import pairings
 from grid_envs.pikachu.paths import connects_flat, removable_pairs, removable_with_lengths
 from grid_envs.pikachu.rules import apply_gravity, batch_legal_masks, tiles_by_kind
-from grid_envs.pikachu.state import EMPTY
+from grid_envs.pikachu.state import EMPTY, PikachuState
 
 
 @dataclass(frozen=True)
@@ -481,3 +481,9 @@ def _plan_moves(
         if child_moves:
             stack.append((child, child_moves, 0))
     return PlanResult("unsolvable", (), nodes, time.perf_counter() - start)
+
+
+def mobility_potential(state: PikachuState) -> float:
+    """Shaping potential ``"mobility"``: how many pairs can be removed now (a board with more
+    moves is further from being stuck)."""
+    return float(len(removable_pairs(state.board)))

@@ -12,6 +12,7 @@ seeds and actions give the trajectories of N single envs (tested).
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -88,6 +89,9 @@ class PikachuVectorEnv(GridVectorEnv):
             masks[k] = rules.legal_mask(self.boards[i])
         self._known = (idx.copy(), masks)
         return rewards, terminated, won
+
+    def _state_of_env(self, i: int) -> Any:
+        return copy.deepcopy(self.states[i])
 
     def _no_legal_action(self, idx: np.ndarray) -> float:
         return 0.0

@@ -68,6 +68,8 @@ class SokobanVectorEnv(GridVectorEnv):
         self.rows, self.cols = rows, cols
         self.codes = np.full((n, rows + 2 * PAD, cols + 2 * PAD), WALL, dtype=np.uint8)
         self.dead = np.zeros(self.codes.shape, dtype=bool)  # dead squares, static per level
+        # fewest pushes of a lone box to a goal, -1 if none (static per level; potentials)
+        self.push_dist = np.full(self.codes.shape, -1, dtype=np.int32)
         padded = self.codes.shape[1] * self.codes.shape[2]
         self._flat = self.codes.reshape(-1)  # the batch's cells, flat: env i at i * padded
         self._dead_flat = self.dead.reshape(-1)
@@ -103,7 +105,8 @@ class SokobanVectorEnv(GridVectorEnv):
             pool.fill(ks)
             self._load(idx, pool.codes[ks], pool.dead[ks], pool.player[ks],
                        (pool.goals_free[ks], pool.boxes_on[ks], pool.num_boxes[ks]),
-                       pool.deadlocked[ks], ks, pool.optimal_pushes[ks])  # fmt: skip
+                       pool.deadlocked[ks], ks, pool.optimal_pushes[ks],
+                       np.stack([pool.push_dist[k] for k in ks.tolist()]))  # fmt: skip
         else:
             for i in idx.tolist():  # the single env's own code with env i's generator
                 single._next_index = int(self.next_index[i])  # env i's place in a level list
@@ -111,7 +114,8 @@ class SokobanVectorEnv(GridVectorEnv):
                 self.next_index[i] = single._next_index
                 self._load(np.array([i]), single._codes[None], s.dead[None],
                            np.array([s.player]), start_figures(s), single._deadlocked,
-                           single.level_index, single._optimal_pushes)  # fmt: skip
+                           single.level_index, single._optimal_pushes,
+                           s.push_dist[None])  # fmt: skip
         self.pushes[idx] = 0
         self.moves[idx] = 0
         if single.observation_mode == "planes":
@@ -121,13 +125,17 @@ class SokobanVectorEnv(GridVectorEnv):
 
     def _load(self, idx: np.ndarray, codes: np.ndarray, dead: np.ndarray, player: np.ndarray,
               figures: tuple[Any, Any, Any], deadlocked: Any, level_index: Any,
-              optimal_pushes: Any) -> None:  # fmt: skip
-        """New episodes in the envs ``idx``: their rooms' codes and dead squares (k, rows,
-        cols) in the top-left corner of the padded arrays, the rest per env."""
+              optimal_pushes: Any, push_dist: np.ndarray) -> None:  # fmt: skip
+        """New episodes in the envs ``idx``: their rooms' codes, dead squares and push
+        distances (k, rows, cols) in the top-left corner of the padded arrays, the rest per
+        env."""
         self.codes[idx] = WALL
         self.codes[idx, PAD : PAD + codes.shape[1], PAD : PAD + codes.shape[2]] = codes
         self.dead[idx] = False
         self.dead[idx, PAD : PAD + dead.shape[1], PAD : PAD + dead.shape[2]] = dead
+        self.push_dist[idx] = -1
+        rows, cols = push_dist.shape[1:]
+        self.push_dist[idx, PAD : PAD + rows, PAD : PAD + cols] = push_dist
         self.pos[idx] = (player[:, 0] + PAD) * self.codes.shape[2] + player[:, 1] + PAD
         self.goals_free[idx], self.boxes_on[idx], self.num_boxes[idx] = figures
         self.deadlocked[idx], self.level_index[idx] = deadlocked, level_index
@@ -271,6 +279,18 @@ class SokobanVectorEnv(GridVectorEnv):
             player=divmod(int(self.pos[i]), codes.shape[1]), dead=self.dead[i],
         )  # fmt: skip
 
+    def _state_of_env(self, i: int) -> SokobanState:
+        """Env ``i``'s position on the observation's grid (a level smaller than the grid
+        sits in its top-left corner, walled around, as in the observation)."""
+        codes = self.codes[i][self._view[1:]]
+        r, c = divmod(int(self.pos[i]), self.codes.shape[2])
+        view = self._view[1:]
+        return SokobanState(
+            floor=codes != WALL, goals=ON_GOAL[codes], boxes=BOXED[codes],
+            player=(r - PAD, c - PAD), pushes=int(self.pushes[i]), moves=int(self.moves[i]),
+            push_dist=self.push_dist[i][view].copy(), dead=self.dead[i][view].copy(),
+        )  # fmt: skip
+
     def _no_legal_action(self, idx: np.ndarray) -> float:
         self.deadlocked[idx] = True
         return self.template.deadlock_penalty
@@ -291,3 +311,19 @@ class SokobanVectorEnv(GridVectorEnv):
             "moves": self.moves.copy(),
             "optimal_pushes": self.optimal_pushes.copy(),
         }
+
+
+def boxes_potentials(env: SokobanVectorEnv) -> np.ndarray:
+    """The ``"boxes"`` potential of every env, (num_envs,) float64: the boxes on goals (as
+    :func:`grid_envs.sokoban.rules.boxes_potential`)."""
+    return env.boxes_on.astype(np.float64)
+
+
+def distance_potentials(env: SokobanVectorEnv) -> np.ndarray:
+    """The ``"distance"`` potential of every env, (num_envs,) float64: minus the boxes'
+    push distances to their nearest goals, a box on a dead square counting as the level's
+    largest distance plus one (as :func:`grid_envs.sokoban.rules.distance_to_goals`)."""
+    dist = env.push_dist.reshape(env.num_envs, -1)
+    worst = dist.max(axis=1, keepdims=True) + 1
+    boxed = BOXED[env.codes].reshape(env.num_envs, -1)
+    return -np.where(dist < 0, worst, dist).sum(axis=1, where=boxed).astype(np.float64)
