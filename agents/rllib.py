@@ -2,8 +2,12 @@
 
 * :class:`MaskedObservation`: RLlib reads masks from the observation, so the env's planes
   and its exact mask travel together as ``{"observations": planes, "action_mask": mask}``.
+* :class:`MaskedBatchObservation`: the same for a whole native batched env.
 * :func:`register`: the env under RLlib's registry (``gridgames/<id>``), made by its
-  Gymnasium id inside every env runner process.
+  Gymnasium id inside every env runner process: each runner steps its
+  ``envs_per_runner`` envs as one native batched env where the id has one
+  (``gym_env_vectorize_mode="vector_entry_point"``), else as Gymnasium's loop over single
+  envs.
 * :class:`MaskedGridModule` (built lazily: importing ``agents`` needs no ray or torch): the
   small-board CNN of :mod:`agents.sb3` with a policy and a value head; the mask sends the
   logits of illegal actions to the float minimum, so PPO never samples them.
@@ -56,14 +60,60 @@ class MaskedObservation(gym.ObservationWrapper[dict[str, np.ndarray], Any, np.nd
         return {"observations": observation, "action_mask": mask.astype(np.uint8)}
 
 
-def make_env(config: dict[str, Any]) -> gym.Env[Any, Any]:
-    """RLlib's env creator: ``config`` holds ``env_id``, ``env_kwargs`` and ``shaping``."""
-    import grid_envs  # noqa: F401  (registers the ids inside the env runner process)
-    from grid_envs.wrappers import PotentialShaping
+class MaskedBatchObservation(gym.vector.VectorWrapper):
+    """:class:`MaskedObservation` for a native batched env: ``{"observations": the batch's
+    planes, "action_mask": its masks}``."""
 
-    env: gym.Env[Any, Any] = gym.make(config["env_id"], **config.get("env_kwargs", {}))
+    def __init__(self, env: Any) -> None:
+        super().__init__(env)
+        n = int(env.single_action_space.n)
+        self.single_observation_space = gym.spaces.Dict(
+            {
+                "observations": env.single_observation_space,
+                "action_mask": gym.spaces.Box(0, 1, (n,), dtype=np.uint8),
+            }
+        )
+        self.observation_space = gym.vector.utils.batch_space(
+            self.single_observation_space, self.num_envs
+        )
+
+    def _masked(self, observations: np.ndarray) -> dict[str, np.ndarray]:
+        masks = self.env.unwrapped.action_masks().astype(np.uint8)
+        return {"observations": observations, "action_mask": masks}
+
+    def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
+        obs, info = self.env.reset(**kwargs)
+        return self._masked(obs), info
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.env.step(actions)
+        return self._masked(obs), reward, terminated, truncated, info
+
+
+def has_native_batch(env_id: str) -> bool:
+    import grid_envs  # noqa: F401  (registers the ids)
+
+    return gym.spec(env_id).vector_entry_point is not None
+
+
+def make_env(config: dict[str, Any]) -> Any:
+    """RLlib's env creator: ``config`` holds ``env_id``, ``env_kwargs`` and ``shaping``, and
+    ``num_envs`` when RLlib asks for a vector env (the native batch)."""
+    import grid_envs  # noqa: F401  (registers the ids inside the env runner process)
+    from grid_envs.wrappers import PotentialShaping, VectorPotentialShaping
+
+    env_id, kwargs = config["env_id"], config.get("env_kwargs", {})
+    gamma = config.get("gamma", 0.99)
+    if "num_envs" in config:
+        batch: Any = gym.make_vec(
+            env_id, int(config["num_envs"]), vectorization_mode="vector_entry_point", **kwargs
+        )
+        if config.get("shaping"):
+            batch = VectorPotentialShaping(batch, config["shaping"], gamma)
+        return MaskedBatchObservation(batch)
+    env: gym.Env[Any, Any] = gym.make(env_id, **kwargs)
     if config.get("shaping"):
-        env = PotentialShaping(env, config["shaping"], config.get("gamma", 0.99))
+        env = PotentialShaping(env, config["shaping"], gamma)
     return MaskedObservation(env)
 
 
@@ -179,6 +229,10 @@ def algorithm_config(config: RLlibConfig) -> Any:
             num_env_runners=config.num_env_runners,
             num_envs_per_env_runner=config.envs_per_runner,
             num_cpus_per_env_runner=1,
+            # each runner's envs as one native batch where the id has one
+            gym_env_vectorize_mode=(
+                "vector_entry_point" if has_native_batch(config.env_id) else "sync"
+            ),
         )
         .learners(num_learners=0)
         .training(

@@ -185,7 +185,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     config = default_config(
         env, algo=args.algo, timesteps=args.timesteps, seed=args.seed, n_envs=args.n_envs,
-        shaping=args.shaping, policy=args.policy,
+        shaping=args.shaping, policy=args.policy, vec_env=args.vec_env, threads=args.threads,
+        device=args.device,
     )  # fmt: skip
     config.env_kwargs = {**config.env_kwargs, **parse_settings(args.set)}
     out = args.out or f"runs/{env.split('/')[1]}-{args.algo}-s{args.seed}"
@@ -397,7 +398,20 @@ def build_parser() -> argparse.ArgumentParser:
         "(Lines98's); cnn: a dense head (the others' default)",
     )  # fmt: skip
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--n-envs", type=int, default=None)
+    p.add_argument(
+        "--n-envs", type=int, default=None,
+        help="envs stepped together (default: 64 in a native batch, 4 in a DummyVecEnv)",
+    )  # fmt: skip
+    p.add_argument(
+        "--vec-env", choices=("batched", "dummy"), default=None,
+        help="batched: the native batched env, one call a step (the default where the id "
+        "has one); dummy: single envs in SB3's DummyVecEnv",
+    )  # fmt: skip
+    p.add_argument("--threads", type=int, default=None,
+                   help="torch threads (default: every core this process may use)")  # fmt: skip
+    p.add_argument(
+        "--device", default=None, help="auto (CUDA where present, the default), cpu, cuda"
+    )
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument(

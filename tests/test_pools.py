@@ -22,19 +22,28 @@ def test_level_k_is_the_same_in_any_order_of_generation() -> None:
         lazy[k]
     assert lazy.fill() == 9 and bulk.fill(range(12)) == 12
     for k in range(12):
-        assert lazy[k].level.same_puzzle(bulk[k].level)
+        assert lazy[k].same_puzzle(bulk[k])
         assert np.array_equal(lazy.codes[k], bulk.codes[k])
     other = LevelPool(gen, 12, seed=4)
-    assert not all(other[k].level.same_puzzle(bulk[k].level) for k in range(12))
+    assert not all(other[k].same_puzzle(bulk[k]) for k in range(12))
+
+
+def test_a_pooled_level_is_the_generators_level() -> None:
+    """The pool keeps arrays only; the level built back from them is the generated one."""
+    gen = SokobanGenerator(7, 8, 2)
+    pool = LevelPool(gen, 6, seed=2)
+    for k in range(6):
+        made = gen.generate(np.random.default_rng([2, k])).level
+        assert pool[k].same_puzzle(made) and np.array_equal(pool[k].walls, made.walls)
 
 
 def test_pool_arrays_describe_their_levels() -> None:
     pool = LevelPool(SokobanGenerator(7, 8, 2), 5)
     pool.fill()
     for k in range(5):
-        state = rules.new_state(pool[k].level)
+        state = rules.new_state(pool[k])
         assert np.array_equal(pool.codes[k], cell_codes(state, (7, 8)))
-        assert np.array_equal(pool.dead[k], state.dead)
+        assert np.array_equal(pool.dead(np.array([k]))[0], state.dead)
         assert tuple(pool.player[k]) == state.player
         assert pool.num_boxes[k] == 2 and pool.goals_free[k] + pool.boxes_on[k] == 2
         assert not pool.deadlocked[k]
@@ -72,6 +81,27 @@ def test_bad_pools_are_refused() -> None:
         gym.make("GridGames/Sokoban-v0", level_pool=10, levels="#####\n#@$.#\n#####\n")
     with pytest.raises(IndexError, match="outside the pool"):
         LevelPool(SokobanGenerator(7, 7, 2), 3)[3]
+    with pytest.raises(ValueError, match="'auto' or None"):
+        gym.make("GridGames/Sokoban-v0", level_pool="big")
+
+
+def test_generated_levels_come_from_a_large_pool_by_default() -> None:
+    from grid_envs.core.pool import auto_size
+
+    for env_id in ("GridGames/Sokoban-v0", "GridGames/Sokoban-Small-v0", "GridGames/Knight-v0",
+                   "GridGames/SokobanPush-v0"):  # fmt: skip
+        env = gym.make(env_id).unwrapped
+        assert env.pool is not None and len(env.pool) == 100_000, env_id
+        _, info = env.reset(seed=0)
+    assert (
+        len(gym.make("GridGames/Knight-Large-v0").unwrapped.pool) == 10_000 == auto_size((25, 25))
+    )
+    assert gym.make("GridGames/Sokoban-v0", level_pool=None).unwrapped.pool is None
+    level_file = gym.make("GridGames/Sokoban-v0", levels="#####\n#@$.#\n#####\n").unwrapped
+    assert level_file.pool is None
+    assert gym.make("GridGames/Knight-v0", level="samples").unwrapped.pool is None
+    held_out = gym.make("GridGames/Knight-v0", pool_seed=1).unwrapped.pool
+    assert held_out is not gym.make("GridGames/Knight-v0").unwrapped.pool
 
 
 def test_knight_pool_keeps_each_level_and_its_dijkstra_map() -> None:
@@ -80,6 +110,9 @@ def test_knight_pool_keeps_each_level_and_its_dijkstra_map() -> None:
     pool.fill()
     for k in (5, 0):
         level = again[k]
+        made = gen.generate(np.random.default_rng([1, k]))
+        assert np.array_equal(level.cells, made.cells) and level.exit == made.exit
+        assert np.array_equal(level.items, made.items) and level.cheapest == made.cheapest
         assert np.array_equal(pool.cells[k], level.cells)
         assert np.array_equal(pool.monsters[k], level.monsters)
         assert np.array_equal(pool.dist[k], distances(level.cells, level.costs(), level.exit))

@@ -14,8 +14,11 @@ so the same env seed gives the same episodes, with the single env and the batche
 Pools are shared inside a process (:meth:`LevelPool.shared`): N envs with the same settings
 generate each level once.
 
-A game subclasses :class:`LevelPool` to keep, per level, the arrays its batched env copies
-at a reset (``_record``).
+A pool keeps arrays only, a few hundred bytes a level (no Python object per level), so that
+pools of a hundred thousand levels and more stay small: a game subclasses
+:class:`LevelPool` to keep, per level, what its envs copy at a reset (``_record``) and to
+build the level object back from those arrays (``_level``). The arrays are allocated
+zeroed, which the operating system backs with memory only as levels are written.
 """
 
 from __future__ import annotations
@@ -25,6 +28,26 @@ from typing import Any, ClassVar, Generic, TypeVar
 import numpy as np
 
 T = TypeVar("T")
+
+AUTO = "auto"  # an env's default level_pool: a pool of auto_size() levels when it generates
+
+
+def auto_size(shape: tuple[int, int]) -> int:
+    """The pool an env generating ``shape`` boards draws from by default: 100,000 levels
+    for boards of up to 100 cells (Boxoban trains on 900,000 levels; a pool of 100,000
+    holds a few tens of MB once full), 10,000 for larger ones."""
+    return 100_000 if shape[0] * shape[1] <= 100 else 10_000
+
+
+def pool_size(level_pool: Any, shape: tuple[int, int], generates: bool) -> int | None:
+    """The pool an env uses: ``level_pool`` as given, or for ``"auto"`` the default size
+    when the env generates its levels (none when it plays given levels)."""
+    if isinstance(level_pool, str):
+        if level_pool != AUTO:
+            raise ValueError(f"level_pool must be a number of levels, 'auto' or None, "
+                             f"got {level_pool!r}")  # fmt: skip
+        return auto_size(shape) if generates else None
+    return level_pool
 
 
 class LevelPool(Generic[T]):
@@ -40,7 +63,6 @@ class LevelPool(Generic[T]):
         if not isinstance(seed, (int, np.integer)) or seed < 0:
             raise ValueError(f"pool_seed must be a non-negative integer, got {seed!r}")
         self.generator, self.size, self.seed = generator, int(size), int(seed)
-        self.levels: list[T | None] = [None] * self.size
         self.filled = np.zeros(self.size, dtype=bool)
         self.missing = self.size  # levels not generated yet
 
@@ -56,13 +78,12 @@ class LevelPool(Generic[T]):
         return self.size
 
     def __getitem__(self, k: int) -> T:
+        """Level ``k`` (generated now if it was not yet), built from the pool's arrays."""
         if not 0 <= k < self.size:
             raise IndexError(f"level {k} is outside the pool of {self.size}")
         if not self.filled[k]:
             self._generate(k)
-        level = self.levels[k]
-        assert level is not None
-        return level
+        return self._level(k)
 
     def draw(self, rng: np.random.Generator) -> int:
         """The pool index an episode plays, drawn with the env's generator: one uniform
@@ -80,11 +101,15 @@ class LevelPool(Generic[T]):
         return len(missing)
 
     def _generate(self, k: int) -> None:
-        level = self.generator.generate(np.random.default_rng([self.seed, k]))
-        self.levels[k] = level
-        self._record(k, level)
+        self._record(k, self.generator.generate(np.random.default_rng([self.seed, k])))
         self.filled[k] = True
         self.missing -= 1
 
-    def _record(self, k: int, level: T) -> None:
-        """Keep what the batched env copies at a reset of level ``k`` (games override)."""
+    def _record(self, k: int, generated: Any) -> None:
+        """Keep in the pool's arrays what the envs need of level ``k``, as the generator
+        made it (games override)."""
+        raise NotImplementedError
+
+    def _level(self, k: int) -> T:
+        """Level ``k`` built back from the pool's arrays (games override)."""
+        raise NotImplementedError

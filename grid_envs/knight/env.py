@@ -11,6 +11,7 @@ import numpy as np
 
 from grid_envs.core.base_env import GridEnv
 from grid_envs.core.grid import DIRECTIONS
+from grid_envs.core.pool import AUTO, pool_size
 from grid_envs.knight import levels as level_files
 from grid_envs.knight import render
 from grid_envs.knight.generator import KnightGenerator
@@ -96,10 +97,13 @@ class KnightEnv(GridEnv):
     ## Arguments
     - ``rows``, ``cols``, ``loops``, ``monster_density``, ``item_density``,
       ``monster_cost``: the generator's settings (or pass ``generator=``).
-    - ``level_pool``: draw generated levels from a pool of this many instead of a fresh one
-      per episode (:mod:`grid_envs.core.pool`: level ``k`` is seeded by ``(pool_seed, k)``
-      and each episode picks ``k`` with the env's generator), so a reset costs a copy; the
-      batched env needs it to keep up. ``pool_seed`` picks another pool.
+    - ``level_pool``: generated levels are drawn from a pool of this many
+      (:mod:`grid_envs.core.pool`: level ``k`` is seeded by ``(pool_seed, k)`` and
+      generated the first time an episode draws it; each episode picks ``k`` with the
+      env's generator), so a reset of a level met before costs a copy. ``"auto"`` (the
+      default): 100,000 levels for mazes of up to 100 cells, 10,000 for larger ones;
+      ``None``: a fresh maze every episode. ``pool_seed`` picks another pool: evaluate
+      on ``pool_seed=1`` to play mazes that training on the default pool never met.
     - ``level``: a map file, ``"samples"`` (the 10 shipped levels), a ``KnightLevel`` or a
       list; a list is played in a seeded random order.
     - ``energy_slack``: energy = ceil(cheapest * slack); must be >= 1.
@@ -110,7 +114,10 @@ class KnightEnv(GridEnv):
     ``items_collected`` and ``knight`` (its cell).
 
     ## Version History
-    - v0: first release.
+    - v0: first release. Since 0.2.0 generated mazes come from a pool of 100,000 by
+      default (``level_pool="auto"``, 10,000 above 100 cells): the same distribution of
+      mazes, other mazes for a given seed than before; ``level_pool=None`` gives a fresh
+      maze every episode.
     """
 
     default_illegal_action_penalty = -0.05
@@ -127,7 +134,7 @@ class KnightEnv(GridEnv):
         monster_cost: int = 3,
         generator: KnightGenerator | None = None,
         level: Any = None,
-        level_pool: int | None = None,
+        level_pool: int | str | None = AUTO,
         pool_seed: int = 0,
         obs_shape: tuple[int, int] | None = None,
         energy_slack: float = 1.0,
@@ -149,10 +156,12 @@ class KnightEnv(GridEnv):
                 rows, cols, loops, monster_density, item_density, monster_cost
             )
         self.pool: KnightLevelPool | None = None
-        if level_pool is not None:
+        shape = self.generator.shape if self.generator is not None else (0, 0)
+        size = pool_size(level_pool, shape, generates=self.generator is not None)
+        if size is not None:
             if self.generator is None:
                 raise ValueError("level_pool pools generated levels: it cannot go with level=")
-            self.pool = KnightLevelPool.shared(self.generator, level_pool, pool_seed)
+            self.pool = KnightLevelPool.shared(self.generator, size, pool_seed)
         if obs_shape is None:
             if self.levels is not None:
                 obs_shape = (

@@ -54,7 +54,8 @@ class KnightVectorEnv(GridVectorEnv):
         self.energy = np.zeros(n, dtype=np.int64)
         self.cheapest = np.zeros(n, dtype=np.int64)
         self.collected = np.zeros(n, dtype=np.int64)
-        self.levels = np.full(n, None, dtype=object)  # each env's KnightLevel
+        self.levels = np.full(n, None, dtype=object)  # each env's KnightLevel, if not pooled
+        self.level_index = np.full(n, -1, dtype=np.int64)  # each env's pool level, or -1
         self._moves = np.array(DIRECTIONS, dtype=np.int64)  # action -> (dr, dc)
         self._bits = np.array(ACTION_BITS, dtype=np.uint8)  # action -> the side it opens
         self.planes = np.zeros((n, 9, rows, cols), dtype=np.uint8)  # kept up to date
@@ -69,7 +70,7 @@ class KnightVectorEnv(GridVectorEnv):
             self._load(idx, pool.cells[ks], pool.monsters[ks], pool.items[ks], pool.dist[ks],
                        pool.start[ks], pool.exit[ks], pool.monster_cost[ks], pool.cheapest[ks],
                        energy)  # fmt: skip
-            self.levels[idx] = [pool[k] for k in ks.tolist()]
+            self.level_index[idx] = ks
         else:
             for i in idx.tolist():  # the single env's own code with env i's generator
                 s = self._single_episode(i, options)
@@ -77,7 +78,7 @@ class KnightVectorEnv(GridVectorEnv):
                 self._load(np.array([i]), lv.cells[None], lv.monsters[None], s.items[None],
                            exit_distances(lv)[None], np.array([s.knight]), np.array([lv.exit]),
                            lv.monster_cost, lv.cheapest, s.energy)  # fmt: skip
-                self.levels[i] = lv
+                self.levels[i], self.level_index[i] = lv, -1
         if self.template.observation_mode == "planes":
             self._draw(idx)
 
@@ -135,7 +136,8 @@ class KnightVectorEnv(GridVectorEnv):
         planes[idx, 8] = np.clip(self.energy[idx], 0, 255)[:, None, None]
 
     def _state_of_env(self, i: int) -> KnightState:
-        level = self.levels[i]
+        k = int(self.level_index[i])
+        level = self.template.pool[k] if k >= 0 and self.template.pool else self.levels[i]
         rows, cols = level.shape
         knight = (int(self.knight[i, 0]), int(self.knight[i, 1]))
         items = self.items[i, :rows, :cols].copy()

@@ -10,6 +10,7 @@ import numpy as np
 
 from grid_envs.core.base_env import GridEnv
 from grid_envs.core.grid import DIRECTIONS, DOWN, LEFT, RIGHT, UP
+from grid_envs.core.pool import AUTO, pool_size
 from grid_envs.sokoban import render, rules
 from grid_envs.sokoban.generator import SokobanGenerator
 from grid_envs.sokoban.levels import BoxobanDirectory, parse_xsb, read_collection
@@ -107,11 +108,14 @@ class SokobanEnv(GridEnv):
     - ``generator``: a :class:`SokobanGenerator`; by default one of ``rows x cols`` with
       ``num_boxes`` boxes (10, 10, 4) and ``min_pushes`` (0: no difficulty floor; when set,
       ``info["optimal_pushes"]`` reports the solver's proved optimum).
-    - ``level_pool``: draw generated levels from a pool of this many instead of a fresh one
-      per episode (:class:`~grid_envs.sokoban.pool.SokobanLevelPool`: level ``k`` is seeded by
-      ``(pool_seed, k)``, each episode picks ``k`` with the env's generator, and
-      ``info["level_index"]`` is ``k``). Resets then cost a copy, not a search; the batched
-      env needs it to keep up. ``pool_seed`` picks another pool.
+    - ``level_pool``: generated levels are drawn from a pool of this many
+      (:class:`~grid_envs.sokoban.pool.SokobanLevelPool`: level ``k`` is seeded by
+      ``(pool_seed, k)`` and generated the first time an episode draws it, each episode
+      picks ``k`` with the env's generator, and ``info["level_index"]`` is ``k``), so a
+      reset of a level met before costs a copy, not a search. ``"auto"`` (the default):
+      100,000 levels for rooms of up to 100 cells, 10,000 for larger ones; ``None``: a
+      fresh level every episode. ``pool_seed`` picks another pool: evaluate on
+      ``pool_seed=1`` to play levels that training on the default pool never met.
     - ``obs_shape``: the observation grid; by default the largest level or the generator's.
     - ``level_order``: ``"random"`` (seeded) or ``"sequential"`` for level lists.
     - ``step_penalty``, ``box_on_reward``, ``box_off_penalty``, ``solve_reward``,
@@ -123,7 +127,9 @@ class SokobanEnv(GridEnv):
     - ``observation_mode``, ``render_mode``, ``tile_size``: views and drawing.
 
     ## Version History
-    - v0: first release.
+    - v0: first release. Since 0.2.0 generated levels come from a pool of 100,000 by
+      default (``level_pool="auto"``): the same distribution of levels, other levels for
+      a given seed than before; ``level_pool=None`` gives a fresh level every episode.
     """
 
     def __init__(
@@ -136,7 +142,7 @@ class SokobanEnv(GridEnv):
         cols: int = 10,
         num_boxes: int = 4,
         min_pushes: int = 0,
-        level_pool: int | None = None,
+        level_pool: int | str | None = AUTO,
         pool_seed: int = 0,
         obs_shape: tuple[int, int] | None = None,
         level_order: str = "random",
@@ -158,10 +164,12 @@ class SokobanEnv(GridEnv):
         if self.levels is None and generator is None:
             self.generator = SokobanGenerator(rows, cols, num_boxes, min_pushes=min_pushes)
         self.pool: SokobanLevelPool | None = None
-        if level_pool is not None:
+        shape = self.generator.shape if self.generator is not None else (0, 0)
+        size = pool_size(level_pool, shape, generates=self.generator is not None)
+        if size is not None:
             if self.generator is None:
                 raise ValueError("level_pool pools generated levels: it cannot go with levels=")
-            self.pool = SokobanLevelPool.shared(self.generator, level_pool, pool_seed)
+            self.pool = SokobanLevelPool.shared(self.generator, size, pool_seed)
         shape = obs_shape or self._default_shape()
         super().__init__(
             n_actions=rules.N_ACTIONS,
@@ -232,14 +240,14 @@ class SokobanEnv(GridEnv):
         if self.levels is not None:
             return self.levels.sample(self.np_random)
         assert self.generator is not None
-        index = -1
         if self.pool is not None:
             index = self.pool.draw(self.np_random)
-            generated = self.pool[index]
-        else:
-            generated = self.generator.generate(self.np_random)
+            level = self.pool[index]  # generated now if no episode drew it before
+            self._optimal_pushes = self.pool.optimal(index)
+            return index, level
+        generated = self.generator.generate(self.np_random)
         self._optimal_pushes = generated.optimal_pushes
-        return index, generated.level
+        return -1, generated.level
 
     def _new_episode(self, options: dict[str, Any]) -> None:
         self._optimal_pushes = None
@@ -251,9 +259,8 @@ class SokobanEnv(GridEnv):
                 f"pass obs_shape= to make()"
             )
         self.level, self.level_index = level, index
-        push_dist = self.pool.push_dist[index] if self.pool is not None and index >= 0 else None
-        if push_dist is not None:  # a pooled level: its start was worked out once
-            assert self.pool is not None
+        if self.pool is not None and index >= 0:  # a pooled level: its start was worked out once
+            push_dist = self.pool.push_dist[index].astype(np.int32)
             self.state = SokobanState.from_level(level, push_dist)
             self._deadlocked = bool(self.pool.deadlocked[index])
         else:

@@ -103,10 +103,11 @@ class SokobanVectorEnv(GridVectorEnv):
             draws = np.array([self.rngs[i].random() for i in idx.tolist()])
             ks = (draws * pool.size).astype(np.int64)
             pool.fill(ks)
-            self._load(idx, pool.codes[ks], pool.dead[ks], pool.player[ks],
+            optimal = pool.optimal_pushes[ks].astype(object)
+            optimal[pool.optimal_pushes[ks] < 0] = None
+            self._load(idx, pool.codes[ks], pool.dead(ks), pool.player[ks],
                        (pool.goals_free[ks], pool.boxes_on[ks], pool.num_boxes[ks]),
-                       pool.deadlocked[ks], ks, pool.optimal_pushes[ks],
-                       np.stack([pool.push_dist[k] for k in ks.tolist()]))  # fmt: skip
+                       pool.deadlocked[ks], ks, optimal, pool.push_dist[ks])  # fmt: skip
         else:
             for i in idx.tolist():  # the single env's own code with env i's generator
                 single._next_index = int(self.next_index[i])  # env i's place in a level list

@@ -35,6 +35,26 @@ def test_the_observation_carries_the_exact_mask() -> None:
     assert np.array_equal(obs["action_mask"].astype(bool), info["action_mask"])
 
 
+def test_a_runner_steps_its_envs_as_one_native_batch() -> None:
+    from agents.rllib import algorithm_config
+
+    kwargs = {"rows": 5, "cols": 5, "energy_slack": 1.5}
+    env = make_env({"env_id": "GridGames/Knight-v0", "env_kwargs": kwargs, "num_envs": 3,
+                    "shaping": "distance"})  # fmt: skip
+    assert type(env.unwrapped).__name__ == "KnightVectorEnv"
+    obs, info = env.reset(seed=0)
+    assert env.observation_space.contains(obs)
+    assert np.array_equal(obs["action_mask"].astype(bool), info["action_mask"])
+    obs, _, _, _, info = env.step(np.argmax(info["action_mask"], axis=1))
+    assert np.array_equal(obs["action_mask"].astype(bool), info["action_mask"])
+    assert "shaping" in info
+    native = algorithm_config(RLlibConfig("GridGames/Knight-v0"))
+    assert native.gym_env_vectorize_mode == "vector_entry_point"
+    assert algorithm_config(RLlibConfig("GridGames/SokobanPush-v0")).gym_env_vectorize_mode == (
+        "sync"
+    )
+
+
 def test_the_module_never_gives_an_illegal_action_any_weight() -> None:
     from ray.rllib.core.columns import Columns
 
