@@ -181,8 +181,13 @@ def uses_batch(config: TrainConfig) -> bool:
     return config.vec_env == "batched" and has_native_batch(config.env_id)
 
 
+THREADS_VARIABLE = "GRIDGAMES_TORCH_THREADS"
+
+
 def set_threads(threads: int | None) -> int:
-    """Set torch's threads (None: every core this process may use); the number set.
+    """Set torch's threads; the number set. None: the environment variable
+    ``GRIDGAMES_TORCH_THREADS`` if set (for several trainings side by side), else every
+    core this process may use.
 
     On 2 cores one process with 2 threads trains a small CNN 1.5-1.8x faster than with 1
     (measured); more threads than free cores, or two torch processes at once, slow it down
@@ -191,6 +196,8 @@ def set_threads(threads: int | None) -> int:
 
     torch = _torch()
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if threads is None and os.environ.get(THREADS_VARIABLE):
+        threads = int(os.environ[THREADS_VARIABLE])
     n = int(threads) if threads is not None else max(1, cores or 1)
     if n < 1:
         raise ValueError(f"threads must be at least 1, got {threads!r}")

@@ -14,6 +14,8 @@ import grid_envs
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # pygame windows work headless
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+if os.environ.get("PYTEST_XDIST_WORKER"):  # workers side by side: one torch thread each
+    os.environ.setdefault("GRIDGAMES_TORCH_THREADS", "1")
 
 ENV_IDS = sorted(grid_envs.ENVS)
 

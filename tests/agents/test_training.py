@@ -196,7 +196,7 @@ def test_a_folder_with_another_run_is_refused(tmp_path: Path) -> None:
 
 def test_a_checkpoint_for_another_space_is_a_one_line_error(tmp_path: Path) -> None:
     small = TrainConfig(
-        env_id="GridGames/Knight-v0", timesteps=256, n_steps=64, batch_size=32,
+        env_id="GridGames/Knight-v0", timesteps=256, n_envs=4, n_steps=64, batch_size=32,
         env_kwargs={"rows": 4, "cols": 4}, eval_freq=10_000, checkpoint_freq=128,
         features_dim=16,
     )  # fmt: skip
