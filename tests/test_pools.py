@@ -92,7 +92,7 @@ def test_generated_levels_come_from_a_large_pool_by_default() -> None:
                    "GridGames/SokobanPush-v0"):  # fmt: skip
         env = gym.make(env_id).unwrapped
         assert env.pool is not None and len(env.pool) == 100_000, env_id
-        _, info = env.reset(seed=0)
+        env.reset(seed=0)
     assert (
         len(gym.make("GridGames/Knight-Large-v0").unwrapped.pool) == 10_000 == auto_size((25, 25))
     )
