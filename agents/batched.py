@@ -28,6 +28,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from pathlib import Path
 from typing import Any
@@ -291,6 +292,7 @@ class BatchedEvalCallback(BaseCallback):
             self.model.save(self.best_path / "best_model.zip")
 
 
+@functools.cache
 def fast_rollouts(algorithm: type) -> type:
     """``algorithm`` (PPO or MaskablePPO) with rollouts collected under
     ``torch.inference_mode``: the same actions and data, no autograd bookkeeping."""

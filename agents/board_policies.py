@@ -32,7 +32,7 @@ from stable_baselines3.common.policies import ActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from agents.sb3 import plane_scale
+from agents.sb3 import mixed, plane_scale
 
 
 def _trunk(planes: int, width: int, depth: int) -> nn.Sequential:
@@ -57,7 +57,7 @@ class CellLogitsExtractor(BaseFeaturesExtractor):
 
     def __init__(
         self, observation_space: gym.spaces.Box, actions: int, width: int = 64,
-        depth: int = 4, value_dim: int = 64,
+        depth: int = 4, value_dim: int = 64, bf16: bool = False,
     ) -> None:  # fmt: skip
         planes, rows, cols = observation_space.shape
         if actions % (rows * cols):
@@ -67,10 +67,13 @@ class CellLogitsExtractor(BaseFeaturesExtractor):
         self.trunk = _trunk(planes, width, depth)
         self.head = nn.Conv2d(width, actions // (rows * cols), 1)
         self.value = nn.Sequential(nn.Linear(2 * width, value_dim), nn.ReLU())
+        self.bf16 = bf16
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        hidden = self.trunk(observations.float() * self.scale)
-        return torch.cat([self.head(hidden).flatten(1), self.value(_pooled(hidden))], dim=1)
+        with mixed(observations, self.bf16):
+            hidden = self.trunk(observations.float() * self.scale)
+            out = torch.cat([self.head(hidden).flatten(1), self.value(_pooled(hidden))], dim=1)
+        return out.float()
 
 
 class LiftDropExtractor(BaseFeaturesExtractor):
@@ -79,7 +82,7 @@ class LiftDropExtractor(BaseFeaturesExtractor):
 
     def __init__(
         self, observation_space: gym.spaces.Box, width: int = 64, depth: int = 4,
-        value_dim: int = 64,
+        value_dim: int = 64, bf16: bool = False,
     ) -> None:  # fmt: skip
         planes, rows, cols = observation_space.shape
         self.colours, self.cells = planes // 2, rows * cols
@@ -87,15 +90,18 @@ class LiftDropExtractor(BaseFeaturesExtractor):
         self.trunk = _trunk(planes, width, depth)
         self.head = nn.Conv2d(width, 1 + self.colours, 1)  # lift, then drop per colour
         self.value = nn.Sequential(nn.Linear(2 * width, value_dim), nn.ReLU())
+        self.bf16 = bf16
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        with mixed(observations, self.bf16):
+            hidden = self.trunk(observations.float())
+            planes = self.head(hidden).flatten(2).float()  # (b, 1 + C, n)
+            value = self.value(_pooled(hidden)).float()
         obs = observations.float()
-        hidden = self.trunk(obs)
-        planes = self.head(hidden).flatten(2)  # (b, 1 + C, n)
         lift, drop = planes[:, 0], planes[:, 1:]
         balls = obs[:, : self.colours].flatten(2)  # (b, C, n) one-hot colour of each ball
         logits = lift.unsqueeze(2) + torch.einsum("bcs,bct->bst", balls, drop)
-        return torch.cat([logits.flatten(1), self.value(_pooled(hidden))], dim=1)
+        return torch.cat([logits.flatten(1), value], dim=1)
 
 
 class _Split(nn.Module):

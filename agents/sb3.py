@@ -90,6 +90,29 @@ def grid_cnn_parts(space: gym.spaces.Box, features_dim: int, width: int = 32) ->
     return scale, cnn, linear
 
 
+PRECISIONS = ("auto", "bf16", "fp32")
+
+
+def bf16_native(device: str) -> bool:
+    """Whether ``device`` ("cpu", "cuda", ...) computes bfloat16 in hardware (AVX512-BF16
+    or AMX on a CPU, Ampere or later on a GPU)."""
+    torch = _torch()
+    if device.startswith("cuda"):
+        return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
+    if device == "cpu":
+        try:
+            return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+        except (AttributeError, RuntimeError):  # pragma: no cover - depends on the build
+            return False
+    return False
+
+
+def mixed(tensor: Any, enabled: bool) -> Any:
+    """Autocast to bfloat16 on ``tensor``'s device when ``enabled`` (weights stay float32;
+    the extractors hand their outputs back as float32)."""
+    return _torch().autocast(tensor.device.type, dtype=_torch().bfloat16, enabled=enabled)
+
+
 def small_grid_cnn() -> type:
     """The feature extractor class (built lazily so importing agents needs no torch)."""
     _torch()
@@ -99,14 +122,17 @@ def small_grid_cnn() -> type:
         """Two 3x3 'same' convolutions over (channels, rows, cols), then a dense layer."""
 
         def __init__(
-            self, observation_space: gym.spaces.Box, features_dim: int = 128, width: int = 32
-        ) -> None:
+            self, observation_space: gym.spaces.Box, features_dim: int = 128, width: int = 32,
+            bf16: bool = False,
+        ) -> None:  # fmt: skip
             super().__init__(observation_space, features_dim)
             scale, self.cnn, self.linear = grid_cnn_parts(observation_space, features_dim, width)
             self.register_buffer("scale", scale)
+            self.bf16 = bf16
 
         def forward(self, observations: Any) -> Any:
-            return self.linear(self.cnn(observations.float() * self.scale))
+            with mixed(observations, self.bf16):
+                return self.linear(self.cnn(observations.float() * self.scale)).float()
 
     return SmallGridCNN
 
@@ -131,6 +157,8 @@ class TrainConfig:
     n_epochs: int = 4
     ent_coef: float = 0.01
     features_dim: int = 128
+    precision: str = "auto"  # "bf16": the network's layers in bfloat16 (float32 weights);
+    # "auto": bf16 where the device computes it in hardware, else "fp32"
     eval_freq: int = 5_000  # timesteps between evaluations
     eval_episodes: int = 50
     checkpoint_freq: int = 10_000  # timesteps between checkpoints
@@ -172,6 +200,17 @@ def default_config(env_id: str, **overrides: Any) -> TrainConfig:
     if vec_env not in VEC_ENVS:
         raise ValueError(f"vec_env must be one of {VEC_ENVS}, got {vec_env!r}")
     return TrainConfig(env_id=env_id, **{**PATH_DEFAULTS[vec_env], **settings})
+
+
+def uses_bf16(config: TrainConfig) -> bool:
+    """Whether a run's network computes in bfloat16 (asked for, or "auto" on a device
+    that does it in hardware)."""
+    if config.precision != "auto":
+        return config.precision == "bf16"
+    device = config.device
+    if device == "auto":
+        device = "cuda" if _torch().cuda.is_available() else "cpu"
+    return bf16_native(device)
 
 
 def uses_batch(config: TrainConfig) -> bool:
@@ -255,10 +294,13 @@ def _policy(config: TrainConfig, actions: int) -> tuple[Any, dict[str, Any]]:
     """The policy class (or SB3's name for it) and its kwargs, for ``actions`` actions."""
     if config.policy not in POLICIES:
         raise ValueError(f"policy must be one of {POLICIES}, got {config.policy!r}")
+    if config.precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}, got {config.precision!r}")
+    bf16 = uses_bf16(config)
     if config.policy == "cnn":
         return "CnnPolicy", {
             "features_extractor_class": small_grid_cnn(),
-            "features_extractor_kwargs": {"features_dim": config.features_dim},
+            "features_extractor_kwargs": {"features_dim": config.features_dim, "bf16": bf16},
             "normalize_images": False,
         }
     if config.algo == "dqn":
@@ -271,9 +313,10 @@ def _policy(config: TrainConfig, actions: int) -> tuple[Any, dict[str, Any]]:
     kwargs: dict[str, Any] = {"normalize_images": False}
     if config.policy == "cells":
         kwargs["features_extractor_class"] = bp.CellLogitsExtractor
-        kwargs["features_extractor_kwargs"] = {"actions": actions}
+        kwargs["features_extractor_kwargs"] = {"actions": actions, "bf16": bf16}
     else:
         kwargs["features_extractor_class"] = bp.LiftDropExtractor
+        kwargs["features_extractor_kwargs"] = {"bf16": bf16}
     return (bp.MaskableLogitsPolicy if config.algo == "maskable-ppo" else bp.LogitsPolicy), kwargs
 
 
@@ -405,6 +448,7 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainR
         "timesteps_done": int(model.num_timesteps),
         "seconds": round(seconds, 1),
         "batched": uses_batch(config),
+        "bf16": uses_bf16(config),
         "torch_threads": threads,
         "device": str(model.device),
     }

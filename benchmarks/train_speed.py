@@ -16,9 +16,19 @@ Speed (the default): per env and per path, MaskablePPO with the game's default n
 * ``batched, same PPO``: the native batch with the same rollout size, minibatches and
   epochs (16 envs x 64 steps), rollouts under ``torch.inference_mode``: what the batch
   alone buys;
-* ``batched``: the training defaults (:data:`agents.sb3.PATH_DEFAULTS`).
+* ``batched, fp32``: the training defaults (:data:`agents.sb3.PATH_DEFAULTS`) in float32;
+* ``batched``: the training defaults, the network in bfloat16 where the machine computes
+  it in hardware (``precision="auto"``);
+* ``batched, 256 envs``: the same rollout size from 256 envs of 8 steps (larger forward
+  passes).
 
-All paths run in one process, one after the other, with the same torch threads.
+The first three compute in float32, as training always did before.
+
+All paths run in one process, one after the other, with the same torch threads. A game's
+default level pool (Sokoban's, the Knight's) is generated first, split over the cores, as
+``grid-games bench`` does: every path then draws from the same full pool (a fresh pool makes
+each reset generate its level, which the batched paths, resetting several times as often
+a second, would pay far more of).
 
 Budget (``--budget MINUTES``): each path trains for that many minutes of wall time (the
 ``dummy`` path with its evaluation callback of 20 episodes one env at a time, as training
@@ -54,15 +64,20 @@ from agents.sb3 import (
     new_model,
     set_threads,
     training_env,
+    uses_bf16,
 )
+from grid_envs.bench import fill_pool
 from grid_envs.cli import parse_settings
 
 HELD_OUT_SEED = 1_000_000
 PATHS = {
-    "dummy": {"vec_env": "dummy", **PATH_DEFAULTS["dummy"]},
+    "dummy": {"vec_env": "dummy", **PATH_DEFAULTS["dummy"], "precision": "fp32"},
     "batched, same PPO": {"vec_env": "batched", "n_envs": 16, "n_steps": 64,
-                          "batch_size": 256, "n_epochs": 10},
+                          "batch_size": 256, "n_epochs": 10, "precision": "fp32"},
+    "batched, fp32": {"vec_env": "batched", **PATH_DEFAULTS["batched"], "precision": "fp32"},
     "batched": {"vec_env": "batched", **PATH_DEFAULTS["batched"]},
+    "batched, 256 envs": {"vec_env": "batched", **PATH_DEFAULTS["batched"], "n_envs": 256,
+                          "n_steps": 8},
 }  # fmt: skip
 
 
@@ -143,7 +158,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--envs", nargs="+",
                         default=["GridGames/Sokoban-v0", "GridGames/Minesweeper-v0"])  # fmt: skip
-    parser.add_argument("--paths", nargs="+", default=list(PATHS), choices=list(PATHS))
+    parser.add_argument("--paths", nargs="+", default=list(PATHS), choices=list(PATHS),
+                        metavar="PATH", help=f"of {list(PATHS)}")  # fmt: skip
     parser.add_argument("--iterations", type=int, default=5)
     parser.add_argument("--budget", type=float, default=None, help="minutes of training a path")
     parser.add_argument("--episodes", type=int, default=200)
@@ -156,6 +172,9 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
     for env_id in args.envs:
         game = default_config(env_id)  # the game's network
+        filled, levels = fill_pool(env_id, parse_settings(args.set))
+        if levels:
+            print(f"{env_id}: a pool of {levels:,} levels generated in {filled:.1f} s", flush=True)
         for name in args.paths:
             config = replace(
                 game, **PATHS[name], env_kwargs=parse_settings(args.set), seed=args.seed,
@@ -168,7 +187,8 @@ def main() -> None:
                 figures = budget(config, plain, args.budget, args.episodes)
             row = {"env": env_id, "path": name, "n_envs": config.n_envs,
                    "n_steps": config.n_steps, "batch_size": config.batch_size,
-                   "n_epochs": config.n_epochs, "policy": config.policy, **figures}  # fmt: skip
+                   "n_epochs": config.n_epochs, "policy": config.policy,
+                   "bf16": uses_bf16(config), **figures}  # fmt: skip
             rows.append(row)
             print(json.dumps(row), flush=True)
     report = {
@@ -188,13 +208,14 @@ def main() -> None:
 def table(report: dict[str, Any]) -> str:
     rows = report["rows"]
     if "collection" in rows[0]:
-        lines = ["| env | path | envs x steps, minibatch, epochs | collection | update "
-                 "| whole iteration |", "|---|---|---|---|---|---|"]  # fmt: skip
+        lines = ["| env | path | envs x steps, minibatch, epochs, precision | collection "
+                 "| update | whole iteration |", "|---|---|---|---|---|---|"]  # fmt: skip
         for r in rows:
             base = next(x for x in rows if x["env"] == r["env"] and x["path"] == "dummy")
             lines.append(
                 f"| {r['env'].split('/')[1]} | {r['path']} | {r['n_envs']} x {r['n_steps']}, "
-                f"{r['batch_size']}, {r['n_epochs']} | {r['collection']:,.0f} "
+                f"{r['batch_size']}, {r['n_epochs']}, {'bf16' if r['bf16'] else 'fp32'} "
+                f"| {r['collection']:,.0f} "
                 f"({r['collection'] / base['collection']:.1f}x) | {r['update']:,.0f} "
                 f"| {r['iteration']:,.0f} ({r['iteration'] / base['iteration']:.1f}x) |"
             )

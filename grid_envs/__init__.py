@@ -11,7 +11,7 @@ from typing import Any
 
 from gymnasium.envs.registration import register, registry
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 # id -> (entry point, max_episode_steps, kwargs, one-line summary for `grid-games list`)
 ENVS: dict[str, tuple[str, int | None, dict[str, Any], str]] = {

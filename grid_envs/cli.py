@@ -186,7 +186,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     config = default_config(
         env, algo=args.algo, timesteps=args.timesteps, seed=args.seed, n_envs=args.n_envs,
         shaping=args.shaping, policy=args.policy, vec_env=args.vec_env, threads=args.threads,
-        device=args.device,
+        device=args.device, precision=args.precision,
     )  # fmt: skip
     config.env_kwargs = {**config.env_kwargs, **parse_settings(args.set)}
     out = args.out or f"runs/{env.split('/')[1]}-{args.algo}-s{args.seed}"
@@ -412,6 +412,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--device", default=None, help="auto (CUDA where present, the default), cpu, cuda"
     )
+    p.add_argument(
+        "--precision", choices=("auto", "bf16", "fp32"), default=None,
+        help="the network's arithmetic: auto (bfloat16 where the device computes it in "
+        "hardware, the default), bf16, fp32; weights stay float32 either way",
+    )  # fmt: skip
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument(

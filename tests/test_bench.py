@@ -26,7 +26,9 @@ def test_bench_reports_every_figure_next_to_frozenlake() -> None:
         game["single_steps_per_s"] / game["frozenlake_steps_per_s"]
     )
     assert game["kwargs"] == {"level_pool": 30} and game["pool_fill_s"] > 0
+    assert game["pool_levels"] == 30
     assert "| Knight-v0 |" in table(report) and "{'level_pool': 30}" in table(report)
+    assert "pool of 30 levels" in table(report)
 
 
 def test_bench_cli_json(capsys: pytest.CaptureFixture[str]) -> None:

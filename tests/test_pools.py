@@ -121,3 +121,19 @@ def test_knight_pool_keeps_each_level_and_its_dijkstra_map() -> None:
     assert env.unwrapped.pool is KnightLevelPool.shared(gen, 8, 0)
     with pytest.raises(ValueError, match="cannot go with level="):
         gym.make("GridGames/Knight-v0", level_pool=8, level="samples")
+
+
+def test_a_fill_split_over_processes_gives_the_same_levels() -> None:
+    gen = SokobanGenerator(7, 7, 2)
+    alone, shared = LevelPool(gen, 600, seed=5), LevelPool(gen, 600, seed=5)
+    alone.fill(range(550))
+    assert shared.fill(range(550), processes=2) == 550 and shared.missing == 50
+    for name, values in alone._arrays().items():
+        assert np.array_equal(values, getattr(shared, name)), name
+    assert shared[3].same_puzzle(alone[3])
+    knight = KnightLevelPool(KnightGenerator(5, 5), 600, seed=1)
+    knight.fill(processes=2)
+    again = KnightLevelPool(KnightGenerator(5, 5), 600, seed=1)
+    again.fill([0, 599])
+    assert knight.missing == 0
+    assert np.array_equal(knight.dist[[0, 599]], again.dist[[0, 599]])

@@ -90,15 +90,41 @@ class LevelPool(Generic[T]):
         double scaled to the pool (a bias below size / 2**53; cheaper than ``integers``)."""
         return int(rng.random() * self.size)
 
-    def fill(self, indices: Any = None) -> int:
-        """Generate the missing levels among ``indices`` (all by default); returns how many."""
+    def fill(self, indices: Any = None, processes: int = 1) -> int:
+        """Generate the missing levels among ``indices`` (all by default); returns how many.
+
+        ``processes`` > 1 splits a large fill over that many worker processes (each level
+        depends only on ``(seed, k)``, so the levels are the same)."""
         if not self.missing:
             return 0
         wanted = np.arange(self.size) if indices is None else np.asarray(indices, dtype=np.int64)
         missing = np.unique(wanted[~self.filled[wanted]])
-        for k in missing.tolist():
-            self._generate(k)
+        if processes > 1 and len(missing) >= 256 * processes:
+            self._fill_in_processes(missing, processes)
+        else:
+            for k in missing.tolist():
+                self._generate(k)
         return len(missing)
+
+    def _arrays(self) -> dict[str, np.ndarray]:
+        """The pool's per-level arrays (first axis: the levels)."""
+        return {
+            name: value for name, value in vars(self).items()
+            if isinstance(value, np.ndarray) and name != "filled" and len(value) == self.size
+        }  # fmt: skip
+
+    def _fill_in_processes(self, missing: np.ndarray, processes: int) -> None:
+        import multiprocessing
+
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        chunks = np.array_split(missing, processes * 4)
+        jobs = [(type(self), self.generator, self.size, self.seed, chunk) for chunk in chunks]
+        with multiprocessing.get_context(method).Pool(processes) as workers:
+            for chunk, arrays in zip(chunks, workers.imap(_generate_chunk, jobs), strict=True):
+                for name, values in arrays.items():
+                    getattr(self, name)[chunk] = values
+                self.filled[chunk] = True
+        self.missing = int(self.size - self.filled.sum())
 
     def _generate(self, k: int) -> None:
         self._record(k, self.generator.generate(np.random.default_rng([self.seed, k])))
@@ -113,3 +139,12 @@ class LevelPool(Generic[T]):
     def _level(self, k: int) -> T:
         """Level ``k`` built back from the pool's arrays (games override)."""
         raise NotImplementedError
+
+
+def _generate_chunk(job: tuple[Any, ...]) -> dict[str, np.ndarray]:
+    """A worker's share of a fill: the pool arrays of the levels ``chunk``."""
+    cls, generator, size, seed, chunk = job
+    pool = cls(generator, size, seed)
+    for k in chunk.tolist():
+        pool._generate(k)
+    return {name: values[chunk] for name, values in pool._arrays().items()}

@@ -23,6 +23,7 @@ from agents.sb3 import (
     read_curve,
     train,
     training_env,
+    uses_bf16,
 )
 from grid_envs.wrappers import PotentialShaping
 
@@ -165,6 +166,7 @@ def test_a_short_run_on_the_batch_trains_saves_evaluates_and_resumes(
     result = train(config, tmp_path, progress=False)
     settings = json.loads(result.settings_path.read_text())
     assert settings["batched"] and settings["torch_threads"] == 1
+    assert settings["bf16"] == uses_bf16(config) and settings["precision"] == "auto"
     assert settings["device"] == "cpu" and settings["n_epochs"] == 4
     curve = read_curve(tmp_path)
     assert [steps for steps, _, _ in curve] == [512, 1024]
@@ -194,3 +196,38 @@ def test_the_training_path_is_chosen_by_the_id_and_the_setting() -> None:
     with pytest.raises(ValueError, match="vec_env must be one of"):
         default_config("GridGames/Knight-v0", vec_env="subproc")
     assert isinstance(make_vec_env(dummy, 2), DummyVecEnv)
+
+
+@pytest.mark.parametrize("policy", ["cnn", "cells"])
+def test_bf16_precision_keeps_float32_weights_and_outputs_close_to_float32(policy: str) -> None:
+    import torch
+
+    from agents.sb3 import _policy
+
+    kwargs = {"rows": 5, "cols": 5, "mines": 3}
+    config = TrainConfig("GridGames/Minesweeper-v0", policy=policy, env_kwargs=kwargs)
+    venv = training_env(replace_config(config, n_envs=2))
+    outputs, state = [], None
+    for precision in ("fp32", "bf16"):
+        cfg = replace_config(config, precision=precision, n_envs=2)
+        _, policy_kwargs = _policy(cfg, 25)
+        assert policy_kwargs["features_extractor_kwargs"]["bf16"] is (precision == "bf16")
+        model = new_model(cfg, venv, None)
+        if state is None:
+            state = model.policy.state_dict()
+        else:  # the same weights
+            model.policy.load_state_dict(state)
+        assert all(p.dtype == torch.float32 for p in model.policy.parameters())
+        obs = torch.as_tensor(venv.reset()).float()
+        with torch.no_grad():
+            features = model.policy.extract_features(obs)
+        assert features.dtype == torch.float32
+        outputs.append(features)
+    scale = outputs[0].abs().max().item()
+    assert (outputs[0] - outputs[1]).abs().max().item() < 0.05 * scale + 1e-3
+    with pytest.raises(ValueError, match="precision must be one of"):
+        new_model(replace_config(config, precision="fp8", n_envs=2), venv, None)
+
+
+def replace_config(config: TrainConfig, **changes: Any) -> TrainConfig:
+    return TrainConfig(**{**config.__dict__, **changes})
