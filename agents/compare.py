@@ -31,7 +31,7 @@ class Comparison:
 
 def run_compare(
     envs: tuple[str, ...] = COMPARE_ENVS,
-    timesteps: int = 20_000,
+    timesteps: int = 100_000,
     episodes: int = 100,
     seed: int = 0,
     out: str | Path = "compare",

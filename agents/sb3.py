@@ -555,7 +555,7 @@ class PolicyAgent(Agent):
     @classmethod
     def load(cls, path: str | Path, env: Any = None, seed: int | None = None) -> PolicyAgent:
         path = Path(path)
-        settings = json.loads((path.parent / "settings.json").read_text())
+        settings = settings_of(path)
         model = _algo_class(settings["algo"]).load(path, device="cpu")
         agent = cls(model, settings["algo"], env, seed)
         agent.name = f"{settings['algo']}:{path.parent.name}"
@@ -569,5 +569,11 @@ class PolicyAgent(Agent):
 
 
 def settings_of(path: str | Path) -> dict[str, Any]:
-    settings: dict[str, Any] = json.loads((Path(path).parent / "settings.json").read_text())
-    return settings
+    """The ``settings.json`` of the run a model file belongs to: beside it (``model.zip``),
+    or one folder up (``best/best_model.zip``, ``checkpoints/model_N_steps.zip``)."""
+    folder = Path(path).parent
+    for candidate in (folder / "settings.json", folder.parent / "settings.json"):
+        if candidate.is_file():
+            settings: dict[str, Any] = json.loads(candidate.read_text())
+            return settings
+    raise ValueError(f"{path}: no settings.json beside it or in its run folder")

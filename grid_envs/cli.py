@@ -428,7 +428,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("compare", help="baselines vs a short MaskablePPO training, every game")
     p.add_argument("--envs", nargs="*", default=None, help="default: one config per game")
-    p.add_argument("--timesteps", type=int, default=20_000, help="training steps per game")
+    p.add_argument("--timesteps", type=int, default=100_000, help="training steps per game")
     p.add_argument("--episodes", type=int, default=100, help="evaluation episodes per agent")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="default: compare-DATE-TIME")
