@@ -164,6 +164,12 @@ class TrainConfig:
     checkpoint_freq: int = 10_000  # timesteps between checkpoints
     threads: int | None = None  # torch threads; None: every core this process may use
     device: str = "auto"  # "auto": CUDA where present, else the CPU
+    # the algorithms as teachers (agents.imitation): cloning and DAgger before PPO
+    teacher: str | None = None  # a baseline's name (grid-games agents ENV lists them)
+    teacher_states: int = 20_000  # labelled states in all, over the DAgger rounds
+    dagger_rounds: int = 3  # round 0: the teacher plays; then the learner, the teacher labels
+    cloning_coef: float = 1.0  # the cloning loss kept during PPO, decaying to 0 ...
+    cloning_decay: int | None = None  # ... over this many steps (None: half of timesteps)
 
 
 # A small configuration per game where learning shows within minutes on 2 cores.
@@ -353,6 +359,15 @@ def new_model(config: TrainConfig, venv: Any, tensorboard_log: str | None) -> An
     )
 
 
+def algo_of(model: Any) -> str:
+    """The :data:`ALGOS` name of an SB3 model."""
+    names = {"MaskablePPO": "maskable-ppo", "PPO": "ppo", "DQN": "dqn"}
+    for cls in type(model).__mro__:
+        if cls.__name__ in names:
+            return names[cls.__name__]
+    raise ValueError(f"not a model of {ALGOS}: {type(model).__name__}")
+
+
 def latest_checkpoint(folder: Path) -> Path | None:
     found = []
     for p in folder.glob("model_*_steps.zip"):
@@ -428,6 +443,10 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainR
         ),
         _eval_callback(config, out, per_env),
     ]
+    teacher_seconds = 0.0
+    if config.teacher:
+        teacher_seconds, cloning = _taught(config, model, out, fresh=resume is None)
+        callbacks.append(cloning)
     remaining = config.timesteps - model.num_timesteps
     start = time.perf_counter()
     if remaining > 0:
@@ -451,6 +470,7 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainR
         "bf16": uses_bf16(config),
         "torch_threads": threads,
         "device": str(model.device),
+        "teacher_seconds": round(teacher_seconds, 1),
     }
     settings_path = out / "settings.json"
     settings_path.write_text(json.dumps(settings, indent=2))
@@ -464,8 +484,38 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainR
     )
 
 
-RUN_KEYS = ("env_id", "algo", "env_kwargs", "shaping", "policy", "features_dim")
-BEFORE_KEYS = {"policy": "cnn"}  # what a run folder saved before a key existed meant
+def _taught(config: TrainConfig, model: Any, out: Path, fresh: bool) -> tuple[float, Any]:
+    """Clone the teacher into a fresh model (DAgger rounds; the labels kept in
+    ``teacher/labels.npz``, the rounds in ``teacher/rounds.json``, the cloned policy in
+    ``teacher/cloned.zip``); on a resume, read the labels back. The seconds it took and the
+    callback that keeps cloning while PPO fine-tunes."""
+    from agents.imitation import CloningCallback, Labels, teach
+
+    if config.algo == "dqn":
+        raise ValueError("a teacher trains PPO or MaskablePPO policies, not DQN")
+    folder = out / "teacher"
+    start = time.perf_counter()
+    if fresh or not (folder / "labels.npz").exists():
+        result = teach(
+            model, config.env_id, config.teacher or "", config.teacher_states,
+            config.dagger_rounds, config.seed, config.env_kwargs, gamma=config.gamma,
+        )  # fmt: skip
+        folder.mkdir(exist_ok=True)
+        np.savez_compressed(folder / "labels.npz", *result.labels.arrays())
+        (folder / "rounds.json").write_text(json.dumps(result.rounds, indent=2))
+        model.save(folder / "cloned.zip")
+        labels = result.labels
+    else:
+        with np.load(folder / "labels.npz") as saved:
+            labels = Labels(*(saved[f"arr_{i}"] for i in range(4)))
+    decay = config.cloning_decay if config.cloning_decay is not None else config.timesteps // 2
+    cloning = CloningCallback(labels, config.cloning_coef, decay, seed=config.seed)
+    return time.perf_counter() - start, cloning
+
+
+RUN_KEYS = ("env_id", "algo", "env_kwargs", "shaping", "policy", "features_dim", "teacher")
+# what a run folder saved before a key existed meant
+BEFORE_KEYS = {"policy": "cnn", "teacher": None}
 
 
 def check_same_run(

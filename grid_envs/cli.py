@@ -186,7 +186,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     config = default_config(
         env, algo=args.algo, timesteps=args.timesteps, seed=args.seed, n_envs=args.n_envs,
         shaping=args.shaping, policy=args.policy, vec_env=args.vec_env, threads=args.threads,
-        device=args.device, precision=args.precision,
+        device=args.device, precision=args.precision, teacher=args.teacher,
+        teacher_states=args.teacher_steps, dagger_rounds=args.dagger_rounds,
     )  # fmt: skip
     config.env_kwargs = {**config.env_kwargs, **parse_settings(args.set)}
     out = args.out or f"runs/{env.split('/')[1]}-{args.algo}-s{args.seed}"
@@ -250,6 +251,23 @@ def cmd_bench(args: argparse.Namespace) -> int:
         log=None if args.json else lambda msg: print(msg, file=sys.stderr, flush=True),
     )  # fmt: skip
     print(json.dumps(report, indent=2) if args.json else table(report))
+    return 0
+
+
+@command("demos")
+def cmd_demos(args: argparse.Namespace) -> int:
+    from agents.demos import record_demos
+
+    env = env_id(args.env)
+    dataset = record_demos(
+        env, args.agent, args.episodes, args.seed, args.out, parse_settings(args.set)
+    )
+    folder = f"{args.out}/{dataset.spec.dataset_id}"
+    print(
+        f"{dataset.total_episodes} episodes, {dataset.total_steps} steps of {args.agent} on "
+        f"{env}: {folder}\nread it with minari.MinariDataset({folder + '/data'!r}), or "
+        f"MINARI_DATASETS_PATH={args.out} and minari.load_dataset({dataset.spec.dataset_id!r})"
+    )
     return 0
 
 
@@ -417,6 +435,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="the network's arithmetic: auto (bfloat16 where the device computes it in "
         "hardware, the default), bf16, fp32; weights stay float32 either way",
     )  # fmt: skip
+    p.add_argument(
+        "--teacher", default=None, metavar="AGENT",
+        help="clone this baseline first (behaviour cloning, then DAgger rounds), then "
+        "fine-tune with PPO while a decaying cloning loss keeps what was cloned",
+    )  # fmt: skip
+    p.add_argument("--teacher-steps", type=int, default=None,
+                   help="states the teacher labels, over all rounds (default: 20,000)")  # fmt: skip
+    p.add_argument("--dagger-rounds", type=int, default=None,
+                   help="round 0 the teacher plays, then the learner (default: 3)")  # fmt: skip
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument(
@@ -441,6 +468,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=float, default=1.0, help="length of one timed window")
     p.add_argument("--repeats", type=int, default=3, help="windows per figure (median)")
     p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("demos", help="an agent's episodes written as a Minari dataset")
+    p.add_argument("env")
+    p.add_argument("--agent", default="random", help="a registered agent name or a model.zip")
+    p.add_argument("--episodes", type=int, default=100)
+    p.add_argument("--seed", type=int, default=0, help="episode k is seeded seed + k")
+    p.add_argument("--out", default="demos", help="the datasets' root folder")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
 
     p = sub.add_parser("eval", help="evaluate an agent: win rate, return, length, speed")
     p.add_argument("env")

@@ -293,5 +293,5 @@ def test_settings_are_found_for_the_best_model_and_checkpoints(tmp_path: Path) -
     (tmp_path / "settings.json").write_text(json.dumps({"algo": "maskable-ppo"}))
     for model in ("model.zip", "best/best_model.zip", "checkpoints/model_2048_steps.zip"):
         assert settings_of(tmp_path / model)["algo"] == "maskable-ppo"
-    with pytest.raises(ValueError, match="no settings.json"):
+    with pytest.raises(ValueError, match=r"no settings\.json"):
         settings_of(tmp_path / "a" / "b" / "model.zip")

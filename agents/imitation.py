@@ -1,0 +1,298 @@
+"""The algorithms as teachers: labelled states, behaviour cloning, DAgger, and cloning kept
+up while PPO fine-tunes.
+
+Every baseline reads the game through ``game_state()``, so it can name its action in any
+state, not only in the states of its own games. That makes it a teacher:
+
+* :func:`label_states` plays episodes on single envs side by side and records, in every
+  state met, the observation, the legal actions and the teacher's action. Who *moves* is
+  another matter: the teacher (``beta=1``, plain demonstrations), the learner (``beta=0``,
+  DAgger's states: the ones the learner's own mistakes lead to) or a mix.
+* :func:`clone` fits a policy (the same SB3 network PPO trains) to those labels:
+  cross-entropy over the legal actions only, and the critic to the discounted returns.
+* :func:`teach`: demonstrations, then DAgger rounds, cloning on the growing data set.
+* :class:`CloningCallback`: while PPO fine-tunes the cloned policy, a few cloning steps
+  after each rollout with a weight that decays to zero, so PPO's first noisy updates do not
+  undo what was cloned before its critic has caught up.
+
+``grid-games train ENV --teacher NAME`` runs all of it (:func:`agents.sb3.train`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+from stable_baselines3.common.callbacks import BaseCallback
+
+from agents.registry import make_agent
+
+TEACHER_SEED = 20_000  # teachers' episodes are seeded from seed + this on (evaluation: 10,000)
+
+
+@dataclass
+class Labels:
+    """States with the teacher's action: observations (n, ...), legal actions (n, A),
+    the teacher's actions (n,) and the discounted return that followed each state (n,)."""
+
+    observations: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    returns: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    def extend(self, other: Labels) -> Labels:
+        pairs = zip(self.arrays(), other.arrays(), strict=True)
+        return Labels(*(np.concatenate([a, b]) for a, b in pairs))
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        return self.observations, self.masks, self.actions, self.returns
+
+
+@dataclass
+class LabelStats:
+    """What the episodes that gave the labels reached, whoever moved."""
+
+    episodes: int = 0
+    wins: int = 0
+    returns: list[float] = field(default_factory=list)
+    agreement: float = 0.0  # share of states where the learner's action was the teacher's
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / max(1, self.episodes)
+
+
+def discounted_returns(rewards: list[float], gamma: float) -> list[float]:
+    out, total = [], 0.0
+    for r in reversed(rewards):
+        total = r + gamma * total
+        out.append(total)
+    return out[::-1]
+
+
+def label_states(
+    env_id: str, teacher: str, states: int, seed: int = 0, env_kwargs: dict[str, Any] | None = None,
+    learner: Any = None, beta: float = 1.0, n_envs: int = 16, gamma: float = 0.99,
+) -> tuple[Labels, LabelStats]:  # fmt: skip
+    """At least ``states`` labelled states from whole episodes on ``n_envs`` single envs.
+
+    The k-th episode started is seeded ``seed + k``. In each state the teacher names its
+    action; the action played is the teacher's with probability ``beta``, else the
+    ``learner``'s (an SB3 model; its greedy legal action), decided per episode.
+    """
+    from agents.batched import policy_actions
+    from agents.sb3 import algo_of
+
+    if states < 1:
+        raise ValueError(f"states must be at least 1, got {states}")
+    if not 0.0 <= beta <= 1.0:
+        raise ValueError(f"beta must be in [0, 1], got {beta}")
+    if learner is None and beta < 1.0:
+        raise ValueError("beta < 1 needs a learner to move")
+    envs = [gym.make(env_id, **(env_kwargs or {})) for _ in range(n_envs)]
+    games: list[Any] = [env.unwrapped for env in envs]
+    teachers = [make_agent(teacher, env, seed=seed + i) for i, env in enumerate(envs)]
+    rng = np.random.default_rng(seed)
+    obs_out: list[np.ndarray] = []
+    mask_out: list[np.ndarray] = []
+    act_out: list[int] = []
+    ret_out: list[float] = []
+    stats = LabelStats()
+    agree = 0
+    started = 0
+    live: list[dict[str, Any]] = []
+
+    def start(i: int) -> dict[str, Any]:
+        nonlocal started
+        obs, _ = envs[i].reset(seed=seed + started)
+        started += 1
+        teachers[i].reset()
+        return {"obs": obs, "teacher_moves": rng.random() < beta, "obs_list": [], "masks": [],
+                "actions": [], "rewards": []}  # fmt: skip
+
+    live = [start(i) for i in range(n_envs)]
+    active = list(range(n_envs))
+    while active:
+        masks = np.stack([games[i].action_masks() for i in active])
+        observations = np.stack([live[i]["obs"] for i in active])
+        labels = [teachers[i].act(games[i], live[i]["obs"]) for i in active]
+        moves = list(labels)
+        if learner is not None:
+            mine = policy_actions(learner, algo_of(learner), observations, masks)
+            agree += int(np.sum(mine == np.asarray(labels)))
+            moves = [lab if live[i]["teacher_moves"] else int(m)
+                     for i, lab, m in zip(active, labels, mine, strict=True)]  # fmt: skip
+        still = []
+        for j, i in enumerate(active):
+            ep = live[i]
+            ep["obs_list"].append(observations[j])
+            ep["masks"].append(masks[j])
+            ep["actions"].append(labels[j])
+            ep["obs"], reward, terminated, truncated, info = envs[i].step(moves[j])
+            ep["rewards"].append(float(reward))
+            if not (terminated or truncated):
+                still.append(i)
+                continue
+            stats.episodes += 1
+            stats.wins += bool(info.get("is_success", False))
+            stats.returns.append(sum(ep["rewards"]))
+            obs_out += ep["obs_list"]
+            mask_out += ep["masks"]
+            act_out += ep["actions"]
+            ret_out += discounted_returns(ep["rewards"], gamma)
+            if len(act_out) + sum(len(live[k]["actions"]) for k in still) < states:
+                live[i] = start(i)
+                still.append(i)
+        active = still
+    for env in envs:
+        env.close()
+    stats.agreement = agree / max(1, len(act_out)) if learner is not None else 1.0
+    labels_out = Labels(
+        np.stack(obs_out), np.stack(mask_out).astype(bool),
+        np.asarray(act_out, dtype=np.int64), np.asarray(ret_out, dtype=np.float32),
+    )  # fmt: skip
+    return labels_out, stats
+
+
+def _masked_log_probs(policy: Any, obs: Any, masks: Any) -> Any:
+    """The policy's log-probabilities over the legal actions only (illegal: -inf)."""
+    logits = policy.get_distribution(obs).distribution.logits
+    return torch.log_softmax(logits.masked_fill(~masks, -1e9), dim=1)
+
+
+def cloning_loss(policy: Any, labels: Labels, index: np.ndarray, value_coef: float = 0.5) -> Any:
+    """Cross-entropy of the teacher's actions over the legal ones, plus ``value_coef``
+    times the critic's squared error on the returns, for the states ``index``."""
+    device = policy.device
+    obs, _ = policy.obs_to_tensor(labels.observations[index])
+    masks = torch.as_tensor(labels.masks[index], device=device)
+    actions = torch.as_tensor(labels.actions[index], device=device)
+    log_probs = _masked_log_probs(policy, obs, masks)
+    loss = -log_probs.gather(1, actions[:, None]).mean()
+    if value_coef:
+        values = policy.predict_values(obs).flatten()
+        returns = torch.as_tensor(labels.returns[index], device=device)
+        loss = loss + value_coef * torch.nn.functional.mse_loss(values, returns)
+    return loss
+
+
+def clone(
+    model: Any, labels: Labels, epochs: int = 4, batch_size: int = 256, seed: int = 0,
+    value_coef: float = 0.5, max_grad_norm: float = 0.5,
+) -> float:  # fmt: skip
+    """Fit ``model``'s policy to ``labels`` with its own optimiser; the share of the
+    labelled states where its greedy legal action is the teacher's, after fitting."""
+    policy = model.policy
+    policy.set_training_mode(True)
+    rng = np.random.default_rng(seed)
+    n = len(labels)
+    for _ in range(epochs):
+        order = rng.permutation(n)
+        for start in range(0, n, batch_size):
+            loss = cloning_loss(policy, labels, order[start : start + batch_size], value_coef)
+            policy.optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)
+            policy.optimizer.step()
+    policy.set_training_mode(False)
+    return accuracy(model, labels)
+
+
+def accuracy(model: Any, labels: Labels, batch_size: int = 1024) -> float:
+    """The share of ``labels``' states where the model's greedy legal action is the label."""
+    from agents.batched import policy_actions
+    from agents.sb3 import algo_of
+
+    hits = 0
+    for start in range(0, len(labels), batch_size):
+        part = slice(start, start + batch_size)
+        mine = policy_actions(model, algo_of(model), labels.observations[part], labels.masks[part])
+        hits += int(np.sum(mine == labels.actions[part]))
+    return hits / max(1, len(labels))
+
+
+@dataclass
+class TeachResult:
+    labels: Labels
+    rounds: list[dict[str, Any]]  # per round: states, moved by, win rate, agreement, accuracy
+
+
+def teach(
+    model: Any, env_id: str, teacher: str, states: int, rounds: int = 3, seed: int = 0,
+    env_kwargs: dict[str, Any] | None = None, epochs: int = 4, batch_size: int = 256,
+    gamma: float = 0.99, log: Any = None,
+) -> TeachResult:  # fmt: skip
+    """Behaviour cloning, then DAgger: ``states`` labelled states in all, split over
+    ``rounds`` rounds. Round 0 is the teacher's own play; in every later round the learner
+    moves (its greedy legal action) and the teacher labels the states it reaches; after each
+    round the model is cloned again on everything gathered so far."""
+    if rounds < 1:
+        raise ValueError(f"rounds must be at least 1, got {rounds}")
+    per_round = max(1, states // rounds)
+    labels: Labels | None = None
+    history = []
+    for r in range(rounds):
+        start = time.perf_counter()
+        beta = 1.0 if r == 0 else 0.0
+        new, stats = label_states(
+            env_id, teacher, per_round, seed + TEACHER_SEED + r * 1_000_000, env_kwargs,
+            learner=None if r == 0 else model, beta=beta, gamma=gamma,
+        )  # fmt: skip
+        labels = new if labels is None else labels.extend(new)
+        acc = clone(model, labels, epochs, batch_size, seed + r)
+        row = {
+            "round": r, "moved_by": "teacher" if r == 0 else "learner", "states": len(new),
+            "total_states": len(labels), "episodes": stats.episodes,
+            "win_rate": round(stats.win_rate, 4), "agreement": round(stats.agreement, 4),
+            "accuracy": round(acc, 4), "seconds": round(time.perf_counter() - start, 1),
+        }  # fmt: skip
+        history.append(row)
+        if log is not None:
+            log(row)
+    assert labels is not None
+    return TeachResult(labels, history)
+
+
+class CloningCallback(BaseCallback):
+    """Keeps the cloned policy while PPO fine-tunes it: after each rollout, ``steps``
+    cloning minibatches whose loss is scaled by a weight going linearly from ``coef`` to 0
+    over the first ``decay`` timesteps (then nothing)."""
+
+    def __init__(
+        self, labels: Labels, coef: float = 1.0, decay: int = 100_000, steps: int = 4,
+        batch_size: int = 256, seed: int = 0,
+    ) -> None:  # fmt: skip
+        super().__init__()
+        self.labels, self.coef, self.decay = labels, coef, decay
+        self.steps, self.batch_size = steps, batch_size
+        self.rng = np.random.default_rng(seed)
+
+    def weight(self) -> float:
+        return self.coef * max(0.0, 1.0 - self.num_timesteps / max(1, self.decay))
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_rollout_end(self) -> None:
+        weight = self.weight()
+        if weight <= 0:
+            return
+        policy = self.model.policy
+        with torch.inference_mode(False), torch.enable_grad():  # rollouts run in inference mode
+            policy.set_training_mode(True)
+            for _ in range(self.steps):
+                index = self.rng.integers(len(self.labels), size=self.batch_size)
+                loss = weight * cloning_loss(policy, self.labels, index)
+                policy.optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+                policy.optimizer.step()
+            policy.set_training_mode(False)
+        self.logger.record("teacher/cloning_weight", weight)

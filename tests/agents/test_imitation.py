@@ -1,0 +1,144 @@
+"""The algorithms as teachers: labelled states, cloning, DAgger, teach-then-tune, Minari."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from agents import evaluate
+from agents.imitation import accuracy, clone, label_states, teach
+from agents.sb3 import PolicyAgent, TrainConfig, new_model, train, training_env
+
+KNIGHT = "GridGames/Knight-v0"
+
+
+def fixed_maze() -> dict[str, object]:
+    from grid_envs.knight.levels import sample_paths
+
+    return {"level": str(sample_paths()[0]), "energy_slack": 1.5}
+
+
+def knight_model(kwargs: dict[str, object], seed: int = 0):
+    config = TrainConfig(env_id=KNIGHT, env_kwargs=kwargs, n_envs=4, n_steps=32,
+                         batch_size=64, features_dim=64, seed=seed)  # fmt: skip
+    return new_model(config, training_env(config), tensorboard_log=None)
+
+
+def test_teacher_labels_are_legal_reproducible_and_win() -> None:
+    labels, stats = label_states(KNIGHT, "dijkstra", 200, seed=3, n_envs=4)
+    assert len(labels) >= 200 and stats.episodes >= 1
+    assert stats.win_rate == 1.0  # the teacher moved: Dijkstra escapes every maze
+    assert labels.masks[np.arange(len(labels)), labels.actions].all()
+    again, _ = label_states(KNIGHT, "dijkstra", 200, seed=3, n_envs=4)
+    assert np.array_equal(labels.observations, again.observations)
+    assert np.array_equal(labels.actions, again.actions)
+    assert labels.returns.shape == labels.actions.shape
+
+
+def test_cloning_matches_the_teacher_on_most_states_it_saw() -> None:
+    kwargs = fixed_maze()
+    labels, _ = label_states(KNIGHT, "dijkstra", 600, seed=0, env_kwargs=kwargs, n_envs=4)
+    model = knight_model(kwargs)
+    before = accuracy(model, labels)
+    after = clone(model, labels, epochs=15, batch_size=64)
+    assert after >= 0.9 > before + 0.2
+
+
+def test_dagger_labels_the_states_the_learner_reaches() -> None:
+    kwargs = fixed_maze()
+    teacher_labels, teacher_stats = label_states(KNIGHT, "dijkstra", 100, env_kwargs=kwargs)
+    untrained = knight_model(kwargs)
+    learner_labels, stats = label_states(
+        KNIGHT, "dijkstra", 100, env_kwargs=kwargs, learner=untrained, beta=0.0
+    )
+    seen = {o.tobytes() for o in teacher_labels.observations}
+    new_states = sum(o.tobytes() not in seen for o in learner_labels.observations)
+    assert new_states > 0  # off the teacher's route
+    assert stats.agreement < 1.0 and stats.win_rate < teacher_stats.win_rate
+    # every label is still the teacher's action, legal where the learner took the game
+    assert learner_labels.masks[np.arange(len(learner_labels)), learner_labels.actions].all()
+
+    model = knight_model(kwargs, seed=1)
+    result = teach(model, KNIGHT, "dijkstra", 300, rounds=3, env_kwargs=kwargs, epochs=2)
+    assert [r["moved_by"] for r in result.rounds] == ["teacher", "learner", "learner"]
+    totals = [r["total_states"] for r in result.rounds]
+    assert totals[0] < totals[1] < totals[2] == len(result.labels)
+
+
+def test_bad_teacher_settings_are_refused() -> None:
+    with pytest.raises(ValueError, match="no agent 'nobody'"):
+        label_states(KNIGHT, "nobody", 10)
+    with pytest.raises(ValueError, match="needs a learner"):
+        label_states(KNIGHT, "dijkstra", 10, beta=0.5)
+    with pytest.raises(ValueError, match="states must be"):
+        label_states(KNIGHT, "dijkstra", 0)
+
+
+def test_teach_then_tune_saves_a_model_that_loads_and_plays(tmp_path: Path) -> None:
+    kwargs = fixed_maze()
+    config = TrainConfig(
+        env_id=KNIGHT, env_kwargs=kwargs, timesteps=512, n_envs=4, n_steps=64, batch_size=64,
+        features_dim=64, eval_freq=256, eval_episodes=4, checkpoint_freq=256,
+        teacher="dijkstra", teacher_states=600, dagger_rounds=2,
+    )  # fmt: skip
+    result = train(config, tmp_path, progress=False)
+    rounds = json.loads((tmp_path / "teacher" / "rounds.json").read_text())
+    assert [r["moved_by"] for r in rounds] == ["teacher", "learner"]
+    settings = json.loads(result.settings_path.read_text())
+    assert settings["teacher"] == "dijkstra" and settings["teacher_seconds"] > 0
+    for path in (result.model_path, tmp_path / "teacher" / "cloned.zip"):
+        agent = PolicyAgent.load(path)
+        played = evaluate(KNIGHT, agent, 4, 0, kwargs)
+        assert played.episodes == 4  # legal moves only: an illegal one would raise
+    # a teacher's run resumes from its labels, and refuses another teacher
+    with pytest.raises(ValueError, match="teacher"):
+        train(TrainConfig(**{**config.__dict__, "teacher": "random"}), tmp_path, progress=False)
+
+
+def test_teacher_with_dqn_is_refused(tmp_path: Path) -> None:
+    config = TrainConfig(env_id=KNIGHT, algo="dqn", timesteps=64, n_envs=1,
+                         env_kwargs=fixed_maze(), teacher="dijkstra")  # fmt: skip
+    with pytest.raises(ValueError, match="not DQN"):
+        train(config, tmp_path, progress=False)
+
+
+def test_demos_round_trip_through_minari(tmp_path: Path) -> None:
+    from agents.demos import labels_from_dataset, load_demos, record_demos
+
+    kwargs = {"rows": 5, "cols": 5}
+    dataset = record_demos(KNIGHT, "dijkstra", 3, seed=7, out=tmp_path, env_kwargs=kwargs)
+    loaded = load_demos(tmp_path / dataset.spec.dataset_id)
+    assert loaded.total_episodes == 3
+    env = loaded.recover_environment()
+    assert env.spec.id == KNIGHT and env.spec.kwargs["rows"] == 5
+    for k, episode in enumerate(loaded.iterate_episodes()):
+        obs, _ = env.reset(seed=7 + k)
+        assert np.array_equal(obs, episode.observations[0])
+        masks = episode.infos["action_mask"]
+        assert masks.shape == (len(episode.actions) + 1, 4)
+        for t, action in enumerate(episode.actions):
+            assert masks[t, action]
+            obs, reward, *_ = env.step(int(action))
+            assert np.array_equal(obs, episode.observations[t + 1])
+            assert reward == pytest.approx(episode.rewards[t])
+        assert episode.terminations[-1] and episode.infos["is_success"][-1]
+    labels = labels_from_dataset(loaded)
+    assert len(labels) == loaded.total_steps
+    with pytest.raises(ValueError, match="exists already"):
+        record_demos(KNIGHT, "dijkstra", 1, out=tmp_path, env_kwargs=kwargs)
+
+
+def test_cli_demos_writes_a_dataset(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from grid_envs import cli
+
+    args = ["demos", "Minesweeper-v0", "--agent", "solver", "--episodes", "2", "--out",
+            str(tmp_path), "--set", "rows=5", "--set", "cols=5", "--set", "mines=3"]  # fmt: skip
+    assert cli.main(args) == 0
+    out = capsys.readouterr().out
+    assert "2 episodes" in out and "gridgames/minesweeper-v0-solver-v0" in out
+    assert (tmp_path / "gridgames" / "minesweeper-v0-solver-v0" / "data").is_dir()
+    assert gym.make("GridGames/Minesweeper-v0")  # the registry is untouched
