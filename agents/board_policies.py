@@ -104,6 +104,72 @@ class LiftDropExtractor(BaseFeaturesExtractor):
         return torch.cat([logits.flatten(1), value], dim=1)
 
 
+class MazeValueExtractor(BaseFeaturesExtractor):
+    """The Knight's planes to its 4 move logits by value iteration over the maze, in the
+    spirit of Value Iteration Networks (Tamar et al. 2016), then ``value_dim`` features.
+
+    A 1x1 convolution gives each cell a cost to enter (positive, learned from the planes:
+    the rules charge 1, or the monster's cost); from the exit (plane 5) the values
+    ``V(u) = max over open sides a of V(next_a(u)) - cost(next_a(u))`` are iterated
+    ``iterations`` times (default rows * cols, enough for any route), the maze's open sides
+    (planes 0-3) gating each move. The logit of move ``a`` is ``beta * Q_a`` at the knight's
+    cell (plane 4), ``beta`` learned: with the right costs the greedy move follows a
+    cheapest route, as the Dijkstra agent does. A 'same' CNN's pooled planes, the value at
+    the knight and the energy left feed the critic. The iteration runs in float32.
+    """
+
+    far = 1e4  # a value no route reaches
+    # actions up, down, left, right; the planes' open sides are up, right, down, left
+    gate_planes = (0, 2, 3, 1)
+
+    scale: torch.Tensor
+
+    def __init__(
+        self, observation_space: gym.spaces.Box, iterations: int | None = None, width: int = 32,
+        value_dim: int = 64, bf16: bool = False,
+    ) -> None:  # fmt: skip
+        planes, rows, cols = observation_space.shape
+        if planes != 9:
+            raise ValueError(f"maze-vi reads the Knight's 9 planes, got {planes}")
+        super().__init__(observation_space, 4 + value_dim)
+        self.register_buffer("scale", plane_scale(observation_space))
+        self.iterations = iterations or rows * cols
+        self.head = nn.Conv2d(planes, 1, 1)  # the cost of entering each cell
+        self.beta = nn.Parameter(torch.tensor(2.0))
+        self.trunk = _trunk(planes, width, 2)
+        self.value = nn.Sequential(nn.Linear(2 * width + 2, value_dim), nn.ReLU())
+        self.bf16 = bf16
+
+    @classmethod
+    def shifted(cls, grid: torch.Tensor) -> torch.Tensor:
+        """(b, 4, rows, cols): each cell's neighbour up, down, left, right (``far``, off
+        the board)."""
+        pad = nn.functional.pad(grid, (1, 1, 1, 1), value=-cls.far)
+        return torch.stack(
+            [pad[:, :-2, 1:-1], pad[:, 2:, 1:-1], pad[:, 1:-1, :-2], pad[:, 1:-1, 2:]], dim=1
+        )
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        planes = observations.float() * self.scale
+        gates = planes[:, list(self.gate_planes)] > 0.5  # (b, 4, rows, cols)
+        cost = nn.functional.softplus(self.head(planes)[:, 0]) + 1e-3  # (b, rows, cols)
+        entry = self.shifted(-cost)  # minus the cost of the cell each move enters
+        start = (planes[:, 5] - 1.0) * self.far  # 0 at the exit, far elsewhere
+        value = start
+        for _ in range(self.iterations):
+            moves = torch.where(gates, self.shifted(value) + entry, -self.far)
+            value = torch.maximum(start, moves.amax(dim=1)).clamp(min=-self.far)
+        moves = torch.where(gates, self.shifted(value) + entry, -self.far)
+        knight = planes[:, 4:5]  # (b, 1, rows, cols), one-hot
+        logits = self.beta * (moves * knight).sum(dim=(2, 3))
+        at_knight = (value[:, None] * knight).sum(dim=(2, 3))
+        energy = (observations[:, 8:9].float() * knight).sum(dim=(2, 3))
+        with mixed(observations, self.bf16):
+            pooled = _pooled(self.trunk(planes)).float()
+        critic = torch.cat([pooled, at_knight.clamp(min=-100) / 10, energy / 10], dim=1)
+        return torch.cat([logits, self.value(critic)], dim=1)
+
+
 class _Split(nn.Module):
     """The actor takes the logits as they are; the critic a small MLP on the rest."""
 

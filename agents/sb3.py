@@ -34,7 +34,7 @@ from agents.base import Agent
 from grid_envs.core.base_env import GridEnv
 
 ALGOS = ("maskable-ppo", "ppo", "dqn")
-POLICIES = ("cnn", "cells", "lift-drop")
+POLICIES = ("cnn", "cells", "lift-drop", "maze-vi")
 VEC_ENVS = ("batched", "dummy")
 # rollout and update sizes per kind of vec env, where a run does not set them: a batch
 # collects cheaply, so its PPO takes a larger rollout in fewer epochs (Atari's PPO uses 4);
@@ -320,6 +320,9 @@ def _policy(config: TrainConfig, actions: int) -> tuple[Any, dict[str, Any]]:
     if config.policy == "cells":
         kwargs["features_extractor_class"] = bp.CellLogitsExtractor
         kwargs["features_extractor_kwargs"] = {"actions": actions, "bf16": bf16}
+    elif config.policy == "maze-vi":
+        kwargs["features_extractor_class"] = bp.MazeValueExtractor
+        kwargs["features_extractor_kwargs"] = {"bf16": bf16}
     else:
         kwargs["features_extractor_class"] = bp.LiftDropExtractor
         kwargs["features_extractor_kwargs"] = {"bf16": bf16}

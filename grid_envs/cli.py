@@ -411,9 +411,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="run folder; rerunning it resumes")
     p.add_argument("--shaping", default=None, help="a potential name, e.g. distance")
     p.add_argument(
-        "--policy", choices=("cnn", "cells", "lift-drop"), default=None,
+        "--policy", choices=("cnn", "cells", "lift-drop", "maze-vi"), default=None,
         help="logits read off the board: cells (Minesweeper's default), lift-drop "
-        "(Lines98's); cnn: a dense head (the others' default)",
+        "(Lines98's), maze-vi (the Knight: value iteration over the maze); cnn: a dense "
+        "head (the others' default)",
     )  # fmt: skip
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(

@@ -142,3 +142,56 @@ def test_cli_demos_writes_a_dataset(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "2 episodes" in out and "gridgames/minesweeper-v0-solver-v0" in out
     assert (tmp_path / "gridgames" / "minesweeper-v0-solver-v0" / "data").is_dir()
     assert gym.make("GridGames/Minesweeper-v0")  # the registry is untouched
+
+
+def test_maze_value_iteration_with_the_rules_costs_follows_a_cheapest_route() -> None:
+    """With the cost the rules charge (1, or 3 into a monster's cell), the maze-vi network's
+    greedy move is on a cheapest route to the exit in every state of Dijkstra's games."""
+    import torch
+
+    from agents.board_policies import MazeValueExtractor
+
+    env = gym.make(KNIGHT)
+    extractor = MazeValueExtractor(env.observation_space)
+    with torch.no_grad():
+        extractor.head.weight.zero_()
+        extractor.head.weight[0, 6] = float(np.log(np.expm1(3.0)) - np.log(np.expm1(1.0)))
+        extractor.head.bias.fill_(float(np.log(np.expm1(1.0))))  # softplus: 1, or 3
+    labels, _ = label_states(KNIGHT, "dijkstra", 300, seed=5, n_envs=4)
+    with torch.no_grad():
+        logits = extractor(torch.as_tensor(labels.observations))[:, :4].numpy()
+    moves = np.argmax(np.where(labels.masks, logits, -np.inf), axis=1)
+    on_route = 0
+    for obs, move in zip(labels.observations, moves, strict=True):
+        r, c = np.argwhere(obs[4] == 1)[0]
+        monsters, exit_ = obs[6] == 1, tuple(np.argwhere(obs[5] == 1)[0])
+        dist = route_costs(obs[:4], monsters, exit_)
+        dr, dc = ((-1, 0), (1, 0), (0, -1), (0, 1))[move]
+        price = 3 if monsters[r + dr, c + dc] else 1
+        on_route += price + dist[r + dr, c + dc] == dist[r, c]
+    assert on_route == len(moves)
+
+
+def route_costs(open_sides: np.ndarray, monsters: np.ndarray, exit_: tuple[int, int]):
+    """Cheapest cost from each cell to the exit, by Dijkstra over the observation's planes
+    (open up, right, down, left), written apart from the project's solver."""
+    import heapq
+
+    rows, cols = monsters.shape
+    dist = np.full((rows, cols), np.inf)
+    dist[exit_] = 0
+    heap = [(0.0, exit_)]
+    steps = {0: (-1, 0), 1: (0, 1), 2: (1, 0), 3: (0, -1)}
+    while heap:
+        d, (r, c) = heapq.heappop(heap)
+        if d > dist[r, c]:
+            continue
+        price_here = 3 if monsters[r, c] else 1  # entering (r, c) from a neighbour
+        for side, (dr, dc) in steps.items():
+            if not open_sides[side, r, c]:
+                continue
+            v = (r + dr, c + dc)
+            if d + price_here < dist[v]:
+                dist[v] = d + price_here
+                heapq.heappush(heap, (d + price_here, v))
+    return dist
