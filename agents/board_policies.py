@@ -108,8 +108,9 @@ class MazeValueExtractor(BaseFeaturesExtractor):
     """The Knight's planes to its 4 move logits by value iteration over the maze, in the
     spirit of Value Iteration Networks (Tamar et al. 2016), then ``value_dim`` features.
 
-    A 1x1 convolution gives each cell a cost to enter (positive, learned from the planes:
-    the rules charge 1, or the monster's cost); from the exit (plane 5) the values
+    A 1x1 convolution gives each cell a cost to enter (positive, learned from what the cell
+    holds, planes 4-7: the rules charge 1, or the monster's cost); from the exit (plane 5)
+    the values
     ``V(u) = max over open sides a of V(next_a(u)) - cost(next_a(u))`` are iterated
     ``iterations`` times (default rows * cols, enough for any route), the maze's open sides
     (planes 0-3) gating each move. The logit of move ``a`` is ``beta * Q_a`` at the knight's
@@ -121,6 +122,7 @@ class MazeValueExtractor(BaseFeaturesExtractor):
     far = 1e4  # a value no route reaches
     # actions up, down, left, right; the planes' open sides are up, right, down, left
     gate_planes = (0, 2, 3, 1)
+    content_planes = (4, 5, 6, 7)  # knight, exit, monsters, items
 
     scale: torch.Tensor
 
@@ -134,7 +136,7 @@ class MazeValueExtractor(BaseFeaturesExtractor):
         super().__init__(observation_space, 4 + value_dim)
         self.register_buffer("scale", plane_scale(observation_space))
         self.iterations = iterations or rows * cols
-        self.head = nn.Conv2d(planes, 1, 1)  # the cost of entering each cell
+        self.head = nn.Conv2d(len(self.content_planes), 1, 1)  # the cost of entering a cell
         self.beta = nn.Parameter(torch.tensor(2.0))
         self.trunk = _trunk(planes, width, 2)
         self.value = nn.Sequential(nn.Linear(2 * width + 2, value_dim), nn.ReLU())
@@ -152,7 +154,8 @@ class MazeValueExtractor(BaseFeaturesExtractor):
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         planes = observations.float() * self.scale
         gates = planes[:, list(self.gate_planes)] > 0.5  # (b, 4, rows, cols)
-        cost = nn.functional.softplus(self.head(planes)[:, 0]) + 1e-3  # (b, rows, cols)
+        content = planes[:, list(self.content_planes)]
+        cost = nn.functional.softplus(self.head(content)[:, 0]) + 1e-3  # (b, rows, cols)
         entry = self.shifted(-cost)  # minus the cost of the cell each move enters
         start = (planes[:, 5] - 1.0) * self.far  # 0 at the exit, far elsewhere
         value = start

@@ -48,8 +48,14 @@ ENVS: dict[str, tuple[str, int | None, dict[str, Any], str]] = {
         "The Knight, a generated 25x25 maze with monsters and loops",
     ),
     "GridGames/Pikachu-v0": (
-        "grid_envs.pikachu.env:PikachuEnv", 400, {"rows": 9, "cols": 16, "kinds": 36},
-        "Pikachu (Onet), the classic 9x16 board of 36 kinds x 4; reshuffles when stuck",
+        "grid_envs.pikachu.env:PikachuEnv", 400,
+        {"rows": 9, "cols": 16, "kinds": 36, "on_stuck": "end"},
+        "Pikachu (Onet), the classic 9x16 board of 36 kinds x 4; a stuck board is lost",
+    ),
+    "GridGames/Pikachu-Shuffle-v0": (
+        "grid_envs.pikachu.env:PikachuEnv", 400,
+        {"rows": 9, "cols": 16, "kinds": 36, "on_stuck": "shuffle"},
+        "Pikachu (Onet), 9x16, reshuffled when stuck: forgiving, every agent clears it",
     ),
     "GridGames/Pikachu-Small-v0": (
         "grid_envs.pikachu.env:PikachuEnv", 100, {"rows": 6, "cols": 6, "kinds": 9},

@@ -166,13 +166,15 @@ def test_batched_lines98_matches_single_envs(env_id: str, kwargs: dict[str, Any]
     "env_id, kwargs",
     [
         ("GridGames/Pikachu-v0", {}),
+        ("GridGames/Pikachu-Shuffle-v0", {}),
         ("GridGames/Pikachu-Small-v0", {"kinds": 9}),
         ("GridGames/Pikachu-Small-v0", {"rows": 4, "cols": 4, "kinds": 4, "gravity": "left"}),
         ("GridGames/Pikachu-Small-v0", {"kinds": 18, "gravity": "left",
                                         "observation_mode": "compact"}),
         ("GridGames/Pikachu-Small-v0", {"pair_reward": 0.5, "max_episode_steps": 5}),
     ],
-    ids=["classic", "small", "tiny-gravity", "shuffles-compact", "reward-timelimit"],
+    ids=["classic", "classic-shuffle", "small", "tiny-gravity", "shuffles-compact",
+         "reward-timelimit"],
 )  # fmt: skip
 def test_batched_pikachu_matches_single_envs(env_id: str, kwargs: dict[str, Any]) -> None:
     seen: list = []

@@ -155,7 +155,7 @@ def test_maze_value_iteration_with_the_rules_costs_follows_a_cheapest_route() ->
     extractor = MazeValueExtractor(env.observation_space)
     with torch.no_grad():
         extractor.head.weight.zero_()
-        extractor.head.weight[0, 6] = float(np.log(np.expm1(3.0)) - np.log(np.expm1(1.0)))
+        extractor.head.weight[0, 2] = float(np.log(np.expm1(3.0)) - np.log(np.expm1(1.0)))
         extractor.head.bias.fill_(float(np.log(np.expm1(1.0))))  # softplus: 1, or 3
     labels, _ = label_states(KNIGHT, "dijkstra", 300, seed=5, n_envs=4)
     with torch.no_grad():
