@@ -113,6 +113,15 @@ class KnightEnv(GridEnv):
     ``info`` holds ``energy``, ``cheapest`` (the level's cheapest route cost),
     ``items_collected`` and ``knight`` (its cell).
 
+    ## Reference results
+    On ``Knight-v0`` (generated 9x9 mazes, the energy exactly the cheapest route's cost),
+    500 mazes seeded 2,000,000 on from a pool training never drew from (``pool_seed=1``):
+    random escapes 0%, the ``dijkstra`` agent 100%, and MaskablePPO with the ``maze-vi``
+    policy taught by Dijkstra (``grid-games train Knight-v0 --set level=null --set
+    energy_slack=1 --policy maze-vi --teacher dijkstra --teacher-steps 30000 --timesteps
+    50000``, about 4 minutes on 2 CPU cores) 97.6% [95.9-98.6]. The default CNN, taught
+    the same way, escapes none.
+
     ## Version History
     - v0: first release. Since 0.2.0 generated mazes come from a pool of 100,000 by
       default (``level_pool="auto"``, 10,000 above 100 cells): the same distribution of

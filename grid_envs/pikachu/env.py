@@ -62,8 +62,16 @@ class PikachuEnv(GridEnv):
     ``info`` holds ``tiles_left``, ``pairs_removed``, ``shuffles`` and ``path`` (the corner
     points of the last removal, for drawing; the ring is row/column -1 or rows/cols).
 
+    ## Reference results
+    On ``Pikachu-v0`` (9x16, 36 kinds, a stuck board lost), deals seeded 1,000,000 on, this
+    version: random 18.0% cleared [13.3-23.9] and greedy (the shortest path first) 24.5%
+    [19.1-30.9] of 200; the planner (1 s a plan) 74% [60-84] of 50. With reshuffles
+    (``Pikachu-Shuffle-v0``) every one of them clears every deal.
+
     ## Version History
-    - v0: first release.
+    - v0: first release. Since 0.2.0 ``Pikachu-v0`` ends a stuck board lost
+      (``on_stuck="end"``), so clearing a deal takes planning; the reshuffling rules it had
+      are ``Pikachu-Shuffle-v0``.
     """
 
     default_illegal_action_penalty = -0.05
