@@ -16,7 +16,14 @@ from typing import Any
 
 from agents.evaluation import EvalResult, evaluate
 from agents.registry import list_agents
-from agents.sb3 import DEFAULTS, PolicyAgent, TrainResult, default_config, train
+from agents.sb3 import (
+    DEFAULTS,
+    HELDOUT_SEED,
+    PolicyAgent,
+    TrainResult,
+    default_config,
+    train,
+)
 
 COMPARE_ENVS = tuple(DEFAULTS)
 
@@ -51,7 +58,9 @@ def run_compare(
         kwargs = config.env_kwargs
         for name in list_agents(env_id):
             log(f"{env_id} {kwargs}: evaluating {name}")
-            rows.append((env_id, name, evaluate(env_id, name, episodes, seed + 1, kwargs)))
+            rows.append(
+                (env_id, name, evaluate(env_id, name, episodes, seed + HELDOUT_SEED, kwargs))
+            )
         if train_models:
             log(f"{env_id}: training MaskablePPO for {timesteps} steps")
             start = time.perf_counter()
@@ -60,7 +69,9 @@ def run_compare(
             curves[env_id] = result.curve
             agent = PolicyAgent.load(result.model_path)
             label = f"maskable-ppo ({result.timesteps // 1000}k steps)"
-            rows.append((env_id, label, evaluate(env_id, agent, episodes, seed + 1, kwargs)))
+            rows.append(
+                (env_id, label, evaluate(env_id, agent, episodes, seed + HELDOUT_SEED, kwargs))
+            )
     comparison = Comparison(rows, curves, seconds, out)
     write_outputs(comparison, episodes)
     return comparison

@@ -31,7 +31,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.registry import make_agent
 
-TEACHER_SEED = 20_000  # teachers' episodes are seeded from seed + this on (evaluation: 10,000)
+TEACHER_SEED = 20_000  # round r's episodes seeded seed + this + r * ROUND_SEEDS + k
+ROUND_SEEDS = 100_000  # below agents.sb3.HELDOUT_SEED for up to 9 rounds
 
 
 @dataclass
@@ -233,8 +234,9 @@ def teach(
     ``rounds`` rounds. Round 0 is the teacher's own play; in every later round the learner
     moves (its greedy legal action) and the teacher labels the states it reaches; after each
     round the model is cloned again on everything gathered so far."""
-    if rounds < 1:
-        raise ValueError(f"rounds must be at least 1, got {rounds}")
+    if not 1 <= rounds <= 9:
+        raise ValueError(f"rounds must be from 1 to 9 (their seeds stay below the held-out "
+                         f"evaluation's), got {rounds}")  # fmt: skip
     per_round = max(1, states // rounds)
     labels: Labels | None = None
     history = []
@@ -242,7 +244,7 @@ def teach(
         start = time.perf_counter()
         beta = 1.0 if r == 0 else 0.0
         new, stats = label_states(
-            env_id, teacher, per_round, seed + TEACHER_SEED + r * 1_000_000, env_kwargs,
+            env_id, teacher, per_round, seed + TEACHER_SEED + r * ROUND_SEEDS, env_kwargs,
             learner=None if r == 0 else model, beta=beta, gamma=gamma,
         )  # fmt: skip
         labels = new if labels is None else labels.extend(new)

@@ -403,7 +403,12 @@ def training_env(config: TrainConfig, monitor_dir: str | None = None) -> Any:
     return make_vec_env(config, config.n_envs, monitor_dir=monitor_dir)
 
 
-EVAL_SEED = 10_000  # evaluation episodes are seeded from here on: no training env uses these
+# Where each kind of episode takes its seeds, past the run's own seed: training envs
+# ``seed + i``; evaluation during training from EVAL_SEED; teachers' rounds from
+# agents.imitation.TEACHER_SEED (round r from 20,000 + r * 100,000); final, reported
+# evaluations (``compare``, the benchmarks) from HELDOUT_SEED, which nothing trains on.
+EVAL_SEED = 10_000
+HELDOUT_SEED = 1_000_000
 
 
 def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainResult:

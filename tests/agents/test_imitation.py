@@ -195,3 +195,45 @@ def route_costs(open_sides: np.ndarray, monsters: np.ndarray, exit_: tuple[int, 
                 dist[v] = d + price_here
                 heapq.heappush(heap, (d + price_here, v))
     return dist
+
+
+def test_reported_evaluations_use_seeds_no_training_episode_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every seed a taught run resets an env with (training envs, evaluations during
+    training, the teacher's rounds) against the seeds compare reports on."""
+    from agents import compare as compare_module
+    from grid_envs.core.base_env import GridEnv
+    from grid_envs.core.vector import GridVectorEnv
+
+    used: set[int] = set()
+    single_reset, batch_reset = GridEnv.reset, GridVectorEnv.reset
+
+    def record_single(self, *, seed=None, options=None):  # type: ignore[no-untyped-def]
+        if seed is not None:
+            used.add(int(seed))
+        return single_reset(self, seed=seed, options=options)
+
+    def record_batch(self, *, seed=None, options=None):  # type: ignore[no-untyped-def]
+        if isinstance(seed, int):
+            used.update(range(seed, seed + self.num_envs))
+        elif seed is not None:
+            used.update(int(s) for s in seed if s is not None)
+        return batch_reset(self, seed=seed, options=options)
+
+    monkeypatch.setattr(GridEnv, "reset", record_single)
+    monkeypatch.setattr(GridVectorEnv, "reset", record_batch)
+    config = TrainConfig(
+        env_id=KNIGHT, env_kwargs=fixed_maze(), timesteps=256, n_envs=4, n_steps=32,
+        batch_size=64, features_dim=32, eval_freq=128, eval_episodes=4, checkpoint_freq=256,
+        teacher="dijkstra", teacher_states=200, dagger_rounds=3,
+    )  # fmt: skip
+    train(config, tmp_path, progress=False)
+    trained = set(used)
+    used.clear()
+    result = compare_module.run_compare(
+        (KNIGHT,), timesteps=0, episodes=50, out=tmp_path / "cmp", train_models=False,
+        progress=False, log=lambda _: None,
+    )  # fmt: skip
+    assert result.rows and len(used) >= 50
+    assert trained and not trained & used
