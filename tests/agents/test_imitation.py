@@ -237,3 +237,20 @@ def test_reported_evaluations_use_seeds_no_training_episode_used(
     )  # fmt: skip
     assert result.rows and len(used) >= 50
     assert trained and not trained & used
+
+
+def test_the_cloning_loss_keeps_working_while_ppo_trains() -> None:
+    """The callback's cloning steps run between PPO's rollouts (collected under inference
+    mode) and pull the policy towards the teacher: the same PPO run with them ends far
+    closer to the teacher's moves than without."""
+    from agents.imitation import CloningCallback
+
+    kwargs = fixed_maze()
+    labels, _ = label_states(KNIGHT, "dijkstra", 400, seed=0, env_kwargs=kwargs, n_envs=4)
+    scores = []
+    for coef in (0.0, 1.0):
+        model = knight_model(kwargs, seed=3)
+        callback = CloningCallback(labels, coef=coef, decay=10**6, steps=40, batch_size=64)
+        model.learn(256, callback=callback)
+        scores.append(accuracy(model, labels))
+    assert scores[1] >= scores[0] + 0.2
