@@ -421,6 +421,8 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainR
         raise ValueError(f"vec_env must be one of {VEC_ENVS}, got {config.vec_env!r}")
     if config.n_envs < 1:
         raise ValueError(f"n_envs must be at least 1, got {config.n_envs!r}")
+    if config.teacher is not None:
+        _check_teacher(config)
     threads = set_threads(config.threads)
     out = Path(out)
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
@@ -492,6 +494,23 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainR
     )
 
 
+def _check_teacher(config: TrainConfig) -> None:
+    """Refuse a teacher run that cannot start, before the run folder is written."""
+    from agents.registry import list_agents
+
+    if config.algo == "dqn":
+        raise ValueError("a teacher trains PPO or MaskablePPO policies, not DQN")
+    known = list_agents(config.env_id)
+    if config.teacher not in known:
+        raise ValueError(f"no agent {config.teacher!r} for {config.env_id}; agents for it: "
+                         f"{', '.join(known)}")  # fmt: skip
+    if config.teacher_states < 1 or not 1 <= config.dagger_rounds <= 9:
+        raise ValueError(
+            f"teacher_states must be at least 1 and dagger_rounds from 1 to 9, got "
+            f"{config.teacher_states} and {config.dagger_rounds}"
+        )
+
+
 def _taught(config: TrainConfig, model: Any, out: Path, fresh: bool) -> tuple[float, Any]:
     """Clone the teacher into a fresh model (DAgger rounds; the labels kept in
     ``teacher/labels.npz``, the rounds in ``teacher/rounds.json``, the cloned policy in
@@ -499,8 +518,6 @@ def _taught(config: TrainConfig, model: Any, out: Path, fresh: bool) -> tuple[fl
     callback that keeps cloning while PPO fine-tunes."""
     from agents.imitation import CloningCallback, Labels, teach
 
-    if config.algo == "dqn":
-        raise ValueError("a teacher trains PPO or MaskablePPO policies, not DQN")
     folder = out / "teacher"
     start = time.perf_counter()
     if fresh or not (folder / "labels.npz").exists():

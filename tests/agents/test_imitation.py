@@ -254,3 +254,12 @@ def test_the_cloning_loss_keeps_working_while_ppo_trains() -> None:
         model.learn(256, callback=callback)
         scores.append(accuracy(model, labels))
     assert scores[1] >= scores[0] + 0.2
+
+
+def test_a_teacher_run_that_cannot_start_writes_nothing(tmp_path: Path) -> None:
+    config = TrainConfig(env_id=KNIGHT, timesteps=64, n_envs=2, teacher="nobody")
+    with pytest.raises(ValueError, match=r"no agent 'nobody'.*dijkstra"):
+        train(config, tmp_path / "run", progress=False)
+    with pytest.raises(ValueError, match="dagger_rounds"):
+        train(TrainConfig(env_id=KNIGHT, teacher="dijkstra", dagger_rounds=0), tmp_path / "run")
+    assert not (tmp_path / "run").exists()
