@@ -29,10 +29,24 @@ import numpy as np
 import torch
 from stable_baselines3.common.callbacks import BaseCallback
 
-from agents.registry import make_agent
+from agents.registry import describe_agent, make_agent
 
 TEACHER_SEED = 20_000  # round r's episodes seeded seed + this + r * ROUND_SEEDS + k
-ROUND_SEEDS = 100_000  # below agents.sb3.HELDOUT_SEED for up to 9 rounds
+ROUND_SEEDS = 100_000
+MAX_ROUNDS = 9  # so that every round's seeds stay below agents.sb3.HELDOUT_SEED
+
+
+def check_teaching(env_id: str, teacher: str, states: int, rounds: int) -> None:
+    """Refuse teaching settings that cannot run: an agent that does not play ``env_id``,
+    no states, or rounds outside 1..MAX_ROUNDS."""
+    describe_agent(teacher, env_id)  # the registry's error, naming the agents there are
+    if states < 1:
+        raise ValueError(f"teacher_states must be at least 1, got {states}")
+    if not 1 <= rounds <= MAX_ROUNDS:
+        raise ValueError(
+            f"dagger_rounds must be from 1 to {MAX_ROUNDS} (their seeds stay below the "
+            f"held-out evaluation's), got {rounds}"
+        )
 
 
 @dataclass
@@ -108,7 +122,6 @@ def label_states(
     stats = LabelStats()
     agree = 0
     started = 0
-    live: list[dict[str, Any]] = []
 
     def start(i: int) -> dict[str, Any]:
         nonlocal started
@@ -184,6 +197,18 @@ def cloning_loss(policy: Any, labels: Labels, index: np.ndarray, value_coef: flo
     return loss
 
 
+def cloning_step(
+    policy: Any, labels: Labels, index: np.ndarray, weight: float = 1.0,
+    value_coef: float = 0.5, max_grad_norm: float = 0.5,
+) -> None:  # fmt: skip
+    """One optimiser step of ``weight`` times the cloning loss on the states ``index``."""
+    loss = weight * cloning_loss(policy, labels, index, value_coef)
+    policy.optimizer.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)
+    policy.optimizer.step()
+
+
 def clone(
     model: Any, labels: Labels, epochs: int = 4, batch_size: int = 256, seed: int = 0,
     value_coef: float = 0.5, max_grad_norm: float = 0.5,
@@ -197,11 +222,8 @@ def clone(
     for _ in range(epochs):
         order = rng.permutation(n)
         for start in range(0, n, batch_size):
-            loss = cloning_loss(policy, labels, order[start : start + batch_size], value_coef)
-            policy.optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)
-            policy.optimizer.step()
+            index = order[start : start + batch_size]
+            cloning_step(policy, labels, index, 1.0, value_coef, max_grad_norm)
     policy.set_training_mode(False)
     return accuracy(model, labels)
 
@@ -234,9 +256,7 @@ def teach(
     ``rounds`` rounds. Round 0 is the teacher's own play; in every later round the learner
     moves (its greedy legal action) and the teacher labels the states it reaches; after each
     round the model is cloned again on everything gathered so far."""
-    if not 1 <= rounds <= 9:
-        raise ValueError(f"rounds must be from 1 to 9 (their seeds stay below the held-out "
-                         f"evaluation's), got {rounds}")  # fmt: skip
+    check_teaching(env_id, teacher, states, rounds)
     per_round = max(1, states // rounds)
     labels: Labels | None = None
     history = []
@@ -291,10 +311,6 @@ class CloningCallback(BaseCallback):
             policy.set_training_mode(True)
             for _ in range(self.steps):
                 index = self.rng.integers(len(self.labels), size=self.batch_size)
-                loss = weight * cloning_loss(policy, self.labels, index)
-                policy.optimizer.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
-                policy.optimizer.step()
+                cloning_step(policy, self.labels, index, weight)
             policy.set_training_mode(False)
         self.logger.record("teacher/cloning_weight", weight)

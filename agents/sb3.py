@@ -149,7 +149,7 @@ class TrainConfig:
     n_envs: int = 64
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     shaping: str | None = None
-    policy: str = "cnn"  # or "cells", "lift-drop" (PPO and MaskablePPO; agents.board_policies)
+    policy: str = "cnn"  # or "cells", "lift-drop", "maze-vi" (PPO, MaskablePPO; board_policies)
     gamma: float = 0.99
     learning_rate: float = 3e-4
     n_steps: int = 32  # PPO rollout per env
@@ -496,19 +496,12 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainR
 
 def _check_teacher(config: TrainConfig) -> None:
     """Refuse a teacher run that cannot start, before the run folder is written."""
-    from agents.registry import list_agents
+    from agents.imitation import check_teaching
 
     if config.algo == "dqn":
         raise ValueError("a teacher trains PPO or MaskablePPO policies, not DQN")
-    known = list_agents(config.env_id)
-    if config.teacher not in known:
-        raise ValueError(f"no agent {config.teacher!r} for {config.env_id}; agents for it: "
-                         f"{', '.join(known)}")  # fmt: skip
-    if config.teacher_states < 1 or not 1 <= config.dagger_rounds <= 9:
-        raise ValueError(
-            f"teacher_states must be at least 1 and dagger_rounds from 1 to 9, got "
-            f"{config.teacher_states} and {config.dagger_rounds}"
-        )
+    check_teaching(config.env_id, config.teacher or "", config.teacher_states,
+                   config.dagger_rounds)  # fmt: skip
 
 
 def _taught(config: TrainConfig, model: Any, out: Path, fresh: bool) -> tuple[float, Any]:
