@@ -57,7 +57,7 @@ def agent_for(spec: str, env: gym.Env, seed: int) -> Agent:
 
 def play(job: tuple[str, int, int]) -> tuple[int, int, int, bool, float]:
     name, seed, max_moves = job
-    env = gym.make("GridGames/Lines98-v0", max_episode_steps=max_moves)
+    env = gym.make("GridGames/Lines98-v0", time_limit=max_moves)
     agent = agent_for(name, env, seed)
     obs, info = env.reset(seed=seed)
     start = time.perf_counter()

@@ -88,13 +88,13 @@ VECTOR_ENTRY_POINTS = {
 def _register_all() -> None:
     for env_id, (entry_point, steps, kwargs, _) in ENVS.items():
         if env_id not in registry:
-            # The env is told its own limit: Gymnasium hides it from the unwrapped env, and
-            # Sokoban's deadlock penalty is defined from it.
+            # The env keeps its own time limit (``time_limit``, as MiniGrid's ``max_steps``)
+            # rather than Gymnasium's TimeLimit wrapper: restore() rewinds the step count
+            # with the rest of the state, and Sokoban's deadlock penalty is defined from it.
             kwargs = {**kwargs, "time_limit": steps}
             vector = VECTOR_ENTRY_POINTS.get(entry_point.split(":")[0])
             register(
-                id=env_id, entry_point=entry_point, vector_entry_point=vector,
-                max_episode_steps=steps, kwargs=kwargs,
+                id=env_id, entry_point=entry_point, vector_entry_point=vector, kwargs=kwargs,
             )  # fmt: skip
 
 

@@ -28,14 +28,14 @@ ONE_PUSH = """
 #######
 """
 
-# Two boxes in a corridor room; the left box is against the top wall.
+# Two boxes in a room; the bottom box runs along the wall to its goal, or into a corner.
 CORNER = """
 ######
 #    #
 # $  #
 #.  @#
-#   .#
-#  $ #
+#    #
+#. $ #
 ######
 """
 

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
+from grid_envs.core import checks
 from grid_envs.core.render import HumanWindow
 
 OBSERVATION_MODES = ("planes", "compact", "rgb")
@@ -40,6 +41,9 @@ class Snapshot:
     won: bool
     rng_state: dict[str, Any]
     mask: np.ndarray  # (n_actions,) bool
+    # what the state must fit: the env's class, spaces and the game's settings, as
+    # (name, value) pairs; restore() refuses a snapshot whose key is not its own
+    key: tuple[tuple[str, Any], ...] = ()
 
 
 class GridEnv(gym.Env[np.ndarray, np.int64]):
@@ -62,6 +66,7 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         planes_high: int | np.ndarray = 1,
         compact_high: int = 255,
         frame_shape: tuple[int, int] | None = None,
+        time_limit: int | None = None,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
@@ -72,16 +77,18 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
             raise ValueError(
                 f"observation_mode must be one of {OBSERVATION_MODES}, got {observation_mode!r}"
             )
-        if tile_size < 4:
-            raise ValueError(f"tile_size must be at least 4 pixels, got {tile_size!r}")
         self.render_mode = render_mode
         self.observation_mode = observation_mode
-        self.tile_size = int(tile_size)
-        self.illegal_action_penalty = float(
+        self.tile_size = checks.integer("tile_size", tile_size, 4, 128)
+        self.illegal_action_penalty = checks.real(
+            "illegal_action_penalty",
             self.default_illegal_action_penalty
             if illegal_action_penalty is None
-            else illegal_action_penalty
+            else illegal_action_penalty,
         )
+        #: Steps after which an episode is truncated (None: never). The env counts them
+        #: itself, so that :meth:`restore` rewinds the count with the rest of the state.
+        self.time_limit = checks.time_limit(time_limit)
         rows, cols = obs_shape
         self.obs_shape = (int(rows), int(cols))
         # cells drawn in an RGB frame: the grid, or more (Pikachu draws the ring around it)
@@ -145,6 +152,11 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         """The game's state object that planners read (see :meth:`game_state`)."""
         raise NotImplementedError
 
+    def _settings_key(self) -> tuple[tuple[str, Any], ...]:
+        """The game's settings a state must fit besides the spaces, as (name, value) pairs
+        (the snapshot check of :meth:`restore`); games add theirs."""
+        return ()
+
     def _no_legal_action(self) -> float:
         """Called when a non-terminal state has no legal action; returns the extra reward.
 
@@ -188,11 +200,14 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
             if not terminated and not np.count_nonzero(self._mask):
                 reward += self._no_legal_action()
                 terminated = True
-        self._done = terminated
+        truncated = (
+            not terminated and self.time_limit is not None and (self._steps >= self.time_limit)
+        )
+        self._done = terminated or truncated
         info = self._info(illegal=illegal)
         if self.render_mode == "human":
             self.render()
-        return self._observation(), float(reward), terminated, False, info
+        return self._observation(), float(reward), terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now, (n_actions,) bool (the method MaskablePPO calls)."""
@@ -240,6 +255,7 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
             won=self._won,
             rng_state=copy.deepcopy(dict(self.np_random.bit_generator.state)),
             mask=self._mask.copy(),
+            key=self._snapshot_key(),
         )
 
     def game_state(self) -> Any:
@@ -251,7 +267,27 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         return copy.deepcopy(self._public_state())
 
     def restore(self, snapshot: Snapshot) -> None:
-        """Put the env back exactly where :meth:`snapshot` found it."""
+        """Put the env back exactly where :meth:`snapshot` found it: the game, the step
+        count (and so the time limit's), the random generator and the mask.
+
+        Raises ``ValueError`` for a snapshot of another env (another game, board, spaces
+        or settings), naming what differs; the env is then unchanged.
+        """
+        if not isinstance(snapshot, Snapshot):
+            raise ValueError(
+                f"restore() takes a Snapshot made by snapshot(), got {type(snapshot).__name__}"
+            )
+        mine = self._snapshot_key()
+        if snapshot.key != mine:
+            theirs = dict(snapshot.key)
+            differ = [
+                f"{name} {theirs.get(name, 'unset')!r} (this env: {value!r})"
+                for name, value in mine
+                if theirs.get(name, "unset") != value
+            ]
+            raise ValueError(
+                "this snapshot was taken of another env: " + ", ".join(differ or ["its key"])
+            )
         self._set_state(copy.deepcopy(snapshot.game))
         self._steps = snapshot.steps
         self._done = snapshot.done
@@ -279,6 +315,14 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         return int(key) if key.isdigit() and int(key) < self._n_actions else None
 
     # --------------------------------------------------------------- helpers
+    def _snapshot_key(self) -> tuple[tuple[str, Any], ...]:
+        return (
+            ("env", type(self).__name__),
+            ("observation_space", str(self.observation_space)),
+            ("action_space", str(self.action_space)),
+            *self._settings_key(),
+        )
+
     def _check_action(self, action: Any) -> int:
         if type(action) is int and 0 <= action < self._n_actions:  # the common case, first
             return action

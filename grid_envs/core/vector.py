@@ -15,8 +15,9 @@ single envs, so that the same seeds and actions give the same trajectories:
   step (the ending step returns the new episode's observation, the last one in
   ``info["final_obs"]`` and its infos in ``info["final_info"]``), or disabled (the caller
   resets ended envs with ``reset(options={"reset_mask": mask})``, which resets just those);
-* the time limit of ``gymnasium.make`` (``max_episode_steps``): ``truncated`` once an
-  episode has taken that many steps, illegal ones included;
+* the single env's time limit (``time_limit``, or a shorter ``max_episode_steps`` given to
+  ``make_vec``): ``truncated`` once an episode has taken that many steps, illegal ones
+  included;
 * illegal actions: a no-op with ``illegal_action_penalty`` and ``info["illegal_action"]``;
 * masks for the whole batch: :meth:`action_masks` (num_envs, n) and ``info["action_mask"]``;
 * ``info`` in Gymnasium's vector layout: per key an array over the batch plus a boolean
@@ -70,7 +71,9 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.n_actions = int(template.action_space.n)
-        self.max_episode_steps = max_episode_steps
+        # the single env's own time limit, or a shorter one given to make_vec
+        limits = [n for n in (template.time_limit, max_episode_steps) if n is not None]
+        self.max_episode_steps = min(limits) if limits else None
         self.illegal_action_penalty = template.illegal_action_penalty
         self.render_mode = None
         self.rngs: list[np.random.Generator] = []  # one per env, from reset()

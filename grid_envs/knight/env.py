@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
 from grid_envs.core.grid import DIRECTIONS
 from grid_envs.core.pool import AUTO, pool_size
@@ -156,8 +157,16 @@ class KnightEnv(GridEnv):
         tile_size: int = 24,
         time_limit: int | None = None,
     ) -> None:
-        if energy_slack < 1.0:
-            raise ValueError(f"energy_slack must be at least 1.0, got {energy_slack!r}")
+        energy_slack = checks.real("energy_slack", energy_slack, 1.0, 1000.0)
+        rewards = {
+            name: checks.real(name, value)
+            for name, value in (
+                ("step_reward", step_reward), ("item_reward", item_reward),
+                ("win_reward", win_reward), ("loss_penalty", loss_penalty),
+            )
+        }  # fmt: skip
+        if obs_shape is not None:
+            obs_shape = checks.shape("obs_shape", obs_shape)
         self.levels = load_knight_levels(level) if level is not None else None
         self.generator = generator
         if self.levels is None and generator is None:
@@ -190,11 +199,11 @@ class KnightEnv(GridEnv):
             tile_size=tile_size,
             planes_high=np.array([1] * (N_PLANES - 1) + [255], dtype=np.uint8)[:, None, None],
             compact_high=15,
+            time_limit=time_limit,
         )
-        self.energy_slack = float(energy_slack)
-        self.step_reward, self.item_reward = float(step_reward), float(item_reward)
-        self.win_reward, self.loss_penalty = float(win_reward), float(loss_penalty)
-        self.time_limit = time_limit
+        self.energy_slack = energy_slack
+        self.step_reward, self.item_reward = rewards["step_reward"], rewards["item_reward"]
+        self.win_reward, self.loss_penalty = rewards["win_reward"], rewards["loss_penalty"]
         self.state: KnightState | None = None
         self._maze_planes: tuple[KnightLevel | None, np.ndarray] = (None, np.zeros(0))
         # the planes of this episode, kept up to date as the knight moves (None: build them)

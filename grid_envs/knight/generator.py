@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from grid_envs.core import checks
 from grid_envs.knight import maze
 from grid_envs.knight.solver import distances, remember_exit_distances
 from grid_envs.knight.state import KnightLevel
@@ -32,19 +33,13 @@ class KnightGenerator:
         item_density: float = 0.05,
         monster_cost: int = 3,
     ) -> None:
-        if rows < 1 or cols < 1 or rows * cols < 2:
+        self.rows, self.cols = checks.side("rows", rows), checks.side("cols", cols)
+        if self.rows * self.cols < 2:
             raise ValueError(f"a level needs at least two cells, got {rows}x{cols}")
-        for name, value in (("monster_density", monster_density), ("item_density", item_density)):
-            if not 0.0 <= value <= 1.0:
-                raise ValueError(f"{name} must be in [0, 1], got {value!r}")
-        if not 0.0 <= loops <= 1.0:
-            raise ValueError(f"loops must be in [0, 1], got {loops!r}")
-        if int(monster_cost) != monster_cost or monster_cost < 1:
-            raise ValueError(f"monster_cost must be a whole number >= 1, got {monster_cost!r}")
-        self.rows, self.cols = int(rows), int(cols)
-        self.loops = float(loops)
-        self.monster_density, self.item_density = float(monster_density), float(item_density)
-        self.monster_cost = int(monster_cost)
+        self.loops = checks.real("loops", loops, 0.0, 1.0)
+        self.monster_density = checks.real("monster_density", monster_density, 0.0, 1.0)
+        self.item_density = checks.real("item_density", item_density, 0.0, 1.0)
+        self.monster_cost = checks.integer("monster_cost", monster_cost, 1)
 
     @property
     def shape(self) -> tuple[int, int]:

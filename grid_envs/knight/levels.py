@@ -23,16 +23,21 @@ Lines may carry ``#`` comments. Every error is a ``ValueError`` naming the line.
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
+from grid_envs.core import checks
 from grid_envs.knight import maze
 from grid_envs.knight.solver import distances
 from grid_envs.knight.state import KnightLevel
 
 MAGIC = "knight-map 1"
+
+
+_WHOLE = re.compile(r"-?\d+")  # a whole number, as the map writes it
 
 
 def dumps(level: KnightLevel) -> str:
@@ -60,6 +65,7 @@ def save(path: str | Path, level: KnightLevel) -> None:
 
 
 def loads(text: str, source: str = "<string>") -> KnightLevel:
+    text = text.removeprefix("\ufeff")
     lines = [(i + 1, ln.split("#", 1)[0].strip()) for i, ln in enumerate(text.splitlines())]
     lines = [(n, ln) for n, ln in lines if ln]
     pos = 0
@@ -75,7 +81,7 @@ def loads(text: str, source: str = "<string>") -> KnightLevel:
         parts = ln.split()
         if parts[0] != key:
             raise fail(n, f"expected '{key}', found {parts[0]!r}")
-        if len(parts) != count + 1 or not all(p.lstrip("-").isdigit() for p in parts[1:]):
+        if len(parts) != count + 1 or not all(_WHOLE.fullmatch(p) for p in parts[1:]):
             raise fail(n, f"'{key}' takes {count} whole number(s), got {ln!r}")
         pos += 1
         return n, [int(p) for p in parts[1:]]
@@ -84,8 +90,11 @@ def loads(text: str, source: str = "<string>") -> KnightLevel:
         raise ValueError(f"{source}: not a knight map (the first line must be '{MAGIC}')")
     pos = 1
     n_size, (rows, cols) = take("size", 2)
-    if rows < 1 or cols < 1:
-        raise fail(n_size, f"the size must be at least 1x1, got {rows}x{cols}")
+    if not (1 <= rows <= checks.MAX_SIDE and 1 <= cols <= checks.MAX_SIDE):
+        raise fail(
+            n_size, f"the size must be from 1x1 to {checks.MAX_SIDE}x{checks.MAX_SIDE}, "
+            f"got {rows}x{cols}",
+        )  # fmt: skip
 
     def cell(key: str) -> tuple[int, tuple[int, int]]:
         n, (r, c) = take(key, 2)
@@ -94,7 +103,9 @@ def loads(text: str, source: str = "<string>") -> KnightLevel:
         return n, (r, c)
 
     _, start = cell("start")
-    _, exit_ = cell("exit")
+    n_exit, exit_ = cell("exit")
+    if exit_ == start:
+        raise fail(n_exit, f"the exit {exit_} is the start: there is no way to go")
     n_cost, (monster_cost,) = take("monster_cost", 1)
     if monster_cost < 1:
         raise fail(n_cost, f"monster_cost must be at least 1, got {monster_cost}")
@@ -151,10 +162,7 @@ def cell_line(
 
 
 def load(path: str | Path) -> KnightLevel:
-    p = Path(path)
-    if not p.is_file():
-        raise ValueError(f"knight map {str(p)!r} does not exist")
-    return loads(p.read_text(encoding="utf-8"), source=str(p))
+    return loads(checks.read_text(path, "knight map"), source=str(path))
 
 
 def sample_paths() -> list[Path]:

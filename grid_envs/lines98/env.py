@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
 from grid_envs.lines98 import render, rules
 from grid_envs.lines98.state import Lines98State
@@ -102,26 +103,20 @@ class Lines98Env(GridEnv):
         tile_size: int = 24,
         time_limit: int | None = None,
     ) -> None:
-        if rows < 2 or cols < 2:
-            raise ValueError(f"the board must be at least 2x2, got {rows}x{cols}")
-        if not 1 <= colours <= 120:
-            raise ValueError(f"colours must be between 1 and 120, got {colours!r}")
-        if not 2 <= line_length <= max(rows, cols):
-            raise ValueError(
-                f"line_length must be between 2 and the board's side {max(rows, cols)}, "
-                f"got {line_length!r}"
-            )
-        if not 1 <= initial < rows * cols or not 1 <= spawn < rows * cols:
-            raise ValueError(
-                f"initial and spawn must be between 1 and {rows * cols - 1}, "
-                f"got {initial!r} and {spawn!r}"
-            )
-        self.rows, self.cols, self.colours = int(rows), int(cols), int(colours)
+        rows = checks.side("rows", rows, 2, checks.MAX_PAIR_SIDE)
+        cols = checks.side("cols", cols, 2, checks.MAX_PAIR_SIDE)
+        colours = checks.integer("colours", colours, 1, 120)
+        line_length = checks.integer("line_length", line_length, 2, max(rows, cols))
+        initial = checks.integer("initial", initial, 1, rows * cols - 1)
+        spawn = checks.integer("spawn", spawn, 1, rows * cols - 1)
+        if target_score is not None:
+            target_score = checks.integer("target_score", target_score, 1)
+        game_over_penalty = checks.real("game_over_penalty", game_over_penalty)
+        self.rows, self.cols, self.colours = rows, cols, colours
         self._colour_ids = np.arange(1, self.colours + 1, dtype=np.int8).reshape(-1, 1, 1)
         self.line_length, self.initial, self.spawn = int(line_length), int(initial), int(spawn)
         self.target_score = target_score
-        self.game_over_penalty = float(game_over_penalty)
-        self.time_limit = time_limit
+        self.game_over_penalty = game_over_penalty
         n = self.rows * self.cols
         super().__init__(
             n_actions=n * n,
@@ -132,6 +127,7 @@ class Lines98Env(GridEnv):
             illegal_action_penalty=illegal_action_penalty,
             tile_size=tile_size,
             compact_high=2 * self.colours,
+            time_limit=time_limit,
         )
         self.state: Lines98State | None = None
 
@@ -212,6 +208,9 @@ class Lines98Env(GridEnv):
 
     def _set_state(self, state: Any) -> None:
         self.state = copy.deepcopy(state)
+
+    def _settings_key(self) -> tuple[tuple[str, Any], ...]:
+        return (("line_length", self.line_length), ("spawn", self.spawn))
 
     def _public_state(self) -> Lines98State:
         assert self.state is not None

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
 from grid_envs.minesweeper import render, rules
 from grid_envs.minesweeper.state import FLAGGED, HIDDEN, MinesweeperState
@@ -108,10 +109,20 @@ class MinesweeperEnv(GridEnv):
         tile_size: int = 24,
         time_limit: int | None = None,
     ) -> None:
+        rows, cols = checks.side("rows", rows), checks.side("cols", cols)
+        mines = checks.integer("mines", mines)
+        checks.choice("first_click", first_click, rules.FIRST_CLICK_RULES)
         rules.check_board(rows, cols, mines, first_click)
-        self.rows, self.cols, self.num_mines = int(rows), int(cols), int(mines)
+        rewards = {
+            name: checks.real(name, value)
+            for name, value in (
+                ("progress_reward", progress_reward), ("win_reward", win_reward),
+                ("loss_penalty", loss_penalty),
+            )
+        }  # fmt: skip
+        self.rows, self.cols, self.num_mines = rows, cols, mines
         self.first_click = first_click
-        self.allow_flags = bool(allow_flags)
+        self.allow_flags = checks.flag("allow_flags", allow_flags)
         n = rows * cols
         super().__init__(
             n_actions=2 * n if allow_flags else n,
@@ -122,11 +133,11 @@ class MinesweeperEnv(GridEnv):
             illegal_action_penalty=illegal_action_penalty,
             tile_size=tile_size,
             compact_high=FLAGGED,
+            time_limit=time_limit,
         )
-        self.progress_reward = float(progress_reward)
-        self.win_reward = float(win_reward)
-        self.loss_penalty = float(loss_penalty)
-        self.time_limit = time_limit
+        self.progress_reward = rewards["progress_reward"]
+        self.win_reward = rewards["win_reward"]
+        self.loss_penalty = rewards["loss_penalty"]
         self.state = MinesweeperState.empty(rows, cols, mines, first_click)
         # the planes of ``self.state`` kept up to date cell by cell (a reveal of a number, a
         # flag), built again after a flood; None when they must be built from the state
@@ -219,6 +230,9 @@ class MinesweeperEnv(GridEnv):
         self._plane_cache = None
         self._opened = int(np.count_nonzero(state.revealed))
         self._flagged = int(np.count_nonzero(state.flags))
+
+    def _settings_key(self) -> tuple[tuple[str, Any], ...]:
+        return (("mines", self.num_mines), ("first_click", self.first_click))
 
     def _public_state(self) -> MinesweeperState:
         return self.state

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
 from grid_envs.pikachu import render, rules
 from grid_envs.pikachu.paths import RemovablePairs, find_path
@@ -97,26 +98,40 @@ class PikachuEnv(GridEnv):
         tile_size: int = 24,
         time_limit: int | None = None,
     ) -> None:
-        if on_stuck not in ON_STUCK:
-            raise ValueError(f"on_stuck must be one of {ON_STUCK}, got {on_stuck!r}")
-        if gravity not in GRAVITY:
-            raise ValueError(f"gravity must be one of {GRAVITY}, got {gravity!r}")
+        checks.choice("on_stuck", on_stuck, ON_STUCK)
+        checks.choice("gravity", gravity, GRAVITY)
         self.fixed_board = None
         if board is not None:
-            fixed = np.asarray(board, dtype=np.int16)
-            if fixed.ndim != 2 or (fixed < 0).any():
+            try:
+                fixed = np.asarray(board)
+            except ValueError:
+                fixed = np.zeros(0)
+            if fixed.ndim != 2 or not np.issubdtype(fixed.dtype, np.integer) or (fixed < 0).any():
                 raise ValueError("board must be a 2-D array of kinds (0 empty, 1.. tiles)")
+            checks.shape("board's shape", fixed.shape, checks.MAX_PAIR_SIDE)
+            fixed = fixed.astype(np.int16)
             rules.check_board(fixed)
             self.fixed_board = fixed
             rows, cols = fixed.shape
             kinds = int(fixed.max())
         else:
+            rows = checks.side("rows", rows, 1, checks.MAX_PAIR_SIDE)
+            cols = checks.side("cols", cols, 1, checks.MAX_PAIR_SIDE)
+            kinds = checks.integer("kinds", kinds, 1)
             rules.random_board(rows, cols, kinds, np.random.default_rng(0))  # validates
         self.rows, self.cols, self.kinds = int(rows), int(cols), int(kinds)
         self.on_stuck, self.gravity = on_stuck, gravity
-        if not isinstance(plan_nodes, (int, np.integer)) or plan_nodes < 1:
-            raise ValueError(f"plan_nodes must be a positive integer, got {plan_nodes!r}")
-        self.solvable_only, self.plan_nodes = bool(solvable_only), int(plan_nodes)
+        self.solvable_only = checks.flag("solvable_only", solvable_only)
+        self.plan_nodes = checks.integer("plan_nodes", plan_nodes, 1)
+        if pair_reward is not None:
+            pair_reward = checks.real("pair_reward", pair_reward)
+        rewards = {
+            name: checks.real(name, value)
+            for name, value in (
+                ("clear_reward", clear_reward), ("shuffle_penalty", shuffle_penalty),
+                ("stuck_penalty", stuck_penalty),
+            )
+        }  # fmt: skip
         cells = rows * cols
         super().__init__(
             n_actions=rules.n_pairs(cells),
@@ -128,11 +143,12 @@ class PikachuEnv(GridEnv):
             tile_size=tile_size,
             compact_high=max(self.kinds, 1),
             frame_shape=(rows + 2, cols + 2),  # the ring around the board, where paths run
+            time_limit=time_limit,
         )
         self._pair_reward = pair_reward
-        self.clear_reward = float(clear_reward)
-        self.shuffle_penalty, self.stuck_penalty = float(shuffle_penalty), float(stuck_penalty)
-        self.time_limit = time_limit
+        self.clear_reward = rewards["clear_reward"]
+        self.shuffle_penalty = rewards["shuffle_penalty"]
+        self.stuck_penalty = rewards["stuck_penalty"]
         self.state = PikachuState(np.zeros((rows, cols), dtype=np.int16))
         self._kind_ids = np.arange(1, self.kinds + 1, dtype=np.int16)[:, None, None]
         self._total_pairs = 1

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
 from grid_envs.core.grid import DIRECTIONS, DOWN, LEFT, RIGHT, UP
 from grid_envs.core.pool import AUTO, pool_size
@@ -32,25 +33,49 @@ _CHANNEL_IDS = np.arange(len(CHANNELS), dtype=np.uint8)[:, None, None]
 
 
 def load_levels(levels: LevelSpec) -> list[Level] | BoxobanDirectory:
-    """Resolve the ``levels=`` argument: a Level, a list, XSB text, a file or a directory."""
+    """Resolve the ``levels=`` argument: a Level, a list, XSB text, a file or a directory.
+
+    Every level of a list, text or file is checked playable here; a Boxoban directory's are
+    checked as episodes draw them.
+    """
+    items: list[Level]
     if isinstance(levels, Level):
-        return [levels]
-    if isinstance(levels, (str, Path)):
+        items = [levels]
+    elif isinstance(levels, (str, Path)):
         text = str(levels)
-        if "\n" in text:
-            return parse_xsb(text)
+        if not text.strip():
+            raise ValueError("levels is empty: give an XSB file, a Boxoban directory or XSB text")
         path = Path(text)
-        if path.is_dir():
+        if "\n" in text:
+            items = parse_xsb(text)
+        elif path.is_dir():
             return BoxobanDirectory(path)
-        if path.is_file():
-            return read_collection(path)
-        raise ValueError(
-            f"levels={text!r} is neither an XSB file, a Boxoban directory nor XSB text"
-        )
-    items = list(levels or [])
-    if not items or not all(isinstance(x, Level) for x in items):
-        raise ValueError(f"levels must be a path, XSB text or a list of Level, got {levels!r}")
+        elif path.exists():
+            items = read_collection(path)
+        else:
+            raise ValueError(
+                f"levels={text!r} is neither an XSB file, a Boxoban directory nor XSB text"
+            )
+    else:
+        items = list(levels or [])
+        if not items or not all(isinstance(x, Level) for x in items):
+            raise ValueError(f"levels must be a path, XSB text or a list of Level, got {levels!r}")
+    for k, level in enumerate(items):
+        where = f" (line {level.line})" if level.line else ""
+        check_playable(rules.new_state(level), f"level {k}{where}")
     return items
+
+
+def check_playable(state: SokobanState, name: str) -> None:
+    """Refuse a level that starts deadlocked (a box off its goal on a dead square, or
+    frozen): it could never be solved."""
+    stuck = rules.deadlocked_boxes(state)
+    if stuck:
+        r, c = stuck[0]
+        raise ValueError(
+            f"{name} is deadlocked at the start: the box at row {r + 1}, column {c + 1} "
+            f"can never reach a goal, so the level cannot be solved"
+        )
 
 
 class SokobanEnv(GridEnv):
@@ -121,9 +146,9 @@ class SokobanEnv(GridEnv):
     - ``step_penalty``, ``box_on_reward``, ``box_off_penalty``, ``solve_reward``,
       ``deadlock_penalty``, ``illegal_action_penalty``: the rewards above.
     - ``terminate_on_deadlock``: end the episode at a deadlock (default True).
-    - ``time_limit``: the step limit the episode runs under, which sets the default
-      deadlock penalty; registration passes the registered limit. If you change
-      ``max_episode_steps`` in ``make``, pass the same ``time_limit``.
+    - ``time_limit``: the step limit (a positive integer or None), after which the episode
+      is truncated; it also sets the default deadlock penalty. Registration passes the
+      registered limit; ``make(id, time_limit=N)`` changes it.
     - ``observation_mode``, ``render_mode``, ``tile_size``: views and drawing.
 
     ## Version History
@@ -157,8 +182,19 @@ class SokobanEnv(GridEnv):
         observation_mode: str = "planes",
         tile_size: int = 24,
     ) -> None:
-        if level_order not in ("random", "sequential"):
-            raise ValueError(f"level_order must be 'random' or 'sequential', got {level_order!r}")
+        checks.choice("level_order", level_order, ("random", "sequential"))
+        rewards = {
+            name: checks.real(name, value)
+            for name, value in (
+                ("step_penalty", step_penalty), ("box_on_reward", box_on_reward),
+                ("box_off_penalty", box_off_penalty), ("solve_reward", solve_reward),
+            )
+        }  # fmt: skip
+        if deadlock_penalty is not None:
+            deadlock_penalty = checks.real("deadlock_penalty", deadlock_penalty)
+        terminate_on_deadlock = checks.flag("terminate_on_deadlock", terminate_on_deadlock)
+        if obs_shape is not None:
+            obs_shape = checks.shape("obs_shape", obs_shape)
         self.levels = load_levels(levels) if levels is not None else None
         self.generator = generator
         if self.levels is None and generator is None:
@@ -180,15 +216,15 @@ class SokobanEnv(GridEnv):
             illegal_action_penalty=illegal_action_penalty,
             tile_size=tile_size,
             compact_high=len(CHANNELS) - 1,
+            time_limit=time_limit,
         )
         self.level_order = level_order
-        self.step_penalty = float(step_penalty)
-        self.box_on_reward = float(box_on_reward)
-        self.box_off_penalty = float(box_off_penalty)
-        self.solve_reward = float(solve_reward)
+        self.step_penalty = rewards["step_penalty"]
+        self.box_on_reward = rewards["box_on_reward"]
+        self.box_off_penalty = rewards["box_off_penalty"]
+        self.solve_reward = rewards["solve_reward"]
         self._deadlock_penalty = deadlock_penalty
-        self.terminate_on_deadlock = bool(terminate_on_deadlock)
-        self.time_limit = time_limit
+        self.terminate_on_deadlock = terminate_on_deadlock
         self._next_index = 0
         self.level: Level | None = None
         self.level_index = -1
@@ -251,7 +287,9 @@ class SokobanEnv(GridEnv):
 
     def _new_episode(self, options: dict[str, Any]) -> None:
         self._optimal_pushes = None
-        index, level = self._pick_level(options.get("level"))
+        choice = options.get("level")
+        generated = choice is None and self.levels is None
+        index, level = self._pick_level(choice)
         rows, cols = level.shape
         if rows > self.obs_shape[0] or cols > self.obs_shape[1]:
             raise ValueError(
@@ -264,8 +302,11 @@ class SokobanEnv(GridEnv):
             self.state = SokobanState.from_level(level, push_dist)
             self._deadlocked = bool(self.pool.deadlocked[index])
         else:
-            self.state = rules.new_state(level)
-            self._deadlocked = rules.is_deadlocked(self.state)
+            state = rules.new_state(level)
+            if not generated:
+                check_playable(state, f"level {index}" if index >= 0 else "the level")
+            self.state = state
+            self._deadlocked = rules.is_deadlocked(state)
         self._outside[:] = True
         self._outside[:rows, :cols] = ~(level.floor | level.walls)
         self._redraw()

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from grid_envs.core import checks
 from grid_envs.sokoban.rules import LURD
 from grid_envs.sokoban.state import Level
 
@@ -86,28 +87,18 @@ class SokobanGenerator:
         min_pushes: int = 0,
         max_attempts: int = 100,
     ) -> None:
-        if rows < 5 or cols < 5:
-            raise ValueError(f"rooms must be at least 5x5 with walls, got {rows}x{cols}")
+        rows, cols = checks.side("rows", rows, 5), checks.side("cols", cols, 5)
         interior = (rows - 2) * (cols - 2)
-        if not 1 <= num_boxes <= interior // 4:
-            raise ValueError(
-                f"num_boxes must be between 1 and {interior // 4} for a {rows}x{cols} room, "
-                f"got {num_boxes!r}"
-            )
-        if pulls is not None and pulls < 1:
-            raise ValueError(f"pulls must be at least 1, got {pulls!r}")
-        self.rows, self.cols, self.num_boxes = int(rows), int(cols), int(num_boxes)
-        self.pulls = int(pulls) if pulls is not None else 8 * num_boxes + rows + cols
-        if not 0.2 <= floor_fraction <= 1.0:
-            raise ValueError(f"floor_fraction must be in [0.2, 1], got {floor_fraction!r}")
-        if plays_per_room < 1:
-            raise ValueError(f"plays_per_room must be at least 1, got {plays_per_room!r}")
-        if min_pushes < 0:
-            raise ValueError(f"min_pushes must be at least 0, got {min_pushes!r}")
-        self.min_pushes = int(min_pushes)
-        self.floor_fraction = float(floor_fraction)
-        self.plays_per_room = int(plays_per_room)
-        self.max_attempts = int(max_attempts)
+        num_boxes = checks.integer("num_boxes", num_boxes, 1, interior // 4)
+        self.rows, self.cols, self.num_boxes = rows, cols, num_boxes
+        self.pulls = (
+            checks.integer("pulls", pulls, 1) if pulls is not None
+            else 8 * num_boxes + rows + cols
+        )  # fmt: skip
+        self.floor_fraction = checks.real("floor_fraction", floor_fraction, 0.2, 1.0)
+        self.plays_per_room = checks.integer("plays_per_room", plays_per_room, 1)
+        self.min_pushes = checks.integer("min_pushes", min_pushes, 0)
+        self.max_attempts = checks.integer("max_attempts", max_attempts, 1)
         n = rows * cols
         self._offsets = (-cols, cols, -1, 1)
         self._rc = [divmod(i, cols) for i in range(n)]

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from grid_envs.core import checks
 from grid_envs.sokoban.state import Level
 
 BOARD_CHARS = set("#@+$*. -_")
@@ -26,7 +27,15 @@ _RLE = re.compile(r"(\d+)(.)")
 _TRAILING_KEYS = ("title:", "author:", "comment:")
 
 
-def _expand_rle(text: str) -> str:
+def _expand_rle(text: str, where: str) -> str:
+    """A run-length encoded line (``4#``, rows split by ``|``) written out; a count longer
+    than a board side may be is refused before anything is allocated."""
+    for m in _RLE.finditer(text):
+        if int(m.group(1)) > checks.MAX_SIDE:
+            raise ValueError(
+                f"{where}: the run-length count {m.group(1)} is longer than a board side "
+                f"may be ({checks.MAX_SIDE})"
+            )
     return _RLE.sub(lambda m: m.group(2) * int(m.group(1)), text).replace("|", "\n")
 
 
@@ -40,7 +49,12 @@ def _is_board_line(line: str) -> bool:
 
 def parse_xsb(text: str, source: str = "<string>") -> list[Level]:
     """Read every level of an XSB text; raise ``ValueError`` naming the line on bad input."""
-    lines = text.splitlines()
+    if len(text) > checks.MAX_LEVEL_TEXT:
+        raise ValueError(
+            f"{source}: {len(text):,} characters, more than the {checks.MAX_LEVEL_TEXT:,} a "
+            f"level text may have"
+        )
+    lines = text.removeprefix("\ufeff").splitlines()
     levels: list[Level] = []
     pending: list[str] = []
     trailing = False  # inside the Title:/Author: lines right under a board
@@ -76,10 +90,15 @@ def _parse_board(raw: Sequence[str], first_line: int, source: str, meta: tuple[s
     rows: list[str] = []
     row_lines: list[int] = []
     for k, line in enumerate(raw):
-        for part in _expand_rle(line.rstrip()).split("\n"):
+        for part in _expand_rle(line.rstrip(), f"{source}, line {first_line + k}").split("\n"):
             rows.append(part)
             row_lines.append(first_line + k)
     height, width = len(rows), max(len(r) for r in rows)
+    if max(height, width) > checks.MAX_SIDE:
+        raise ValueError(
+            f"{source}, level at line {first_line}: {height}x{width} is larger than a level "
+            f"may be ({checks.MAX_SIDE} a side)"
+        )
     grid = np.full((height, width), " ", dtype="<U1")
     for r, row in enumerate(rows):
         for c, ch in enumerate(row):
@@ -177,10 +196,7 @@ def write_xsb(levels: Iterable[Level]) -> str:
 
 
 def read_collection(path: str | Path) -> list[Level]:
-    p = Path(path)
-    if not p.is_file():
-        raise ValueError(f"level file {str(p)!r} does not exist")
-    return parse_xsb(p.read_text(encoding="utf-8", errors="replace"), source=str(p))
+    return parse_xsb(checks.read_text(path, "level file"), source=str(path))
 
 
 def save_collection(path: str | Path, levels: Iterable[Level]) -> None:
@@ -199,7 +215,8 @@ class BoxobanDirectory:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         if not self.path.is_dir():
-            raise ValueError(f"Boxoban directory {str(self.path)!r} does not exist")
+            problem = "is a file, not a folder" if self.path.exists() else "does not exist"
+            raise ValueError(f"Boxoban directory {str(self.path)!r} {problem}")
         self.files = sorted(self.path.rglob("*.txt"))
         if not self.files:
             raise ValueError(f"Boxoban directory {str(self.path)!r} holds no *.txt level file")

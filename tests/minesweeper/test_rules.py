@@ -211,7 +211,7 @@ def test_mask_and_flags() -> None:
         ({"rows": 4, "cols": 4, "mines": 8, "first_click": "zero"}, "holds between 1 and 7"),
         ({"rows": 9, "cols": 9, "mines": 0}, "mines=0 do not fit"),
         ({"first_click": "first"}, "first_click must be one of"),
-        ({"rows": 0}, "at least one row"),
+        ({"rows": 0}, "rows must be between 1 and 256"),
     ],
 )
 def test_bad_boards_are_rejected(kwargs: dict, message: str) -> None:

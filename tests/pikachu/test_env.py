@@ -242,5 +242,5 @@ def test_solvable_only_gives_the_same_clearable_board_for_a_seed() -> None:
     assert not (boards[0] == first_draw).all()  # seed 0's first deal cannot be cleared
     assert plan(first_draw, time_limit=None).status == "unsolvable"
     assert plan(boards[0], time_limit=None, node_limit=2_000).cleared
-    with pytest.raises(ValueError, match="plan_nodes must be a positive integer, got 0"):
+    with pytest.raises(ValueError, match="plan_nodes must be at least 1, got 0"):
         PikachuEnv(solvable_only=True, plan_nodes=0)

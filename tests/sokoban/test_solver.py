@@ -16,7 +16,7 @@ from grid_envs.wrappers import get_potential
 
 
 def replay_through_env(level: Level, lurd: str) -> dict:
-    env = gym.make("GridGames/Sokoban-v0", levels=level, max_episode_steps=100_000)
+    env = gym.make("GridGames/Sokoban-v0", levels=level, time_limit=None)
     env.reset(seed=0)
     info: dict = {}
     actions = rules.lurd_to_actions(env.unwrapped.game_state(), lurd)

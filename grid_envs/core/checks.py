@@ -1,0 +1,115 @@
+"""Argument checks shared by every env: one ``ValueError`` naming the argument, raised
+before anything is allocated.
+
+The limits on sizes are the documented ones:
+
+* a board side is at most :data:`MAX_SIDE` cells (Lines98 and Pikachu, whose actions are
+  cell pairs, at most :data:`MAX_PAIR_SIDE`);
+* a level pool holds at most :data:`MAX_POOL` levels;
+* a level file or string is at most :data:`MAX_LEVEL_TEXT` characters.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: The longest board side any env accepts (a 256 x 256 board has 65,536 cells).
+MAX_SIDE = 256
+#: The longest side where actions are pairs of cells (Lines98's n^2 moves, Pikachu's pairs).
+MAX_PAIR_SIDE = 32
+#: The most levels a level pool may hold.
+MAX_POOL = 10_000_000
+#: The most characters a level file or string may have (about 100 MB).
+MAX_LEVEL_TEXT = 100_000_000
+
+
+def integer(name: str, value: Any, low: int | None = None, high: int | None = None) -> int:
+    """``value`` as an int, which must be an integer (not a bool, not a float) in
+    ``[low, high]``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    return int(_in_range(name, int(value), low, high))
+
+
+def real(name: str, value: Any, low: float | None = None, high: float | None = None) -> float:
+    """``value`` as a float, which must be a finite number in ``[low, high]``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+        value, (int, float, np.integer, np.floating)
+    ):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return float(_in_range(name, number, low, high))
+
+
+def flag(name: str, value: Any) -> bool:
+    """``value``, which must be True or False."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def choice(name: str, value: Any, options: Iterable[Any]) -> Any:
+    """``value``, which must be one of ``options``."""
+    options = tuple(options)
+    if not isinstance(value, str | None) or value not in options:
+        raise ValueError(f"{name} must be one of {options}, got {value!r}")
+    return value
+
+
+def side(name: str, value: Any, low: int = 1, high: int = MAX_SIDE) -> int:
+    """A board side: an integer in ``[low, high]``."""
+    return integer(name, value, low, high)
+
+
+def shape(name: str, value: Any, high: int = MAX_SIDE) -> tuple[int, int]:
+    """A (rows, cols) pair of sides."""
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise ValueError(f"{name} must be a (rows, cols) pair, got {value!r}")
+    return side(f"{name}[0]", value[0], 1, high), side(f"{name}[1]", value[1], 1, high)
+
+
+def time_limit(value: Any) -> int | None:
+    """The episode's step limit: None (no limit) or a positive integer."""
+    return None if value is None else integer("time_limit", value, 1)
+
+
+def _in_range(name: str, value: float, low: float | None, high: float | None) -> float:
+    if low is not None and high is not None and not low <= value <= high:
+        raise ValueError(f"{name} must be between {low} and {high}, got {value!r}")
+    if low is not None and value < low:
+        raise ValueError(f"{name} must be at least {low}, got {value!r}")
+    if high is not None and value > high:
+        raise ValueError(f"{name} must be at most {high}, got {value!r}")
+    return value
+
+
+def read_text(path: str | Path, what: str) -> str:
+    """The text of a level or map file, UTF-8 (a byte-order mark is dropped), checked: a
+    folder, a missing file, a file over :data:`MAX_LEVEL_TEXT` or bytes that are not UTF-8
+    each get their own message."""
+    p = Path(path)
+    if p.is_dir():
+        raise ValueError(f"{what} {str(p)!r} is a folder, not a file")
+    if not p.is_file():
+        raise ValueError(f"{what} {str(p)!r} does not exist")
+    size = p.stat().st_size
+    if size > MAX_LEVEL_TEXT:
+        raise ValueError(
+            f"{what} {str(p)!r} has {size:,} bytes, more than the {MAX_LEVEL_TEXT:,} a level "
+            f"file may have"
+        )
+    data = p.read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise ValueError(
+            f"{what} {str(p)!r}, line {line}: not UTF-8 text (byte {data[e.start]:#04x})"
+        ) from None

@@ -1,0 +1,221 @@
+"""Bad input gets a ValueError naming the problem, before anything is built, and never
+changes an env's state: constructor arguments, snapshots from elsewhere, the time limit
+after a restore."""
+
+from __future__ import annotations
+
+import math
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import grid_envs  # noqa: F401
+
+CORNER = "######\n#    #\n# $  #\n#@  .#\n######\n"
+
+BAD_KWARGS = [
+    # a negative limit turned Sokoban's deadlock penalty into a reward
+    ("GridGames/Sokoban-v0", {"levels": CORNER, "time_limit": -1000}, "time_limit"),
+    ("GridGames/Sokoban-v0", {"time_limit": 0}, "time_limit must be at least 1"),
+    ("GridGames/Sokoban-v0", {"time_limit": 2.5}, "time_limit must be an integer"),
+    ("GridGames/Sokoban-v0", {"step_penalty": math.nan}, "step_penalty must be a finite"),
+    ("GridGames/Sokoban-v0", {"solve_reward": "10"}, "solve_reward must be a number"),
+    ("GridGames/Sokoban-v0", {"deadlock_penalty": math.inf}, "deadlock_penalty"),
+    ("GridGames/Sokoban-v0", {"terminate_on_deadlock": "no"}, "terminate_on_deadlock"),
+    ("GridGames/Sokoban-v0", {"rows": 10.5}, "rows must be an integer"),
+    ("GridGames/Sokoban-v0", {"rows": 100_000}, "rows must be between 5 and 256"),
+    ("GridGames/Sokoban-v0", {"obs_shape": (10,)}, "obs_shape must be a"),
+    ("GridGames/Sokoban-v0", {"illegal_action_penalty": math.nan}, "illegal_action_penalty"),
+    ("GridGames/Sokoban-v0", {"tile_size": 2}, "tile_size"),
+    ("GridGames/Minesweeper-v0", {"mines": 3.7}, "mines must be an integer"),
+    ("GridGames/Minesweeper-v0", {"mines": True}, "mines must be an integer"),
+    ("GridGames/Minesweeper-v0", {"rows": 0}, "rows must be between 1 and 256"),
+    ("GridGames/Minesweeper-v0", {"loss_penalty": -math.inf}, "loss_penalty"),
+    ("GridGames/Minesweeper-v0", {"allow_flags": 1}, "allow_flags must be True or False"),
+    ("GridGames/Lines98-v0", {"target_score": 0}, "target_score must be at least 1"),
+    ("GridGames/Lines98-v0", {"target_score": -5}, "target_score"),
+    ("GridGames/Lines98-v0", {"rows": 1000}, "rows must be between 2 and 32"),
+    ("GridGames/Lines98-v0", {"game_over_penalty": math.nan}, "game_over_penalty"),
+    ("GridGames/Knight-v0", {"energy_slack": math.inf}, "energy_slack"),
+    ("GridGames/Knight-v0", {"energy_slack": math.nan}, "energy_slack"),
+    ("GridGames/Knight-v0", {"rows": 100_000, "cols": 100_000}, "rows must be between"),
+    ("GridGames/Knight-v0", {"monster_cost": 2.5}, "monster_cost must be an integer"),
+    ("GridGames/Knight-v0", {"loops": 2.0}, "loops must be between 0.0 and 1.0"),
+    ("GridGames/Knight-v0", {"win_reward": math.nan}, "win_reward"),
+    ("GridGames/Pikachu-v0", {"rows": 64}, "rows must be between 1 and 32"),
+    ("GridGames/Pikachu-v0", {"kinds": 3.0}, "kinds must be an integer"),
+    ("GridGames/Pikachu-v0", {"clear_reward": math.nan}, "clear_reward"),
+    ("GridGames/Pikachu-v0", {"board": [[1, 1], [2]]}, "board must be a 2-D array"),
+    ("GridGames/Pikachu-v0", {"solvable_only": "yes"}, "solvable_only"),
+]
+
+
+@pytest.mark.parametrize(("env_id", "kwargs", "message"), BAD_KWARGS)
+def test_bad_kwargs_are_refused_at_construction(env_id: str, kwargs: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        gym.make(env_id, **kwargs)
+
+
+def test_a_deadlock_never_pays() -> None:
+    env = gym.make("GridGames/Sokoban-v0", levels=CORNER, time_limit=1000)
+    env.reset(seed=0)
+    env.step(3)  # right
+    _, reward, terminated, _, info = env.step(4)  # the box up into the corner
+    assert terminated and info["deadlocked"] and reward < 0
+
+
+def snapshot_of(env_id: str, seed: int = 0, **kwargs: object) -> object:
+    env = gym.make(env_id, **kwargs)
+    env.reset(seed=seed)
+    return env.unwrapped.snapshot()
+
+
+@pytest.mark.parametrize(
+    ("env_id", "other", "kwargs", "message"),
+    [
+        ("GridGames/Sokoban-v0", "GridGames/Sokoban-Small-v0", {}, "observation_space"),
+        ("GridGames/Minesweeper-v0", "GridGames/Minesweeper-Expert-v0", {}, "observation_space"),
+        ("GridGames/Minesweeper-v0", "GridGames/Minesweeper-v0", {"mines": 11}, "mines 11"),
+        ("GridGames/Pikachu-v0", "GridGames/Pikachu-Small-v0", {}, "observation_space"),
+        ("GridGames/Knight-v0", "GridGames/Sokoban-v0", {}, "env 'SokobanEnv'"),
+        ("GridGames/Lines98-v0", "GridGames/Lines98-v0", {"spawn": 2}, "spawn 2"),
+    ],
+)
+def test_restore_refuses_a_snapshot_of_another_env(
+    env_id: str, other: str, kwargs: dict, message: str
+) -> None:
+    env = gym.make(env_id)
+    obs, _ = env.reset(seed=3)
+    before = env.unwrapped.snapshot()
+    with pytest.raises(ValueError, match=message):
+        env.unwrapped.restore(snapshot_of(other, **kwargs))
+    np.testing.assert_array_equal(env.unwrapped.observe(), obs)  # unchanged
+    env.unwrapped.restore(before)  # and its own snapshot still goes back
+    env.reset()  # later resets work
+
+
+@pytest.mark.parametrize("bad", [None, 3, "snapshot", {"game": None}])
+def test_restore_refuses_what_is_not_a_snapshot(bad: object) -> None:
+    env = gym.make("GridGames/Minesweeper-v0")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="restore\\(\\) takes a Snapshot"):
+        env.unwrapped.restore(bad)
+
+
+@pytest.mark.parametrize("env_id", ["GridGames/Sokoban-Small-v0", "GridGames/Pikachu-Small-v0"])
+def test_the_time_limit_is_rewound_by_restore(env_id: str) -> None:
+    env = gym.make(env_id)
+    env.reset(seed=0)
+    limit = env.unwrapped.time_limit
+    start = env.unwrapped.snapshot()
+    for _ in range(limit - 1):  # a walk up (Sokoban) or one pair (Pikachu): never an end
+        *_, terminated, truncated, _ = env.step(0)
+        assert not (terminated or truncated)
+    *_, truncated, _ = env.step(0)
+    assert truncated
+    env.unwrapped.restore(start)
+    *_, truncated, _ = env.step(0)
+    assert not truncated and env.unwrapped.steps == 1
+
+
+def test_a_shorter_max_episode_steps_still_truncates() -> None:
+    env = gym.make("GridGames/Minesweeper-v0", max_episode_steps=1, allow_flags=True)
+    env.reset(seed=0)
+    *_, truncated, _ = env.step(81)  # a flag: the game goes on
+    assert truncated
+
+
+def test_the_episode_ends_at_the_env_own_limit() -> None:
+    env = gym.make("GridGames/Minesweeper-v0", time_limit=2, allow_flags=True)
+    env.reset(seed=0)
+    assert env.spec is not None and env.spec.kwargs["time_limit"] == 2
+    assert not env.step(81)[3]
+    assert env.step(81)[3]
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(81)
+
+
+# ------------------------------------------------------------------ level and map files
+SMALL = "#####\n#@$.#\n#####\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("999999999#\n#@$.#\n#####\n", "run-length count 999999999 is longer"),
+        ("99999999#\n", "run-length count 99999999"),
+        ("#" * 300 + "\n#@$.#\n#####\n", "larger than a level may be"),
+        ("######\n#    #\n#$   #\n#@  .#\n######\n", "deadlocked at the start"),
+    ],
+)
+def test_bad_xsb_is_refused_quickly(text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        gym.make("GridGames/Sokoban-v0", levels=text)
+
+
+def test_a_byte_order_mark_is_not_a_border(tmp_path) -> None:
+    path = tmp_path / "bom.xsb"
+    path.write_bytes(b"\xef\xbb\xbf" + SMALL.encode())
+    env = gym.make("GridGames/Sokoban-v0", levels=str(path))
+    env.reset(seed=0)
+    assert env.step(7)[4]["is_success"]
+
+
+@pytest.mark.parametrize("levels", ["", "   "])
+def test_empty_levels_are_refused_not_scanned(levels: str) -> None:
+    with pytest.raises(ValueError, match="levels is empty"):
+        gym.make("GridGames/Sokoban-v0", levels=levels)
+
+
+def test_file_problems_are_named(tmp_path) -> None:
+    from grid_envs.knight.levels import load
+    from grid_envs.sokoban.levels import BoxobanDirectory, read_collection
+
+    with pytest.raises(ValueError, match="is a folder, not a file"):
+        read_collection(tmp_path)
+    with pytest.raises(ValueError, match="does not exist"):
+        read_collection(tmp_path / "missing.xsb")
+    (tmp_path / "latin1.xsb").write_bytes(SMALL.encode() + b"; caf\xe9\n")
+    with pytest.raises(ValueError, match="line 4: not UTF-8 text"):
+        read_collection(tmp_path / "latin1.xsb")
+    (tmp_path / "map.txt").write_bytes(b"knight-map 1\nsize 2 \xff\n")
+    with pytest.raises(ValueError, match=r"map\.txt', line 2: not UTF-8 text"):
+        load(tmp_path / "map.txt")
+    with pytest.raises(ValueError, match="is a file, not a folder"):
+        BoxobanDirectory(tmp_path / "latin1.xsb")
+
+
+def knight_map(**changes: str) -> str:
+    from grid_envs.knight.levels import sample_paths
+
+    text = sample_paths()[0].read_text()
+    for key, value in changes.items():
+        lines = text.splitlines()
+        at = next(i for i, ln in enumerate(lines) if ln.startswith(key + " "))
+        lines[at] = f"{key} {value}"
+        text = "\n".join(lines) + "\n"
+    return text
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"monster_cost": "--4"}, "line 5: 'monster_cost' takes 1 whole number"),
+        ({"size": "100000 100000"}, "line 2: the size must be from 1x1 to 256x256"),
+        ({"exit": "4 4"}, "line 4: the exit \\(4, 4\\) is the start"),
+    ],
+)
+def test_bad_knight_maps_name_the_line(changes: dict, message: str) -> None:
+    from grid_envs.knight.levels import loads
+
+    with pytest.raises(ValueError, match=message):
+        loads(knight_map(**changes))
+
+
+def test_a_knight_map_with_a_byte_order_mark_loads(tmp_path) -> None:
+    from grid_envs.knight.levels import load
+
+    path = tmp_path / "bom.txt"
+    path.write_bytes(b"\xef\xbb\xbf" + knight_map().encode())
+    assert load(path).shape == (5, 5)
