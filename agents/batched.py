@@ -85,9 +85,11 @@ class BatchedVecEnv(VecEnv):
                 path = path / "batch.monitor.csv"
             path.parent.mkdir(parents=True, exist_ok=True)
             self.writer = ResultsWriter(
-                str(path), header={"t_start": self.t_start, "env_id": env_id},
+                str(path),
+                header={"t_start": self.t_start, "env_id": env_id},
                 extra_keys=info_keywords,
-            )  # fmt: skip
+                override_existing=not path.exists(),
+            )  # fmt: skip  (a resumed run appends to its log)
 
     @property
     def native(self) -> Any:

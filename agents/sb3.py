@@ -161,7 +161,8 @@ class TrainConfig:
     # "auto": bf16 where the device computes it in hardware, else "fp32"
     eval_freq: int = 5_000  # timesteps between evaluations
     eval_episodes: int = 50
-    checkpoint_freq: int = 10_000  # timesteps between checkpoints
+    checkpoint_freq: int | None = None  # timesteps between checkpoints (None: a 20th of
+    # the budget, between 1,000 and 100,000, so that the first comes early)
     threads: int | None = None  # torch threads; None: every core this process may use
     device: str = "auto"  # "auto": CUDA where present, else the CPU
     # the algorithms as teachers (agents.imitation): cloning and DAgger before PPO
@@ -261,7 +262,9 @@ def make_env_fn(config: TrainConfig, rank: int, monitor_dir: str | None = None) 
         if config.shaping:
             env = PotentialShaping(env, config.shaping, config.gamma)
         path = f"{monitor_dir}/{rank}" if monitor_dir else None
-        env = Monitor(env, path, info_keywords=("is_success",))
+        fresh = path is None or not Path(f"{path}.{Monitor.EXT}").exists()
+        # a resumed run appends to its log
+        env = Monitor(env, path, info_keywords=("is_success",), override_existing=fresh)
         env.reset(seed=config.seed + rank)
         env.action_space.seed(config.seed + rank)
         return env
@@ -372,12 +375,14 @@ def algo_of(model: Any) -> str:
 
 
 def latest_checkpoint(folder: Path) -> Path | None:
-    found = []
-    for p in folder.glob("model_*_steps.zip"):
-        m = re.match(r"model_(\d+)_steps", p.stem)
-        if m:
-            found.append((int(m.group(1)), p))
+    found = [(checkpoint_steps(p), p) for p in folder.glob("model_*_steps.zip")]
     return max(found)[1] if found else None
+
+
+def checkpoint_steps(path: Path) -> int:
+    """The timesteps in a checkpoint's name (``model_<steps>_steps.zip``)."""
+    m = re.match(r"model_(\d+)_steps", path.stem)
+    return int(m.group(1)) if m else 0
 
 
 @dataclass
@@ -388,6 +393,8 @@ class TrainResult:
     seconds: float
     resumed_from: str | None
     curve: list[tuple[int, float, float]]  # (timesteps, mean eval return, eval win rate)
+    already_done: bool = False  # the folder held a finished run of these steps: not retrained
+    seconds_before: float = 0.0  # that run's training seconds
 
 
 def training_env(config: TrainConfig, monitor_dir: str | None = None) -> Any:
@@ -411,8 +418,52 @@ EVAL_SEED = 10_000
 HELDOUT_SEED = 1_000_000
 
 
+class Interrupted(KeyboardInterrupt):
+    """Training stopped by Ctrl-C; the model so far and a checkpoint were saved."""
+
+    def __init__(self, steps: int, model_path: Path) -> None:
+        super().__init__(
+            f"interrupted at {steps:,} steps: the model so far is in {model_path} and a "
+            f"checkpoint beside it; run the same command again to go on"
+        )
+        self.steps, self.model_path = steps, model_path
+
+
+def check_run_folder(out: Path) -> None:
+    """The run folder must be a folder, or not exist yet."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {str(out)!r} is a file; a run folder is needed")
+
+
+def checkpoint_every(config: TrainConfig) -> int:
+    """Timesteps between checkpoints: ``checkpoint_freq``, or a 20th of the budget (at
+    least 1,000 steps, at most 100,000), so that the first one comes early."""
+    if config.checkpoint_freq:
+        return config.checkpoint_freq
+    return min(100_000, max(1_000, config.timesteps // 20))
+
+
+def saved_steps(out: Path) -> int:
+    """Timesteps of the finished model in ``out`` (0 when there is none, or when the run
+    was interrupted: it goes on from its checkpoint)."""
+    path = out / "settings.json"
+    if not (out / "model.zip").exists() or not path.exists():
+        return 0
+    try:
+        settings = json.loads(path.read_text())
+        return 0 if settings.get("interrupted") else int(settings.get("timesteps_done", 0))
+    except (ValueError, TypeError, AttributeError):
+        return 0
+
+
 def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainResult:
-    """Train (or resume) a model; see the module doc for what lands in ``out``."""
+    """Train, resume or extend a model; see the module doc for what lands in ``out``.
+
+    A folder that holds a finished run of at least ``config.timesteps`` steps is left as it
+    is (its result is returned); asking for more steps goes on from the finished model. A
+    run stopped early goes on from its latest checkpoint. Ctrl-C saves the model so far and
+    a checkpoint, then raises :class:`Interrupted`.
+    """
     from stable_baselines3.common.callbacks import CallbackList, CheckpointCallback
 
     if config.algo not in ALGOS:
@@ -421,16 +472,23 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainR
         raise ValueError(f"vec_env must be one of {VEC_ENVS}, got {config.vec_env!r}")
     if config.n_envs < 1:
         raise ValueError(f"n_envs must be at least 1, got {config.n_envs!r}")
+    if config.timesteps < 1:
+        raise ValueError(f"timesteps must be at least 1, got {config.timesteps!r}")
     if config.teacher is not None:
         _check_teacher(config)
-    threads = set_threads(config.threads)
     out = Path(out)
-    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
-    check_same_run(config, out)
-    (out / "monitor").mkdir(exist_ok=True)
-    venv = training_env(config, monitor_dir=str(out / "monitor"))
+    check_run_folder(out)
+    if out.exists():
+        check_same_run(config, out, write=False)
+    done = saved_steps(out)
+    if done >= config.timesteps:  # finished: nothing is retrained or overwritten
+        return finished_result(out, done)
+    threads = set_threads(config.threads)
+    venv = training_env(config)  # the env and the model are built before the folder is
     cls = _algo_class(config.algo)
     resume = latest_checkpoint(out / "checkpoints")
+    if done and (resume is None or checkpoint_steps(resume) < done):
+        resume = out / "model.zip"
     if resume is not None:
         try:
             model = cls.load(
@@ -446,10 +504,16 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainR
             ) from None
     else:
         model = new_model(config, venv, tensorboard_log=str(out / "tb"))
+    venv.close()
+    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    check_same_run(config, out)  # written now that the env and the model could be built
+    (out / "monitor").mkdir(exist_ok=True)
+    venv = training_env(config, monitor_dir=str(out / "monitor"))
+    model.set_env(venv)
     per_env = max(1, config.n_envs)
     callbacks = [
         CheckpointCallback(
-            max(1, config.checkpoint_freq // per_env), str(out / "checkpoints"), "model"
+            max(1, checkpoint_every(config) // per_env), str(out / "checkpoints"), "model"
         ),
         _eval_callback(config, out, per_env),
     ]
@@ -459,14 +523,19 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainR
         callbacks.append(cloning)
     remaining = config.timesteps - model.num_timesteps
     start = time.perf_counter()
+    interrupted = False
     if remaining > 0:
-        model.learn(
-            remaining,
-            callback=CallbackList(callbacks),
-            progress_bar=progress and _has_bar(),
-            reset_num_timesteps=resume is None,
-            tb_log_name=config.algo,
-        )
+        try:
+            model.learn(
+                remaining,
+                callback=CallbackList(callbacks),
+                progress_bar=progress and _has_bar(),
+                reset_num_timesteps=resume is None,
+                tb_log_name=config.algo,
+            )
+        except KeyboardInterrupt:
+            interrupted = True
+            model.save(out / "checkpoints" / f"model_{model.num_timesteps}_steps.zip")
     seconds = time.perf_counter() - start
     venv.close()
     model_path = out / "model.zip"
@@ -483,7 +552,9 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainR
         "teacher_seconds": round(teacher_seconds, 1),
     }
     settings_path = out / "settings.json"
-    settings_path.write_text(json.dumps(settings, indent=2))
+    settings_path.write_text(json.dumps({**settings, "interrupted": interrupted}, indent=2))
+    if interrupted:
+        raise Interrupted(int(model.num_timesteps), model_path)
     return TrainResult(
         model_path,
         settings_path,
@@ -492,6 +563,15 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainR
         str(resume) if resume else None,
         read_curve(out),
     )
+
+
+def finished_result(out: Path, steps: int) -> TrainResult:
+    """The result of a run folder that already holds a finished model."""
+    settings = json.loads((out / "settings.json").read_text())
+    return TrainResult(
+        out / "model.zip", out / "settings.json", steps, 0.0, None, read_curve(out),
+        already_done=True, seconds_before=float(settings.get("seconds", 0.0)),
+    )  # fmt: skip
 
 
 def _check_teacher(config: TrainConfig) -> None:
@@ -531,17 +611,24 @@ def _taught(config: TrainConfig, model: Any, out: Path, fresh: bool) -> tuple[fl
     return time.perf_counter() - start, cloning
 
 
-RUN_KEYS = ("env_id", "algo", "env_kwargs", "shaping", "policy", "features_dim", "teacher")
+RUN_KEYS = (
+    "env_id", "algo", "env_kwargs", "shaping", "policy", "features_dim", "teacher", "seed",
+)  # fmt: skip
 # what a run folder saved before a key existed meant
 BEFORE_KEYS = {"policy": "cnn", "teacher": None}
 
 
 def check_same_run(
-    config: Any, out: Path, keys: tuple[str, ...] = RUN_KEYS, kind: str = "a run"
+    config: Any,
+    out: Path,
+    keys: tuple[str, ...] = RUN_KEYS,
+    kind: str = "a run",
+    write: bool = True,
 ) -> None:
     """A rerun resumes only the run that its folder holds; anything else is refused.
 
     ``config`` is a dataclass (SB3's or RLlib's); ``keys`` are the fields that must match.
+    A new folder gets ``config.json`` (unless ``write`` is False).
     """
     path = out / "config.json"
     mine = {k: v for k, v in asdict(config).items() if k in keys}
@@ -554,7 +641,7 @@ def check_same_run(
                 f"{out} holds {kind} with other settings {diff} (theirs, yours); "
                 f"choose another --out or delete the folder"
             )
-    else:
+    elif write:
         path.write_text(json.dumps(asdict(config), indent=2))
 
 
@@ -622,12 +709,22 @@ class PolicyAgent(Agent):
 
     @classmethod
     def load(cls, path: str | Path, env: Any = None, seed: int | None = None) -> PolicyAgent:
+        import zipfile
+
         path = Path(path)
         settings = settings_of(path)
-        model = _algo_class(settings["algo"]).load(path, device="cpu")
+        try:
+            model = _algo_class(settings["algo"]).load(path, device="cpu")
+        except (zipfile.BadZipFile, KeyError, OSError) as error:
+            raise ValueError(f"{path} is not a stable-baselines3 model ({error})") from None
         agent = cls(model, settings["algo"], env, seed)
         agent.name = f"{settings['algo']}:{path.parent.name}"
         return agent
+
+    @property
+    def spaces(self) -> tuple[gym.Space[Any], gym.Space[Any]]:
+        """The observation and action spaces the model was trained on."""
+        return self.model.observation_space, self.model.action_space
 
     def act(self, env: GridEnv, observation: np.ndarray) -> int:
         from agents.batched import policy_actions

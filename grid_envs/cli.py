@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, TextIO
+from pathlib import Path
+from typing import Any, NoReturn, TextIO
 
 import gymnasium as gym
 
 import grid_envs
+from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
@@ -30,22 +33,60 @@ def env_id(name: str) -> str:
     full = name if "/" in name else f"GridGames/{name}"
     if full not in gym.registry:
         known = ", ".join(sorted(grid_envs.ENVS))
-        raise SystemExit(f"grid-games: unknown env {name!r}; known: {known}")
+        raise ValueError(f"unknown env {name!r}; known: {known}")
     return full
 
 
-def parse_settings(items: Sequence[str]) -> dict[str, Any]:
-    """``--set key=value`` pairs; values are read as JSON when they parse, else as text."""
+def parse_settings(items: Sequence[str], env: str | None = None) -> dict[str, Any]:
+    """``--set key=value`` pairs; values are read as JSON when they parse, else as text.
+    With ``env``, every key must be an argument that env takes."""
     out: dict[str, Any] = {}
     for item in items:
-        if "=" not in item:
-            raise SystemExit(f"grid-games: --set expects key=value, got {item!r}")
-        key, raw = item.split("=", 1)
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--set expects key=value, got {item!r}")
         try:
             out[key] = json.loads(raw)
         except json.JSONDecodeError:
             out[key] = raw
-    return out
+    return checks.env_kwargs(env, out) if env else out
+
+
+def count(least: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``least``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be at least {least}, got {value}")
+        return value
+
+    parse.__name__ = f"a whole number >= {least}"
+    return parse
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, got {text}")
+    return value
+
+
+def output_file(path: str) -> Path:
+    """A file to write: not a folder, in a folder that exists."""
+    p = Path(path)
+    if p.is_dir():
+        raise ValueError(f"--out {path!r} is a folder; give a file name")
+    if not p.parent.is_dir():
+        raise ValueError(f"--out {path!r}: the folder {str(p.parent)!r} does not exist")
+    return p
 
 
 @command("list")
@@ -123,9 +164,10 @@ def play_window(env: gym.Env[Any, Any], base: GridEnv, seed: int | None) -> int:
 
 @command("play")
 def cmd_play(args: argparse.Namespace) -> int:
-    kwargs = parse_settings(args.set)
+    name = env_id(args.env)
+    kwargs = parse_settings(args.set, name)
     mode = "human" if args.window else "ansi"
-    env = gym.make(env_id(args.env), render_mode=mode, **kwargs)
+    env = gym.make(name, render_mode=mode, **kwargs)
     base = env.unwrapped
     assert isinstance(base, GridEnv)
     try:
@@ -141,6 +183,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     import numpy as np
 
     rng = np.random.default_rng(args.seed)
+    output_file(args.out)
     if args.game == "knight":
         from grid_envs.knight import levels as knight_levels
         from grid_envs.knight.generator import KnightGenerator
@@ -189,11 +232,18 @@ def cmd_train(args: argparse.Namespace) -> int:
         device=args.device, precision=args.precision, teacher=args.teacher,
         teacher_states=args.teacher_steps, dagger_rounds=args.dagger_rounds,
     )  # fmt: skip
-    config.env_kwargs = {**config.env_kwargs, **parse_settings(args.set)}
+    config.env_kwargs = {**config.env_kwargs, **parse_settings(args.set, env)}
     out = args.out or f"runs/{env.split('/')[1]}-{args.algo}-s{args.seed}"
     result = train(config, out, progress=not args.no_progress)
     resumed = f" (resumed from {result.resumed_from})" if result.resumed_from else ""
-    print(f"trained {result.timesteps} steps in {result.seconds:.0f} s{resumed}")
+    if result.already_done:
+        print(
+            f"{out} already holds a finished run of {result.timesteps:,} steps "
+            f"({result.seconds_before:.0f} s): nothing retrained; ask for more with "
+            f"--timesteps to go on from it"
+        )
+    else:
+        print(f"trained {result.timesteps} steps in {result.seconds:.0f} s{resumed}")
     print(f"model: {result.model_path}  settings: {result.settings_path}")
     for steps, mean, wins in result.curve:
         print(f"  eval at {steps:>7}: return {mean:7.2f}  win rate {wins:.0%}")
@@ -214,7 +264,7 @@ def _train_rllib(env: str, args: argparse.Namespace) -> int:
         timesteps=args.timesteps or 50_000,
         num_env_runners=args.num_env_runners,
         seed=args.seed,
-        env_kwargs={**defaults.get("env_kwargs", {}), **parse_settings(args.set)},
+        env_kwargs={**defaults.get("env_kwargs", {}), **parse_settings(args.set, env)},
         shaping=args.shaping or defaults.get("shaping"),
     )
     out = args.out or f"runs/{env.split('/')[1]}-rllib-s{args.seed}"
@@ -260,7 +310,7 @@ def cmd_demos(args: argparse.Namespace) -> int:
 
     env = env_id(args.env)
     dataset = record_demos(
-        env, args.agent, args.episodes, args.seed, args.out, parse_settings(args.set)
+        env, args.agent, args.episodes, args.seed, args.out, parse_settings(args.set, env)
     )
     folder = f"{args.out}/{dataset.spec.dataset_id}"
     print(
@@ -273,18 +323,18 @@ def cmd_demos(args: argparse.Namespace) -> int:
 
 @command("eval")
 def cmd_eval(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from agents import evaluate
 
+    name = env_id(args.env)
     agent: Any = args.agent
-    kwargs = parse_settings(args.set)
+    kwargs = parse_settings(args.set, name)
+    board: dict[str, Any] = {}
     if agent.endswith(".zip") or Path(agent).is_file():
         from agents.sb3 import PolicyAgent, settings_of
 
         if not Path(agent).is_file():
             raise ValueError(f"no model file {agent!r}")
-        kwargs = {**settings_of(agent)["env_kwargs"], **kwargs}  # the board it was trained on
+        board = model_board(settings_of(agent), name)
         agent = PolicyAgent.load(agent)
     elif Path(agent).is_dir():
         from agents.rllib import RLlibPolicyAgent, is_rllib_policy
@@ -292,18 +342,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
         if not is_rllib_policy(agent):
             raise ValueError(f"{agent!r} is a folder but not an RLlib run or policy folder")
-        kwargs = {**rllib_settings(agent)["env_kwargs"], **kwargs}
+        board = model_board(rllib_settings(agent), name)
         agent = RLlibPolicyAgent.load(agent)
+    kwargs = {**board, **kwargs}
+    if board:
+        check_model_fits(agent, name, kwargs)
     result = evaluate(
-        env_id(args.env),
+        name,
         agent,
         episodes=args.episodes,
         seed=args.seed,
         env_kwargs=kwargs,
         progress=not args.no_progress,
     )
+    if kwargs:  # the board played, where it is not the registered one
+        result.env = f"{name} ({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})"
     if args.json:
-        print(json.dumps(result.to_dict()))
+        print(json.dumps({**result.to_dict(), "env_kwargs": kwargs}))
     else:
         lo, hi = result.win_rate_ci
         print(
@@ -313,6 +368,36 @@ def cmd_eval(args: argparse.Namespace) -> int:
             f"length {result.mean_length:.1f}  {result.steps_per_second:,.0f} steps/s"
         )
     return 0
+
+
+def model_board(settings: dict[str, Any], name: str) -> dict[str, Any]:
+    """The env arguments a model was trained with, which it is evaluated with; a model of
+    another game is refused, naming both."""
+    trained = settings.get("env_id") or settings.get("env", "")
+    game_of = {i: entry.split(":")[-1] for i, (entry, *_) in grid_envs.ENVS.items()}
+    if game_of.get(trained) != game_of[name]:
+        raise ValueError(
+            f"the model was trained on {trained} ({game_of.get(trained, 'unknown game')}), "
+            f"not on {name} ({game_of[name]}): evaluate it on its own game"
+        )
+    board: dict[str, Any] = settings.get("env_kwargs") or {}
+    return board
+
+
+def check_model_fits(agent: Any, name: str, kwargs: dict[str, Any]) -> None:
+    """The env made from ``name`` and ``kwargs`` must give the observations and actions the
+    model was trained on."""
+    spaces = getattr(agent, "spaces", None)
+    if spaces is None:
+        return
+    env = gym.make(name, **kwargs)
+    mine = (env.observation_space, env.action_space)
+    env.close()
+    if tuple(map(str, spaces)) != tuple(map(str, mine)):
+        raise ValueError(
+            f"the model takes observations {spaces[0]} and actions {spaces[1]}, but {name} "
+            f"with {kwargs} gives {mine[0]} and {mine[1]}"
+        )
 
 
 @command("solve")
@@ -369,45 +454,50 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with its errors on one line (and the usual exit code 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="grid-games", description="Classic grid games as Gymnasium environments."
-    )
+    parser = Parser(prog="grid-games", description="Classic grid games as Gymnasium environments.")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the registered env ids")
 
     p = sub.add_parser("play", help="play an env yourself, in the terminal or a window")
     p.add_argument("env", help="env id, e.g. Sokoban-v0 or GridGames/Sokoban-v0")
-    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--seed", type=count(0), default=None)
     p.add_argument("--window", action="store_true", help="a pygame window (needs [human])")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="env argument, e.g. --set levels=my.xsb (repeatable)")  # fmt: skip
 
     p = sub.add_parser("solve", help="solve Sokoban levels with push search")
     p.add_argument("levels", help="an XSB file (one level or a collection)")
-    p.add_argument("--level", type=int, default=None, help="1-based level number")
-    p.add_argument("--time-limit", type=float, default=10.0, help="seconds per level")
+    p.add_argument("--level", type=count(1), default=None, help="1-based level number")
+    p.add_argument("--time-limit", type=seconds, default=10.0, help="seconds per level")
     p.add_argument("--mode", choices=("fast", "optimal"), default="fast")
     p.add_argument("--json", action="store_true", help="one JSON object per level")
 
     p = sub.add_parser("generate", help="write generated levels to a file")
     p.add_argument("game", choices=("knight", "sokoban"))
     p.add_argument("--out", required=True, help="the file to write")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--rows", type=int, default=None)
-    p.add_argument("--cols", type=int, default=None)
+    p.add_argument("--seed", type=count(0), default=0)
+    p.add_argument("--rows", type=count(1), default=None)
+    p.add_argument("--cols", type=count(1), default=None)
     p.add_argument("--loops", type=float, default=0.1, help="knight: extra openings")
     p.add_argument("--monsters", type=float, default=0.1, help="knight: monster density")
     p.add_argument("--items", type=float, default=0.05, help="knight: item density")
-    p.add_argument("--monster-cost", type=int, default=3, help="knight: energy per monster")
-    p.add_argument("--boxes", type=int, default=4, help="sokoban: boxes per level")
-    p.add_argument("--count", type=int, default=10, help="sokoban: levels in the file")
-    p.add_argument("--min-pushes", type=int, default=0, help="sokoban: difficulty floor")
+    p.add_argument("--monster-cost", type=count(1), default=3, help="knight: energy per monster")
+    p.add_argument("--boxes", type=count(1), default=4, help="sokoban: boxes per level")
+    p.add_argument("--count", type=count(1), default=10, help="sokoban: levels in the file")
+    p.add_argument("--min-pushes", type=count(0), default=0, help="sokoban: difficulty floor")
 
     p = sub.add_parser("train", help="train MaskablePPO, PPO or DQN with stable-baselines3")
     p.add_argument("env")
     p.add_argument("--algo", choices=("maskable-ppo", "ppo", "dqn"), default="maskable-ppo")
-    p.add_argument("--timesteps", type=int, default=None, help="default: 50,000")
+    p.add_argument("--timesteps", type=count(1), default=None, help="default: 50,000")
     p.add_argument("--out", default=None, help="run folder; rerunning it resumes")
     p.add_argument("--shaping", default=None, help="a potential name, e.g. distance")
     p.add_argument(
@@ -416,9 +506,9 @@ def build_parser() -> argparse.ArgumentParser:
         "(Lines98's), maze-vi (the Knight: value iteration over the maze); cnn: a dense "
         "head (the others' default)",
     )  # fmt: skip
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=count(0), default=0)
     p.add_argument(
-        "--n-envs", type=int, default=None,
+        "--n-envs", type=count(1), default=None,
         help="envs stepped together (default: 64 in a native batch, 4 in a DummyVecEnv)",
     )  # fmt: skip
     p.add_argument(
@@ -426,7 +516,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="batched: the native batched env, one call a step (the default where the id "
         "has one); dummy: single envs in SB3's DummyVecEnv",
     )  # fmt: skip
-    p.add_argument("--threads", type=int, default=None,
+    p.add_argument("--threads", type=count(1), default=None,
                    help="torch threads (default: every core this process may use)")  # fmt: skip
     p.add_argument(
         "--device", default=None, help="auto (CUDA where present, the default), cpu, cuda"
@@ -441,9 +531,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="clone this baseline first (behaviour cloning, then DAgger rounds), then "
         "fine-tune with PPO while a decaying cloning loss keeps what was cloned",
     )  # fmt: skip
-    p.add_argument("--teacher-steps", type=int, default=None,
+    p.add_argument("--teacher-steps", type=count(1), default=None,
                    help="states the teacher labels, over all rounds (default: 20,000)")  # fmt: skip
-    p.add_argument("--dagger-rounds", type=int, default=None,
+    p.add_argument("--dagger-rounds", type=count(1), default=None,
                    help="round 0 the teacher plays, then the learner (default: 3)")  # fmt: skip
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
@@ -451,30 +541,30 @@ def build_parser() -> argparse.ArgumentParser:
         "--backend", choices=("sb3", "rllib"), default="sb3",
         help="rllib: PPO with masks on Ray RLlib (needs the distributed extra)",
     )  # fmt: skip
-    p.add_argument("--num-env-runners", type=int, default=2, help="rllib: sampling processes")
+    p.add_argument("--num-env-runners", type=count(0), default=2, help="rllib: sampling processes")
     p.add_argument("--address", default=None, help="rllib: join this Ray cluster")
 
     p = sub.add_parser("compare", help="baselines vs a short MaskablePPO training, every game")
     p.add_argument("--envs", nargs="*", default=None, help="default: one config per game")
-    p.add_argument("--timesteps", type=int, default=100_000, help="training steps per game")
-    p.add_argument("--episodes", type=int, default=100, help="evaluation episodes per agent")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--timesteps", type=count(1), default=100_000, help="training steps per game")
+    p.add_argument("--episodes", type=count(1), default=100, help="evaluation episodes per agent")
+    p.add_argument("--seed", type=count(0), default=0)
     p.add_argument("--out", default=None, help="default: compare-DATE-TIME")
     p.add_argument("--no-train", action="store_true", help="baselines only")
     p.add_argument("--no-progress", action="store_true")
 
     p = sub.add_parser("bench", help="steps/s single and batched, resets/s, next to FrozenLake")
     p.add_argument("--envs", nargs="*", default=None, help="default: the five classic ids")
-    p.add_argument("--batches", nargs="+", type=int, default=[1, 64, 1024, 4096])
-    p.add_argument("--seconds", type=float, default=1.0, help="length of one timed window")
-    p.add_argument("--repeats", type=int, default=3, help="windows per figure (median)")
+    p.add_argument("--batches", nargs="+", type=count(1), default=[1, 64, 1024, 4096])
+    p.add_argument("--seconds", type=seconds, default=1.0, help="length of one timed window")
+    p.add_argument("--repeats", type=count(1), default=3, help="windows per figure (median)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("demos", help="an agent's episodes written as a Minari dataset")
     p.add_argument("env")
     p.add_argument("--agent", default="random", help="a registered agent name or a model.zip")
-    p.add_argument("--episodes", type=int, default=100)
-    p.add_argument("--seed", type=int, default=0, help="episode k is seeded seed + k")
+    p.add_argument("--episodes", type=count(1), default=100)
+    p.add_argument("--seed", type=count(0), default=0, help="episode k is seeded seed + k")
     p.add_argument("--out", default="demos", help="the datasets' root folder")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
 
@@ -484,8 +574,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--agent", default="random",
         help="a registered agent name, a model.zip, or an RLlib run folder",
     )  # fmt: skip
-    p.add_argument("--episodes", type=int, default=100)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--episodes", type=count(1), default=100)
+    p.add_argument("--seed", type=count(0), default=0)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
@@ -493,12 +583,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command. Every expected failure (bad arguments, files, folders, models)
+    is one line on stderr and exit code 2; Ctrl-C is one line and 130; a traceback means
+    a bug."""
     args = build_parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:
         print(f"grid-games: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as exc:  # training saves what it has and says where
+        print(f"grid-games: {exc or 'interrupted'}", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -32,8 +32,7 @@ def test_eval_json_has_the_promised_keys(capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_eval_unknown_env_and_agent() -> None:
-    with pytest.raises(SystemExit, match="unknown env 'Nope-v0'"):
-        cli.main(["eval", "Nope-v0"])
+    assert cli.main(["eval", "Nope-v0"]) == 2
     assert cli.main(["eval", "Sokoban-v0", "--agent", "nope", "--episodes", "1"]) == 2
 
 
@@ -65,7 +64,7 @@ def test_set_parses_json_values() -> None:
     assert cli.parse_settings(["rows=8", "levels=a.xsb", "flag=true"]) == {
         "rows": 8, "levels": "a.xsb", "flag": True,
     }  # fmt: skip
-    with pytest.raises(SystemExit, match="key=value"):
+    with pytest.raises(ValueError, match="key=value"):
         cli.parse_settings(["rows"])
 
 
@@ -135,3 +134,45 @@ def test_train_policy_choices_are_the_trainers_policies() -> None:
     train = commands.choices["train"]
     policy = next(a for a in train._actions if "--policy" in a.option_strings)
     assert tuple(policy.choices) == POLICIES
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["train", "Sokoban-v0", "--set", "bogus=1"], "takes no setting 'bogus'"),
+        (["train", "Sokoban-v0", "--set", "rows=10.5", "--out", "{tmp}/run"], "must be an int"),
+        (["train", "Sokoban-v0", "--set", "novalue"], "--set expects key=value"),
+        (["train", "Sokoban-v0", "--n-envs", "0"], "--n-envs: must be at least 1"),
+        (["train", "Sokoban-v0", "--timesteps", "0"], "--timesteps: must be at least 1"),
+        (["train", "Minesweeper-v0", "--set", "mines=1000", "--out", "{tmp}/run"], "do not fit"),
+        (["train", "Sokoban-v0", "--out", "{tmp}/file.txt"], "is a file; a run folder"),
+        (["generate", "sokoban", "--out", "{tmp}"], "is a folder; give a file name"),
+        (["generate", "sokoban", "--out", "{tmp}/no/x.xsb"], "does not exist"),
+        (["generate", "knight", "--rows", "0", "--out", "{tmp}/k.txt"], "--rows: must be at"),
+        (["generate", "knight", "--rows", "100000", "--cols", "100000", "--out", "{tmp}/k.txt"],
+         "rows must be between 1 and 256"),
+        (["generate", "sokoban", "--count", "0", "--out", "{tmp}/s.xsb"], "--count: must be"),
+        (["solve", "{tmp}/file.txt", "--time-limit", "nan"], "--time-limit: must be a finite"),
+        (["solve", "{tmp}/file.txt", "--time-limit", "0"], "--time-limit: must be a finite"),
+        (["solve", "{tmp}", "--time-limit", "1"], "is a folder, not a file"),
+        (["eval", "Sokoban-v0", "--agent", "{tmp}/file.txt"], "no settings.json"),
+        (["eval", "Sokoban-v0", "--agent", "{tmp}/model.zip"], "no model file"),
+        (["eval", "Nope-v0"], "unknown env 'Nope-v0'"),
+        (["bench", "--seconds", "0"], "--seconds: must be a finite"),
+        (["demos", "Sokoban-v0", "--episodes", "0"], "--episodes: must be at least 1"),
+        (["nope"], "invalid choice"),
+    ],
+)  # fmt: skip
+def test_expected_failures_are_one_line_and_exit_2(
+    argv: list[str], message: str, tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "file.txt").write_text("notes\n")
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    try:
+        code = cli.main(argv)
+    except SystemExit as stop:  # argparse's own errors
+        code = stop.code
+    err = capsys.readouterr().err
+    assert code == 2
+    assert message in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "run").exists()  # a refused run writes no folder

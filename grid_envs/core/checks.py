@@ -11,12 +11,15 @@ The limits on sizes are the documented ones:
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
+from gymnasium.envs.registration import load_env_creator
 
 #: The longest board side any env accepts (a 256 x 256 board has 65,536 cells).
 MAX_SIDE = 256
@@ -113,3 +116,34 @@ def read_text(path: str | Path, what: str) -> str:
         raise ValueError(
             f"{what} {str(p)!r}, line {line}: not UTF-8 text (byte {data[e.start]:#04x})"
         ) from None
+
+
+def env_kwargs(env_id: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs``, checked against the arguments the env of ``env_id`` takes: an unknown
+    name gets a ``ValueError`` that lists the known ones (not ``make``'s ``TypeError``)."""
+    creator: Any = gym.spec(env_id).entry_point
+    if isinstance(creator, str):
+        creator = load_env_creator(creator)
+    known = _init_names(creator)
+    unknown = sorted(set(kwargs) - known)
+    if unknown:
+        raise ValueError(
+            f"{env_id} takes no setting {unknown[0]!r}; its settings: "
+            f"{', '.join(sorted(known - {'self'}))}"
+        )
+    return kwargs
+
+
+def _init_names(cls: Any) -> set[str]:
+    """The keyword names a class's ``__init__`` takes, following ``**kwargs`` passed on
+    to a parent's ``__init__``."""
+    names: set[str] = set()
+    for klass in getattr(cls, "__mro__", (cls,)):
+        init = vars(klass).get("__init__")
+        if init is None:
+            continue
+        params = inspect.signature(init).parameters.values()
+        names |= {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        if not any(p.kind is p.VAR_KEYWORD for p in params):
+            break
+    return names - {"self"}

@@ -1,0 +1,99 @@
+"""Run folders are safe: a finished run is never retrained or overwritten, more steps go on
+from it, logs are appended, a refused run writes nothing, Ctrl-C keeps the work."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from stable_baselines3.common.monitor import load_results
+
+from agents.sb3 import TrainConfig, checkpoint_every, train
+from grid_envs import cli
+
+TINY = {"rows": 4, "cols": 4, "mines": 2}
+
+
+def tiny(**extra: object) -> TrainConfig:
+    settings: dict = {
+        "env_id": "GridGames/Minesweeper-v0", "timesteps": 512, "n_envs": 2, "n_steps": 64,
+        "batch_size": 64, "env_kwargs": TINY, "eval_freq": 256, "eval_episodes": 2,
+        "features_dim": 32, **extra,
+    }  # fmt: skip
+    return TrainConfig(**settings)
+
+
+def test_a_finished_run_is_not_retrained_and_more_steps_go_on_from_it(tmp_path: Path) -> None:
+    first = train(tiny(), tmp_path, progress=False)
+    model = (tmp_path / "model.zip").read_bytes()
+    episodes = len(load_results(str(tmp_path / "monitor")))
+    again = train(tiny(), tmp_path, progress=False)
+    assert again.already_done and again.timesteps == first.timesteps
+    assert (tmp_path / "model.zip").read_bytes() == model  # not overwritten
+    more = train(tiny(timesteps=1024), tmp_path, progress=False)
+    assert not more.already_done and more.timesteps >= 1024
+    assert more.resumed_from is not None
+    # the monitor log was appended to, not truncated; one header line
+    assert len(load_results(str(tmp_path / "monitor"))) > episodes
+    text = (tmp_path / "monitor" / "batch.monitor.csv").read_text()
+    assert text.count("#{") == 1
+
+
+def test_a_new_seed_into_a_finished_run_is_refused(tmp_path: Path) -> None:
+    train(tiny(), tmp_path, progress=False)
+    with pytest.raises(ValueError, match="seed"):
+        train(tiny(seed=7), tmp_path, progress=False)
+    assert json.loads((tmp_path / "config.json").read_text())["seed"] == 0
+
+
+def test_a_run_whose_env_fails_writes_nothing_and_the_fixed_command_runs(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(ValueError, match="do not fit"):
+        train(tiny(env_kwargs={**TINY, "mines": 1000}), tmp_path / "run", progress=False)
+    assert not (tmp_path / "run").exists()
+    assert train(tiny(), tmp_path / "run", progress=False).timesteps >= 512
+
+
+def test_the_first_checkpoint_comes_early() -> None:
+    assert checkpoint_every(tiny(timesteps=1_000_000)) == 50_000
+    assert checkpoint_every(tiny(timesteps=20_000)) == 1_000
+    assert checkpoint_every(tiny(timesteps=100_000_000)) == 100_000
+    assert checkpoint_every(tiny(checkpoint_freq=300)) == 300
+
+
+def test_ctrl_c_saves_the_model_and_a_checkpoint_then_the_run_goes_on(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    command = [
+        sys.executable, "-m", "grid_envs.cli", "train", "Minesweeper-v0", "--set", "rows=4",
+        "--set", "cols=4", "--set", "mines=2", "--timesteps", "5000000", "--n-envs", "4",
+        "--out", str(out), "--no-progress", "--threads", "1",
+    ]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
+    child = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env)
+    log = out / "monitor" / "batch.monitor.csv"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not log.exists() or log.stat().st_size < 200):
+        time.sleep(0.2)  # until episodes are being logged
+    child.send_signal(signal.SIGINT)
+    _, err = child.communicate(timeout=120)
+    assert child.returncode == 130
+    assert err.strip().splitlines() == [err.strip()] and "interrupted at" in err
+    settings = json.loads((out / "settings.json").read_text())
+    assert settings["interrupted"] and (out / "model.zip").exists()
+    saved = list((out / "checkpoints").glob("model_*_steps.zip"))
+    assert saved
+    # the same command goes on from the checkpoint the interruption saved
+    steps = settings["timesteps_done"]
+    budget = command.index("--timesteps") + 1
+    command[budget] = str(steps + 256)
+    assert cli.main(command[3:]) == 0
+    settings = json.loads((out / "settings.json").read_text())
+    assert not settings["interrupted"] and settings["resumed_from"].endswith(f"_{steps}_steps.zip")
+    assert settings["timesteps_done"] >= steps + 256
