@@ -24,6 +24,8 @@ from agents.rllib import (
 from grid_envs import cli
 from grid_envs.knight.levels import sample_paths
 
+pytestmark = pytest.mark.rllib  # run in the environment with the distributed extra
+
 
 def test_the_observation_carries_the_exact_mask() -> None:
     env = make_env({"env_id": "GridGames/Lines98-Small-v0"})
