@@ -147,6 +147,6 @@ def test_batched_env_keeps_the_contract(
         assert envs.observation_space.contains(obs)
         assert np.isfinite(rewards).all()
     envs.reset(seed=seed)  # no env waiting for its autoreset, which would ignore the action
-    with pytest.raises(ValueError, match="outside the action space|actions must be"):
+    with pytest.raises(ValueError, match=r"outside the action space|actions must be"):
         envs.step(np.array([n, 0, 0], dtype=np.int64))
     envs.close()
