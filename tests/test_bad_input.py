@@ -219,3 +219,16 @@ def test_a_knight_map_with_a_byte_order_mark_loads(tmp_path) -> None:
     path = tmp_path / "bom.txt"
     path.write_bytes(b"\xef\xbb\xbf" + knight_map().encode())
     assert load(path).shape == (5, 5)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"level_pool": 10**12}, "level_pool must be between 1 and 10000000"),
+        ({"level_pool": 0}, "level_pool must be between 1"),
+        ({"pool_seed": -1}, "pool_seed must be at least 0"),
+    ],
+)
+def test_pool_sizes_are_bounded_before_allocation(kwargs: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        gym.make("GridGames/Knight-v0", **kwargs)

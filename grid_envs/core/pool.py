@@ -27,6 +27,8 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
+from grid_envs.core import checks
+
 T = TypeVar("T")
 
 AUTO = "auto"  # an env's default level_pool: a pool of auto_size() levels when it generates
@@ -58,11 +60,9 @@ class LevelPool(Generic[T]):
     _shared: ClassVar[dict[tuple[Any, ...], Any]] = {}
 
     def __init__(self, generator: Any, size: int, seed: int = 0) -> None:
-        if not isinstance(size, (int, np.integer)) or size < 1:
-            raise ValueError(f"level_pool must be a positive number of levels, got {size!r}")
-        if not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ValueError(f"pool_seed must be a non-negative integer, got {seed!r}")
-        self.generator, self.size, self.seed = generator, int(size), int(seed)
+        size = checks.integer("level_pool", size, 1, checks.MAX_POOL)
+        seed = checks.integer("pool_seed", seed, 0)
+        self.generator, self.size, self.seed = generator, size, seed
         self.filled = np.zeros(self.size, dtype=bool)
         self.missing = self.size  # levels not generated yet
 

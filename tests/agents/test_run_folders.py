@@ -97,3 +97,21 @@ def test_ctrl_c_saves_the_model_and_a_checkpoint_then_the_run_goes_on(tmp_path: 
     settings = json.loads((out / "settings.json").read_text())
     assert not settings["interrupted"] and settings["resumed_from"].endswith(f"_{steps}_steps.zip")
     assert settings["timesteps_done"] >= steps + 256
+
+
+def test_eval_plays_the_model_board_and_refuses_another_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = str(train(tiny(), tmp_path, progress=False).model_path)
+    # another Minesweeper id: the model's 4x4 board is played, and named
+    assert cli.main(["eval", "Minesweeper-Expert-v0", "--agent", model, "--episodes", "2",
+                     "--json", "--no-progress"]) == 0  # fmt: skip
+    result = json.loads(capsys.readouterr().out)
+    assert result["env_kwargs"] == TINY and "rows=4" in result["env"]
+    # another game: refused, both named, no traceback
+    assert cli.main(["eval", "Knight-v0", "--agent", model, "--episodes", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "trained on GridGames/Minesweeper-v0" in err and "GridGames/Knight-v0" in err
+    # a board the model's network cannot read: refused
+    assert cli.main(["eval", "Minesweeper-v0", "--agent", model, "--set", "rows=5"]) == 2
+    assert "the model takes observations" in capsys.readouterr().err
