@@ -281,6 +281,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     envs = tuple(env_id(e) for e in args.envs) if args.envs else COMPARE_ENVS
     out = args.out or time.strftime("compare-%Y%m%d-%H%M%S")
+    if Path(out).exists() and not Path(out).is_dir():
+        raise ValueError(f"--out {out!r} is a file; compare writes a folder")
     result = run_compare(
         envs, timesteps=args.timesteps, episodes=args.episodes, seed=args.seed, out=out,
         train_models=not args.no_train, progress=not args.no_progress,

@@ -161,6 +161,7 @@ def test_train_policy_choices_are_the_trainers_policies() -> None:
         (["bench", "--seconds", "0"], "--seconds: must be a finite"),
         (["demos", "Sokoban-v0", "--episodes", "0"], "--episodes: must be at least 1"),
         (["nope"], "invalid choice"),
+        (["compare", "--no-train", "--out", "{tmp}/file.txt"], "is a file; compare writes"),
     ],
 )  # fmt: skip
 def test_expected_failures_are_one_line_and_exit_2(
