@@ -232,3 +232,10 @@ def test_a_knight_map_with_a_byte_order_mark_loads(tmp_path) -> None:
 def test_pool_sizes_are_bounded_before_allocation(kwargs: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         gym.make("GridGames/Knight-v0", **kwargs)
+
+
+@pytest.mark.parametrize("num_envs", [0, 10**9, 2.5])
+def test_batch_sizes_are_bounded(num_envs: object) -> None:
+    with pytest.raises(ValueError, match="num_envs must be"):
+        gym.make_vec("GridGames/Minesweeper-v0", num_envs=num_envs,
+                     vectorization_mode="vector_entry_point")  # fmt: skip

@@ -33,6 +33,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
 
 
@@ -50,8 +51,7 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         **kwargs: Any,
     ) -> None:
-        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        checks.integer("num_envs", num_envs, 1, checks.MAX_BATCH)
         try:
             self.autoreset_mode = AutoresetMode(autoreset_mode)
         except ValueError:
