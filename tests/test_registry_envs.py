@@ -1,4 +1,4 @@
-"""Every registered GridGames id keeps the contract of SPEC.md (MiniGrid-style tests)."""
+"""Every registered id keeps the contract of grid_envs.core.base_env (MiniGrid-style tests)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The base environment: the contract of SPEC.md, implemented once for every game.
+"""The base environment: the contract every game keeps, implemented once.
 
 A game subclasses :class:`GridEnv` and fills in small hooks (``_new_episode``,
 ``_legal_mask``, ``_apply``, ``_planes``, ``_game_info``, ``_ansi``, ``_rgb``,

@@ -8,7 +8,7 @@
     exit 0 3
     monster_cost 3
     cheapest 9              # cost of the cheapest route, checked on load
-    grid                    # rows lines of cols numbers: the seed's URDL bits
+    grid                    # rows lines of cols numbers: the source article's URDL bits
     2 10 12 4
     6 9 7 9
     3 10 9 0
@@ -166,7 +166,7 @@ def load(path: str | Path) -> KnightLevel:
 
 
 def sample_paths() -> list[Path]:
-    """The 10 sample levels shipped with the package, as the seed's release ships 10."""
+    """The 10 sample levels shipped with the package, as the source article's release ships 10."""
     folder = resources.files("grid_envs.knight") / "levels"
     return sorted(Path(str(p)) for p in folder.iterdir() if p.name.endswith(".txt"))
 

@@ -1,13 +1,14 @@
 """Maze generation on URDL cells by colour merging (union-find), and maze checks.
 
 Every wall between two neighbouring cells gets a distinct random rank (a permutation drawn
-from the seed); the maze is the *minimum spanning tree* of the grid under those ranks,
-so every cell reaches every other by exactly one path. That is the seed's colour merging:
-cells start in colours of their own and an opening is made only between two colours,
-which then merge.
+from the RNG); the maze is the *minimum spanning tree* of the grid under those ranks, so
+every cell reaches every other by exactly one path. That is the source article's colour
+merging: cells start in colours of their own and an opening is made only between two
+colours, which then merge.
 
-* :func:`kruskal` does it as the seed describes, one wall at a time in weight order, with a
-  handwritten union-find (path halving, union by size): near-linear, used for small mazes.
+* :func:`kruskal` does it as the source article describes, one wall at a time in weight
+  order, with a handwritten union-find (path halving, union by size): near-linear, used for
+  small mazes.
 * :func:`boruvka` merges colours in vectorised rounds (every colour opens its lightest wall
   to another colour; the colours then merge by pointer jumping), a handful of numpy passes
   per round and at most log2(cells) rounds: a million cells in well under two seconds.

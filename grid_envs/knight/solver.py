@@ -2,7 +2,7 @@
 
 Entering a cell costs its price (1, or ``monster_cost`` for a monster's cell); all prices are
 positive, so Dijkstra's algorithm is exact. :func:`dijkstra` is written here with a binary
-heap, as the seed prescribes, and is the reference (a million cells in about 1.4 s).
+heap, as the source article prescribes, and is the reference (a million cells in about 1.4 s).
 :func:`dial` is a bucket queue (Dial's algorithm, exact for small integer prices), about
 twice as fast, which :func:`distances` uses for large mazes; the tests check it against the
 reference, and both against a BFS on unit prices and brute force on small mazes.

@@ -8,7 +8,7 @@ import numpy as np
 
 Cell = tuple[int, int]
 
-# The seed's bits, read from the right: UP, RIGHT, DOWN, LEFT.
+# The source article's bits, read from the right: UP, RIGHT, DOWN, LEFT.
 UP_BIT, RIGHT_BIT, DOWN_BIT, LEFT_BIT = 1, 2, 4, 8
 # Bits in the order of the actions (0 up, 1 down, 2 left, 3 right), with their opposites.
 ACTION_BITS = (UP_BIT, DOWN_BIT, LEFT_BIT, RIGHT_BIT)

@@ -57,7 +57,7 @@ class Lines98Env(GridEnv):
     ## Observation Space
     ``Box(0, 1, (2 * colours, rows, cols), uint8)``: planes ``0..C-1`` the balls of colour
     1..C, planes ``C..2C-1`` the announced balls of colour 1..C (position and colour, as the
-    seed's negative colours). ``observation_mode="compact"`` gives one code per cell: 0
+    source article's negative colours). ``observation_mode="compact"`` gives one code per cell: 0
     empty, 1..C a ball, C+1..2C an announced ball.
 
     ## Rewards

@@ -40,7 +40,7 @@ class MinesweeperEnv(GridEnv):
 
     ## Description
     The classic game. A revealed cell shows how many of its 8 neighbours hold a mine; a
-    cell with none opens its whole zero region and the numbered border (the seed's flood
+    cell with none opens its whole zero region and the numbered border (the source article's flood
     fill, done without recursion). The mines are placed from the env's seed; under
     ``first_click="safe"`` or ``"zero"`` they are placed at the first reveal, away from it.
 

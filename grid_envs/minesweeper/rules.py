@@ -1,7 +1,7 @@
 """Minesweeper's rules on a :class:`MinesweeperState` (no gymnasium here).
 
 Revealing a cell with no adjacent mine opens its whole zero region and the numbered border
-(8-neighbourhood), as the seed's recursive "loang" does, but without recursion. On boards
+(8-neighbourhood), as the source article's recursive "loang" does, but without recursion. On boards
 of up to ``BITS_BOARD`` cells the board is one Python integer (a bit per cell) and the
 region grows by whole-board dilations, shifts and ORs (:func:`opened_by`; the classic
 30x16 board opens in about 10 us, 64x64 in under 0.1 ms, about 4x to 9x faster than the runs

@@ -6,7 +6,7 @@ horizontal-vertical-horizontal (the middle segment on some column ``x``) or
 vertical-horizontal-vertical (the middle on some row ``y``). So scanning every column and
 every row of the board *with its outer ring* covers all six cases at once. With prefix sums
 of the occupied cells each candidate costs O(1), and numpy does the scan for every pair of
-equal tiles together. The shortest valid path is kept, as the seed prefers, with its
+equal tiles together. The shortest valid path is kept, as the source article prefers, with its
 corner points for drawing. The tests prove it exact against a breadth-first search over
 (cell, direction, turns).
 """

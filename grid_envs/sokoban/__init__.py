@@ -1,4 +1,4 @@
-"""Sokoban: push search's game (seed: sokoban-push-search.txt)."""
+"""Sokoban: push search's game (source article: sokoban-push-search.txt)."""
 
 from grid_envs.sokoban.env import SokobanEnv, load_levels
 from grid_envs.sokoban.generator import GeneratedLevel, SokobanGenerator

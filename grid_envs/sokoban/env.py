@@ -88,7 +88,8 @@ class SokobanEnv(GridEnv):
     text or a local Boxoban directory (``levels=``).
 
     ## Action Space
-    ``Discrete(8)``, the seed's moves and pushes; the mask opens at most one per direction.
+    ``Discrete(8)``, the source article's moves and pushes; the mask opens at most one per
+    direction.
 
     | Num | Action     | Legal when                                          |
     |-----|------------|-----------------------------------------------------|

@@ -1,4 +1,4 @@
-"""Sokoban at the level of pushes: the view the seed's search argues for."""
+"""Sokoban at the level of pushes: the view the source article's search argues for."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Sokoban's rules as small named predicates on a :class:`SokobanState` (no gymnasium here).
 
-The eight actions are the seed's: four moves and four pushes.
+The eight actions are the source article's: four moves and four pushes.
 
 ====== ========== =========================================================
 action name       legal when

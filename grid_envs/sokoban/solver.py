@@ -1,6 +1,6 @@
-"""Push search: the seed's solver, made strong.
+"""Push search: the source article's solver, made strong.
 
-The seed's idea is kept: search over *pushes* only, the player walking freely in between.
+The source article's idea is kept: search over *pushes* only, the player walking freely in between.
 A search state is the set of box cells plus the player's reachable region, normalised to its
 lowest cell, so positions that differ only by a walk are one state; a transposition table of
 those keys means no state is expanded twice.

@@ -31,7 +31,7 @@ def board(layout: str) -> MinesweeperState:
 
 
 def naive_reveal(s: MinesweeperState, cell: tuple[int, int]) -> np.ndarray:
-    """The seed's flood fill, as a plain BFS over cells: the reference."""
+    """The source article's flood fill, as a plain BFS over cells: the reference."""
     opened = np.zeros_like(s.revealed)
     queue = deque([cell])
     opened[cell] = True

@@ -65,7 +65,7 @@ def check_path(board: np.ndarray, a, b, points) -> int:
 
 
 def test_the_seeds_example_board() -> None:
-    # the seed's input file: 1 = the two tiles to join, 2 = obstacles, 0 = free (its outer
+    # the source article's input file: 1 = the two tiles to join, 2 = obstacles, 0 = free (its outer
     # barrier ring is dropped: in the real game the ring around the board is free)
     seed = np.array(
         [
