@@ -33,6 +33,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from agents.sb3 import mixed, plane_scale
+from grid_envs.knight import rules as knight
 
 
 def _trunk(planes: int, width: int, depth: int) -> nn.Sequential:
@@ -120,9 +121,9 @@ class MazeValueExtractor(BaseFeaturesExtractor):
     """
 
     far = 1e4  # a value no route reaches
-    # actions up, down, left, right; the planes' open sides are up, right, down, left
-    gate_planes = (0, 2, 3, 1)
-    content_planes = (4, 5, 6, 7)  # knight, exit, monsters, items
+    gate_planes = knight.ACTION_SIDE_PLANES  # the side plane each action needs open
+    content_planes = (knight.KNIGHT_PLANE, knight.EXIT_PLANE, knight.MONSTER_PLANE,
+                      knight.ITEM_PLANE)  # fmt: skip
 
     scale: torch.Tensor
 
@@ -131,8 +132,8 @@ class MazeValueExtractor(BaseFeaturesExtractor):
         value_dim: int = 64, bf16: bool = False,
     ) -> None:  # fmt: skip
         planes, rows, cols = observation_space.shape
-        if planes != 9:
-            raise ValueError(f"maze-vi reads the Knight's 9 planes, got {planes}")
+        if planes != knight.N_PLANES:
+            raise ValueError(f"maze-vi reads the Knight's {knight.N_PLANES} planes, got {planes}")
         super().__init__(observation_space, 4 + value_dim)
         self.register_buffer("scale", plane_scale(observation_space))
         self.iterations = iterations or rows * cols
@@ -157,16 +158,16 @@ class MazeValueExtractor(BaseFeaturesExtractor):
         content = planes[:, list(self.content_planes)]
         cost = nn.functional.softplus(self.head(content)[:, 0]) + 1e-3  # (b, rows, cols)
         entry = self.shifted(-cost)  # minus the cost of the cell each move enters
-        start = (planes[:, 5] - 1.0) * self.far  # 0 at the exit, far elsewhere
+        start = (planes[:, knight.EXIT_PLANE] - 1.0) * self.far  # 0 at the exit, far elsewhere
         value = start
         for _ in range(self.iterations):
             moves = torch.where(gates, self.shifted(value) + entry, -self.far)
             value = torch.maximum(start, moves.amax(dim=1)).clamp(min=-self.far)
         moves = torch.where(gates, self.shifted(value) + entry, -self.far)
-        knight = planes[:, 4:5]  # (b, 1, rows, cols), one-hot
-        logits = self.beta * (moves * knight).sum(dim=(2, 3))
-        at_knight = (value[:, None] * knight).sum(dim=(2, 3))
-        energy = (observations[:, 8:9].float() * knight).sum(dim=(2, 3))
+        here = planes[:, knight.KNIGHT_PLANE, None]  # (b, 1, rows, cols), one-hot
+        logits = self.beta * (moves * here).sum(dim=(2, 3))
+        at_knight = (value[:, None] * here).sum(dim=(2, 3))
+        energy = (observations[:, knight.ENERGY_PLANE, None].float() * here).sum(dim=(2, 3))
         with mixed(observations, self.bf16):
             pooled = _pooled(self.trunk(planes)).float()
         critic = torch.cat([pooled, at_knight.clamp(min=-100) / 10, energy / 10], dim=1)

@@ -10,6 +10,7 @@ from agents.base import Agent
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
 from grid_envs.core.grid import DIRECTIONS
+from grid_envs.knight.rules import entry_cost
 from grid_envs.knight.solver import exit_distances
 from grid_envs.knight.state import ACTION_BITS
 
@@ -37,7 +38,7 @@ class DijkstraAgent(Agent):
                 continue
             dr, dc = DIRECTIONS[action]
             v = (r + dr, c + dc)
-            price = level.monster_cost if level.monsters[v] else 1
+            price = entry_cost(bool(level.monsters[v]), level.monster_cost)
             key = (price + dist[v] - here, not s.items[v])  # on a cheapest route, items first
             if best_key is None or key < best_key:
                 best, best_key = action, key

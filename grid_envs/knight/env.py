@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -14,28 +13,13 @@ from grid_envs.core.base_env import GridEnv
 from grid_envs.core.grid import DIRECTIONS
 from grid_envs.core.pool import AUTO, pool_size
 from grid_envs.knight import levels as level_files
-from grid_envs.knight import render
+from grid_envs.knight import render, rules
 from grid_envs.knight.generator import KnightGenerator
 from grid_envs.knight.pool import KnightLevelPool
+from grid_envs.knight.rules import ENERGY_PLANE, ITEM_PLANE, KNIGHT_PLANE, MASKS, N_PLANES
 from grid_envs.knight.solver import exit_distances
-from grid_envs.knight.state import (
-    ACTION_BITS,
-    DOWN_BIT,
-    LEFT_BIT,
-    RIGHT_BIT,
-    UP_BIT,
-    KnightLevel,
-    KnightState,
-)
+from grid_envs.knight.state import KnightLevel, KnightState
 
-N_PLANES = 9
-# URDL bits of a cell -> its mask (the actions whose side is open)
-_MASKS = np.array([[bool(bits & b) for b in ACTION_BITS] for bits in range(16)])
-# (side, a cell's URDL number): whether that side (up, right, down, left) is open, as uint8
-_SIDES = np.array(
-    [[int(bool(bits & b)) for bits in range(16)] for b in (UP_BIT, RIGHT_BIT, DOWN_BIT, LEFT_BIT)],
-    dtype=np.uint8,
-)
 _KEYS = {"w": 0, "up": 0, "k": 0, "s": 1, "down": 1, "j": 1,
          "a": 2, "left": 2, "h": 2, "d": 3, "right": 3, "l": 3}  # fmt: skip
 
@@ -204,8 +188,8 @@ class KnightEnv(GridEnv):
         self.energy_slack = energy_slack
         self.step_reward, self.item_reward = rewards["step_reward"], rewards["item_reward"]
         self.win_reward, self.loss_penalty = rewards["win_reward"], rewards["loss_penalty"]
+        self.rewards = rules.Rewards(*rewards.values())
         self.state: KnightState | None = None
-        self._maze_planes: tuple[KnightLevel | None, np.ndarray] = (None, np.zeros(0))
         # the planes of this episode, kept up to date as the knight moves (None: build them)
         self._plane_cache: np.ndarray | None = None
 
@@ -232,14 +216,14 @@ class KnightEnv(GridEnv):
         rows, cols = level.shape
         if rows > self.obs_shape[0] or cols > self.obs_shape[1]:
             raise ValueError(f"the level is {rows}x{cols}, larger than obs_shape {self.obs_shape}")
-        energy = math.ceil(level.cheapest * self.energy_slack - 1e-9)
+        energy = int(rules.start_energy(level.cheapest, self.energy_slack))
         self.state = KnightState(level, level.start, energy, level.items.copy())
         self._plane_cache = None
 
     def _legal_mask(self) -> np.ndarray:
         s = self.state
         assert s is not None
-        return _MASKS[s.level.cells[s.knight]].copy()
+        return MASKS[s.level.cells[s.knight]].copy()
 
     def _apply(self, action: int) -> tuple[float, bool, bool]:
         s = self.state
@@ -247,44 +231,37 @@ class KnightEnv(GridEnv):
         dr, dc = DIRECTIONS[action]
         old, cell = s.knight, (s.knight[0] + dr, s.knight[1] + dc)
         s.knight = cell
-        s.energy -= s.level.monster_cost if s.level.monsters[cell] else 1
-        reward = self.step_reward
-        planes = self._plane_cache
-        if planes is not None:  # the knight's plane at two cells, the energy plane
-            planes[4][old] = 0
-            planes[4][cell] = 1
-            planes[8] = min(max(s.energy, 0), 255)
-        if s.items[cell]:
+        s.energy -= rules.entry_cost(bool(s.level.monsters[cell]), s.level.monster_cost)
+        found = bool(s.items[cell])
+        if found:
             s.items[cell] = False
             s.collected += 1
-            reward += self.item_reward
-            if planes is not None:
-                planes[7][cell] = 0
-        if cell == s.level.exit:
-            return reward + self.win_reward, True, True
-        if s.energy < exit_distances(s.level)[cell]:
-            return reward + self.loss_penalty, True, False
-        return reward, False, False
+        cheapest_from_here = int(exit_distances(s.level)[cell])
+        won, lost = rules.outcome(cell == s.level.exit, s.energy, cheapest_from_here)
+        planes = self._plane_cache
+        if planes is not None:  # the knight's plane at two cells, the item, the energy
+            planes[KNIGHT_PLANE][old] = 0
+            planes[KNIGHT_PLANE][cell] = 1
+            planes[ITEM_PLANE][cell] = 0
+            planes[ENERGY_PLANE] = rules.energy_shown(s.energy)
+        return rules.move_reward(self.rewards, found, won, lost), won or lost, won
 
     # ------------------------------------------------------------ views
     def _planes(self) -> np.ndarray:
         s = self.state
         assert s is not None
-        if self._plane_cache is not None:
-            return self._plane_cache.copy()
-        rows, cols = s.level.shape
-        if self._maze_planes[0] is not s.level:  # the planes a level never changes, once
-            maze = np.zeros((N_PLANES, *self.obs_shape), dtype=np.uint8)
-            maze[:4, :rows, :cols] = _SIDES[:, s.level.cells]
-            maze[5][s.level.exit] = 1
-            maze[6, :rows, :cols] = s.level.monsters
-            self._maze_planes = (s.level, maze)
-        planes = self._maze_planes[1].copy()
-        planes[4][s.knight] = 1
-        planes[7, :rows, :cols] = s.items
-        planes[8] = min(max(s.energy, 0), 255)
-        self._plane_cache = planes
-        return planes.copy()
+        if self._plane_cache is None:
+            rows, cols = s.level.shape
+            pad = np.zeros((3, *self.obs_shape), dtype=np.int64)
+            pad[0, :rows, :cols] = s.level.cells
+            pad[1, :rows, :cols] = s.level.monsters
+            pad[2, :rows, :cols] = s.items
+            planes = np.zeros((1, N_PLANES, *self.obs_shape), dtype=np.uint8)
+            rules.draw_planes(planes, pad[None, 0], np.array([s.knight]),
+                              np.array([s.level.exit]), pad[None, 1], pad[None, 2],
+                              np.array([s.energy]))  # fmt: skip
+            self._plane_cache = planes[0]
+        return self._plane_cache.copy()
 
     def _compact(self) -> np.ndarray:
         s = self.state

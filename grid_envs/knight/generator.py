@@ -6,6 +6,7 @@ import numpy as np
 
 from grid_envs.core import checks
 from grid_envs.knight import maze
+from grid_envs.knight.rules import entry_cost
 from grid_envs.knight.solver import distances, remember_exit_distances
 from grid_envs.knight.state import KnightLevel
 
@@ -56,13 +57,13 @@ class KnightGenerator:
         cells = maze.generate(self.rows, self.cols, rng, self.loops)
         monsters = rng.random(shape) < self.monster_density
         items = (rng.random(shape) < self.item_density) & ~monsters
-        costs = np.where(monsters, self.monster_cost, 1)
+        costs = entry_cost(monsters, self.monster_cost)
         probe = divmod(int(rng.integers(self.rows * self.cols)), self.cols)
         exit_ = _farthest(distances(cells, costs, probe))
         monsters[exit_] = items[exit_] = False
         # clearing the exit's monster lowers every other cell's cost by the same amount, so
         # the farthest cell (the start) is the one it was before
-        dist = distances(cells, np.where(monsters, self.monster_cost, 1), exit_)
+        dist = distances(cells, entry_cost(monsters, self.monster_cost), exit_)
         start = _farthest(dist)
         monsters[start] = items[start] = False
         # no cheapest route passes through the start (the farthest cell: any route through it

@@ -36,7 +36,9 @@ class KnightLevel:
 
     def costs(self) -> np.ndarray:
         """(rows, cols) int32: the energy it costs to enter each cell."""
-        return np.where(self.monsters, self.monster_cost, 1).astype(np.int32)
+        from grid_envs.knight.rules import entry_cost  # the rules read this module's bits
+
+        return entry_cost(self.monsters, self.monster_cost).astype(np.int32)
 
 
 @dataclass(eq=False)

@@ -17,19 +17,12 @@ import numpy as np
 
 from grid_envs.core.grid import DIRECTIONS
 from grid_envs.core.vector import GridVectorEnv
+from grid_envs.knight import rules
 from grid_envs.knight.env import KnightEnv
+from grid_envs.knight.rules import ENERGY_PLANE, ITEM_PLANE, KNIGHT_PLANE, MASKS, N_PLANES
 from grid_envs.knight.solver import exit_distances
-from grid_envs.knight.state import (
-    ACTION_BITS,
-    DOWN_BIT,
-    LEFT_BIT,
-    RIGHT_BIT,
-    UP_BIT,
-    KnightLevel,
-    KnightState,
-)
+from grid_envs.knight.state import KnightLevel, KnightState
 
-WALL_BITS = np.array([UP_BIT, RIGHT_BIT, DOWN_BIT, LEFT_BIT], dtype=np.uint8)  # planes 0-3
 UNREACHABLE = np.iinfo(np.int64).max // 2  # padding cells: never reached
 
 
@@ -57,8 +50,7 @@ class KnightVectorEnv(GridVectorEnv):
         self.levels = np.full(n, None, dtype=object)  # each env's KnightLevel, if not pooled
         self.level_index = np.full(n, -1, dtype=np.int64)  # each env's pool level, or -1
         self._moves = np.array(DIRECTIONS, dtype=np.int64)  # action -> (dr, dc)
-        self._bits = np.array(ACTION_BITS, dtype=np.uint8)  # action -> the side it opens
-        self.planes = np.zeros((n, 9, rows, cols), dtype=np.uint8)  # kept up to date
+        self.planes = np.zeros((n, N_PLANES, rows, cols), dtype=np.uint8)  # kept up to date
 
     # ------------------------------------------------------------------ hooks
     def _reset_envs(self, idx: np.ndarray, options: dict[str, Any]) -> None:
@@ -66,7 +58,7 @@ class KnightVectorEnv(GridVectorEnv):
         if pool is not None and not isinstance(options.get("level"), KnightLevel):
             ks = np.array([pool.draw(self.rngs[i]) for i in idx.tolist()])
             pool.fill(ks)
-            energy = np.ceil(pool.cheapest[ks] * self.template.energy_slack - 1e-9)  # math.ceil
+            energy = rules.start_energy(pool.cheapest[ks], self.template.energy_slack)
             self._load(idx, pool.cells[ks], pool.monsters[ks], pool.items[ks], pool.dist[ks],
                        pool.start[ks], pool.exit[ks], pool.monster_cost[ks], pool.cheapest[ks],
                        energy)  # fmt: skip
@@ -98,42 +90,33 @@ class KnightVectorEnv(GridVectorEnv):
         self.energy[idx], self.collected[idx] = energy, 0
 
     def _masks(self, idx: np.ndarray) -> np.ndarray:
-        here = self.cells[idx, self.knight[idx, 0], self.knight[idx, 1]]
-        return (here[:, None] & self._bits[None, :]) > 0
+        return MASKS[self.cells[idx, self.knight[idx, 0], self.knight[idx, 1]]]
 
     def _apply(self, idx: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, ...]:
-        single = self.template
         old = self.knight[idx]
         pos = old + self._moves[actions]
         self.knight[idx] = pos
         r, c = pos[:, 0], pos[:, 1]
-        self.energy[idx] -= np.where(self.monsters[idx, r, c], self.monster_cost[idx], 1)
-        rewards = np.full(len(idx), single.step_reward)
+        self.energy[idx] -= rules.entry_cost(self.monsters[idx, r, c], self.monster_cost[idx])
         found = self.items[idx, r, c]
         self.items[idx[found], r[found], c[found]] = False
         self.collected[idx[found]] += 1
-        rewards[found] += single.item_reward
-        won = (pos == self.exit[idx]).all(axis=1)
-        lost = ~won & (self.energy[idx] < self.dist[idx, r, c])
-        rewards[won] += single.win_reward
-        rewards[lost] += single.loss_penalty
-        if single.observation_mode == "planes":  # only these cells and the energy changed
-            self.planes[idx, 4, old[:, 0], old[:, 1]] = 0
-            self.planes[idx, 4, r, c] = 1
-            self.planes[idx, 7, r, c] = 0
-            self.planes[idx, 8] = np.clip(self.energy[idx], 0, 255)[:, None, None]
-        return rewards, won | lost, won
+        won, lost = rules.outcome(
+            (pos == self.exit[idx]).all(axis=1), self.energy[idx], self.dist[idx, r, c]
+        )
+        if self.template.observation_mode == "planes":  # only these cells and the energy changed
+            self.planes[idx, KNIGHT_PLANE, old[:, 0], old[:, 1]] = 0
+            self.planes[idx, KNIGHT_PLANE, r, c] = 1
+            self.planes[idx, ITEM_PLANE, r, c] = 0
+            self.planes[idx, ENERGY_PLANE] = rules.energy_shown(self.energy[idx])[:, None, None]
+        return rules.move_reward(self.template.rewards, found, won, lost), won | lost, won
 
     def _draw(self, idx: np.ndarray) -> None:
         """The observation planes of the envs ``idx``, from scratch (at a reset)."""
-        planes = self.planes
-        planes[idx] = 0
-        planes[idx, :4] = (self.cells[idx, None] & WALL_BITS[None, :, None, None]) > 0
-        planes[idx, 4, self.knight[idx, 0], self.knight[idx, 1]] = 1
-        planes[idx, 5, self.exit[idx, 0], self.exit[idx, 1]] = 1
-        planes[idx, 6] = self.monsters[idx]
-        planes[idx, 7] = self.items[idx]
-        planes[idx, 8] = np.clip(self.energy[idx], 0, 255)[:, None, None]
+        planes = np.zeros((len(idx), *self.planes.shape[1:]), dtype=np.uint8)
+        rules.draw_planes(planes, self.cells[idx], self.knight[idx], self.exit[idx],
+                          self.monsters[idx], self.items[idx], self.energy[idx])  # fmt: skip
+        self.planes[idx] = planes
 
     def _state_of_env(self, i: int) -> KnightState:
         k = int(self.level_index[i])
