@@ -72,7 +72,7 @@ def run_both(
         {"first_click": "any", "rows": 5, "cols": 5, "mines": 3},
         {"allow_flags": True, "rows": 6, "cols": 6, "mines": 5},
         {"observation_mode": "compact", "max_episode_steps": 6},
-        {"rows": 3, "cols": 66, "mines": 12},  # wider than a packed row: the boolean flood
+        {"rows": 3, "cols": 66, "mines": 12},  # wider than a packed row: one board at a time
     ],
     ids=["default", "zero", "any", "flags", "compact-timelimit", "wide"],
 )
@@ -186,15 +186,25 @@ def test_batched_pikachu_matches_single_envs(env_id: str, kwargs: dict[str, Any]
 
 
 @pytest.mark.parametrize("shape", [(9, 9), (16, 30), (5, 7), (3, 64), (4, 33)])
-def test_packed_flood_equals_the_boolean_flood(shape: tuple[int, int]) -> None:
-    from grid_envs.minesweeper.vector import _grow, _grow_rows
+def test_the_batch_flood_opens_what_one_board_opens(shape: tuple[int, int]) -> None:
+    from grid_envs.minesweeper import rules
+    from grid_envs.minesweeper.state import MinesweeperState
 
     rng = np.random.default_rng(shape[1])
-    room = rng.random((200, *shape)) < 0.6
-    start = np.zeros_like(room)
-    r, c = rng.integers(0, shape[0], 200), rng.integers(0, shape[1], 200)
-    start[np.arange(200), r, c] = room[np.arange(200), r, c] = True
-    assert np.array_equal(_grow_rows(start, room), _grow(start, room))
+    mines = rng.random((60, *shape)) < 0.15
+    counts = rules.neighbour_counts(mines)
+    zero = (counts == 0) & ~mines
+    ks = np.flatnonzero(zero.any(axis=(1, 2)))
+    clicks = [np.argwhere(zero[k])[rng.integers(zero[k].sum())] for k in ks]
+    packed = rules.PackedRows(shape[1])
+    start = np.zeros((len(ks), shape[0]), dtype=packed.kind)
+    for j, (r, c) in enumerate(clicks):
+        start[j, r] = packed.one << packed.kind(c)
+    batch = packed.unpack(packed.grow(start, packed.pack(zero[ks])))
+    for j, k in enumerate(ks):
+        state = MinesweeperState.empty(*shape, int(mines[k].sum()), "any")
+        state.mines, state.counts, state.placed = mines[k], counts[k], True
+        assert np.array_equal(batch[j], rules.opened_by(state, tuple(clicks[j])))
 
 
 def test_every_id_with_a_vector_entry_point_is_batched_natively() -> None:

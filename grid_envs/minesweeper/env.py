@@ -9,17 +9,17 @@ import numpy as np
 from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
 from grid_envs.minesweeper import render, rules
+from grid_envs.minesweeper.rules import FLAG_PLANE, HIDDEN_PLANE, N_NUMBER_PLANES, number_plane
 from grid_envs.minesweeper.state import FLAGGED, HIDDEN, MinesweeperState
 
-N_NUMBER_PLANES = 9  # revealed 0 .. 8
 _PLANE_IDS = np.arange(1 + N_NUMBER_PLANES, dtype=np.uint8).reshape(-1, 1, 1)
 
 
 def planes_view(revealed: np.ndarray, counts: np.ndarray, flags: np.ndarray | None) -> np.ndarray:
     """The observation planes of a board (rows, cols), or of a batch (k, rows, cols) with the
     planes on axis 1: hidden, revealed 0..8, and flagged when ``flags`` is given."""
-    code = counts.astype(np.uint8) + np.uint8(1)  # 0 hidden, 1 + n revealed n
-    code[~revealed] = 0
+    code = number_plane(counts.astype(np.uint8))  # each cell's plane
+    code[~revealed] = HIDDEN_PLANE
     planes = (code[..., None, :, :] == _PLANE_IDS).view(np.uint8)
     if flags is None:
         return planes
@@ -127,7 +127,7 @@ class MinesweeperEnv(GridEnv):
         super().__init__(
             n_actions=2 * n if allow_flags else n,
             obs_shape=(rows, cols),
-            n_planes=1 + N_NUMBER_PLANES + int(allow_flags),
+            n_planes=rules.n_planes(allow_flags),
             render_mode=render_mode,
             observation_mode=observation_mode,
             illegal_action_penalty=illegal_action_penalty,
@@ -138,6 +138,7 @@ class MinesweeperEnv(GridEnv):
         self.progress_reward = rewards["progress_reward"]
         self.win_reward = rewards["win_reward"]
         self.loss_penalty = rewards["loss_penalty"]
+        self.rewards = rules.Rewards(*rewards.values())
         self.state = MinesweeperState.empty(rows, cols, mines, first_click)
         # the planes of ``self.state`` kept up to date cell by cell (a reveal of a number, a
         # flag), built again after a flood; None when they must be built from the state
@@ -167,25 +168,23 @@ class MinesweeperEnv(GridEnv):
         if action >= n:
             rules.toggle_flag(s, cell)
             self._flagged += 1 if s.flags[cell] else -1
-            if planes is not None:  # a flag goes on or off a hidden cell: the last plane
-                planes[-1][cell] = s.flags[cell]
+            if planes is not None:  # a flag goes on or off a hidden cell
+                planes[FLAG_PLANE][cell] = s.flags[cell]
             return 0.0, False, False
         opened = rules.reveal(s, cell, self.np_random)
         if opened < 0:
-            return self.loss_penalty, True, False
+            return self.rewards.loss, True, False
         self._opened += opened
         number = int(s.counts[cell])
         if number and opened == 1:  # one number revealed: two cells of the planes
             if planes is not None:
-                planes[0][cell] = 0
-                planes[1 + number][cell] = 1
+                planes[HIDDEN_PLANE][cell] = 0
+                planes[number_plane(number)][cell] = 1
         else:  # a flood: it lifted the flags inside it; the planes are built again
             self._plane_cache = None
             self._flagged = int(np.count_nonzero(s.flags))
-        reward = self.progress_reward * opened / s.safe_cells
-        if self._opened == s.safe_cells:  # won (rules.is_won, counted)
-            return reward + self.win_reward, True, True
-        return reward, False, False
+        won = self._opened == s.safe_cells  # rules.is_won, counted
+        return rules.reveal_reward(self.rewards, opened, s.safe_cells, won), won, won
 
     # ------------------------------------------------------------ views
     def _planes(self) -> np.ndarray:

@@ -1,20 +1,32 @@
-"""Minesweeper's rules on a :class:`MinesweeperState` (no gymnasium here).
+"""Minesweeper's rules on a :class:`MinesweeperState` (no gymnasium here), for one board and
+for a batch: the single env and the batched env both play by this module.
 
 Revealing a cell with no adjacent mine opens its whole zero region and the numbered border
-(8-neighbourhood), as the source article's recursive "loang" does, but without recursion. On boards
-of up to ``BITS_BOARD`` cells the board is one Python integer (a bit per cell) and the
-region grows by whole-board dilations, shifts and ORs (:func:`opened_by`; the classic
-30x16 board opens in about 10 us, 64x64 in under 0.1 ms, about 4x to 9x faster than the runs
-search below). Larger boards are searched breadth-first over *runs*
-(horizontal stretches of zero cells, :func:`zero_region`), so a 1000x1000 board opens in a
-fraction of a second.
+(8-neighbourhood), as the source article's recursive "loang" does, but without recursion.
+The flood comes in the forms its callers need, all tested equal to a plain BFS:
+
+* one board of up to ``BITS_BOARD`` cells is one Python integer (a bit per cell) and the
+  region grows by whole-board dilations, shifts and ORs (:func:`opened_by`; the classic
+  30x16 board opens in about 10 us, 64x64 in under 0.1 ms, about 4x to 9x faster than the
+  runs search below);
+* a larger board is searched breadth-first over *runs* (horizontal stretches of zero
+  cells, :func:`zero_region`), so a 1000x1000 board opens in a fraction of a second;
+* a batch of boards up to 64 columns wide grows every clicked region together on rows
+  packed into integers (:class:`PackedRows`). On one board this is about 10x slower than
+  the single integer, which is why one board does not use it; a batch of wider boards
+  opens each region with :func:`opened_by`.
+
+A reveal's reward is :func:`reveal_reward`; the observation's planes are named here
+(:data:`HIDDEN_PLANE`, :func:`number_plane`, :data:`FLAG_PLANE`).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
 from collections import deque
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -23,6 +35,36 @@ from grid_envs.minesweeper.state import FIRST_CLICK_RULES, Cell, MinesweeperStat
 
 BITS_BOARD = 4096  # cells: up to this, a flood dilates the whole board as one integer
 PRESETS = {"beginner": (9, 9, 10), "intermediate": (16, 16, 40), "expert": (16, 30, 99)}
+
+# the observation planes: hidden, revealed 0 .. 8, and flagged (with flags allowed)
+HIDDEN_PLANE = 0
+N_NUMBER_PLANES = 9
+FLAG_PLANE = 1 + N_NUMBER_PLANES
+
+
+def n_planes(allow_flags: bool) -> int:
+    return FLAG_PLANE + int(allow_flags)
+
+
+def number_plane(n: Any) -> Any:
+    """The plane of a revealed cell with ``n`` mines around it (a number or an array)."""
+    return 1 + n
+
+
+@dataclass(frozen=True)
+class Rewards:
+    """What a reveal pays: ``progress`` shared out over the safe cells as they open,
+    ``win`` when the last one opens, ``loss`` on a mine (the episode ends)."""
+
+    progress: float = 1.0
+    win: float = 1.0
+    loss: float = -1.0
+
+
+def reveal_reward(rewards: Rewards, opened: Any, safe_cells: int, won: Any) -> Any:
+    """The reward of a safe reveal that opened ``opened`` cells (numbers for one board,
+    arrays for a batch)."""
+    return rewards.progress * opened / safe_cells + won * rewards.win
 
 
 def max_mines(rows: int, cols: int, first_click: str) -> int:
@@ -253,3 +295,59 @@ def is_won(state: MinesweeperState) -> bool:
 
 def toggle_flag(state: MinesweeperState, cell: Cell) -> None:
     state.flags[cell] = not state.flags[cell]
+
+
+class PackedRows:
+    """Board rows packed into integers (up to 64 columns; bit c is column c), so that a
+    dilation is a few shifts and ORs on (k, rows) integers instead of (k, rows, cols)
+    booleans."""
+
+    def __init__(self, cols: int) -> None:
+        self.cols = cols
+        self.kind = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64)
+                         if np.iinfo(t).bits >= cols)  # fmt: skip
+        self.dtype = np.dtype(self.kind).newbyteorder("<")  # column c: byte c // 8, bit c % 8
+        self.one = self.kind(1)
+        self.board = self.kind((1 << cols) - 1)  # the columns inside the board
+        self.bits = np.array([1 << c for c in range(cols)], dtype=self.kind)  # bit c: 1 << c
+
+    def pack(self, mask: np.ndarray) -> np.ndarray:
+        # each row's cells times their bits, summed: an integer product (exact), about 4x
+        # faster than np.packbits along a short last axis
+        return np.matmul(mask.view(np.uint8), self.bits)
+
+    def unpack(self, bits: np.ndarray) -> np.ndarray:
+        as_bytes = bits.astype(self.dtype)[..., None].view(np.uint8)  # (k, rows, bytes)
+        return np.unpackbits(as_bytes, axis=-1, count=self.cols, bitorder="little").astype(bool)
+
+    def dilate(self, bits: np.ndarray, inside: bool = True) -> np.ndarray:
+        """One cell more in the 8 directions, for rows laid out (rows, k); ``inside=False``
+        leaves the bits past the last column (for a caller that masks the result with
+        cells of the board)."""
+        wide = bits | (bits << self.one) | (bits >> self.one)  # along the row
+        if inside:
+            wide &= self.board
+        grown = wide.copy()
+        grown[1:] |= wide[:-1]
+        grown[:-1] |= wide[1:]
+        return grown
+
+    def grow(self, work: np.ndarray, space: np.ndarray, rounds: int = 4) -> np.ndarray:
+        """What clicks open on a batch of packed boards (k, rows): the 8-connected regions
+        of ``space`` (the zero cells) holding ``work`` (the clicks), with their border.
+
+        Worked on (rows, k): numpy's inner loops then run along the boards, not along a
+        board's few rows (about 1.8x faster). Whether a board still grows is looked at
+        every ``rounds`` dilations, the boards that stopped set aside then: on beginner
+        boards under random play that is about 1.6x faster than looking after each (a few
+        wasted dilations cost less than the look)."""
+        work, space = np.ascontiguousarray(work.T), np.ascontiguousarray(space.T)
+        ids, region = np.arange(work.shape[1]), np.zeros_like(work)
+        while len(ids):
+            for _ in range(rounds - 1):
+                work = self.dilate(work, inside=False) & space
+            grown = self.dilate(work, inside=False) & space
+            changed = (grown != work).any(axis=0)
+            region[:, ids[~changed]] = grown[:, ~changed]
+            ids, work, space = ids[changed], grown[:, changed], space[:, changed]
+        return self.dilate(region).T

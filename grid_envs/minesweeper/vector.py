@@ -20,83 +20,9 @@ import numpy as np
 
 from grid_envs.core.vector import GridVectorEnv
 from grid_envs.minesweeper import rules
-from grid_envs.minesweeper.env import N_NUMBER_PLANES, MinesweeperEnv, compact_view
+from grid_envs.minesweeper.env import MinesweeperEnv, compact_view
+from grid_envs.minesweeper.rules import FLAG_PLANE, HIDDEN_PLANE, number_plane
 from grid_envs.minesweeper.state import MinesweeperState
-
-
-def _grow(start: np.ndarray, room: np.ndarray) -> np.ndarray:
-    """The 8-connected regions of ``room`` (k, rows, cols) holding ``start``, with their
-    border (what a click there opens): every board grows together, each dropped once it
-    stops."""
-    ids, work, region = np.arange(len(start)), start, np.zeros_like(start)
-    while len(ids):  # ids: the boards still growing
-        grown = rules.dilate(work) & room
-        changed = (grown != work).any(axis=(1, 2))
-        region[ids[~changed]] = grown[~changed]
-        ids, work, room = ids[changed], grown[changed], room[changed]
-    return rules.dilate(region)
-
-
-class _Rows:
-    """Board rows packed into integers (up to 64 columns; bit c is column c), so that a
-    dilation is a few shifts and ORs on (k, rows) integers instead of (k, rows, cols)
-    booleans."""
-
-    def __init__(self, cols: int) -> None:
-        self.cols = cols
-        self.kind = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64)
-                         if np.iinfo(t).bits >= cols)  # fmt: skip
-        self.dtype = np.dtype(self.kind).newbyteorder("<")  # column c: byte c // 8, bit c % 8
-        self.one = self.kind(1)
-        self.board = self.kind((1 << cols) - 1)  # the columns inside the board
-        self.bits = np.array([1 << c for c in range(cols)], dtype=self.kind)  # bit c: 1 << c
-
-    def pack(self, mask: np.ndarray) -> np.ndarray:
-        # each row's cells times their bits, summed: an integer product (exact), about 4x
-        # faster than np.packbits along a short last axis
-        return np.matmul(mask.view(np.uint8), self.bits)
-
-    def unpack(self, bits: np.ndarray) -> np.ndarray:
-        as_bytes = bits.astype(self.dtype)[..., None].view(np.uint8)  # (k, rows, bytes)
-        return np.unpackbits(as_bytes, axis=-1, count=self.cols, bitorder="little").astype(bool)
-
-    def dilate(self, bits: np.ndarray, inside: bool = True) -> np.ndarray:
-        """One cell more in the 8 directions, for rows laid out (rows, k); ``inside=False``
-        leaves the bits past the last column (for a caller that masks the result with
-        cells of the board)."""
-        wide = bits | (bits << self.one) | (bits >> self.one)  # along the row
-        if inside:
-            wide &= self.board
-        grown = wide.copy()
-        grown[1:] |= wide[:-1]
-        grown[:-1] |= wide[1:]
-        return grown
-
-    def grow(self, work: np.ndarray, space: np.ndarray, rounds: int = 4) -> np.ndarray:
-        """:func:`_grow` on packed rows (k, rows): the regions of ``space`` holding
-        ``work``, with their border.
-
-        Worked on (rows, k): numpy's inner loops then run along the boards, not along a
-        board's few rows (about 1.8x faster). Whether a board still grows is looked at
-        every ``rounds`` dilations, the boards that stopped set aside then: on beginner
-        boards under random play that is about 1.6x faster than looking after each (a few
-        wasted dilations cost less than the look)."""
-        work, space = np.ascontiguousarray(work.T), np.ascontiguousarray(space.T)
-        ids, region = np.arange(work.shape[1]), np.zeros_like(work)
-        while len(ids):
-            for _ in range(rounds - 1):
-                work = self.dilate(work, inside=False) & space
-            grown = self.dilate(work, inside=False) & space
-            changed = (grown != work).any(axis=0)
-            region[:, ids[~changed]] = grown[:, ~changed]
-            ids, work, space = ids[changed], grown[:, changed], space[:, changed]
-        return self.dilate(region).T
-
-
-def _grow_rows(start: np.ndarray, room: np.ndarray) -> np.ndarray:
-    """:func:`_grow` with each row packed into one integer (see :class:`_Rows`)."""
-    rows = _Rows(start.shape[2])
-    return rows.unpack(rows.grow(rows.pack(start), rows.pack(room)))
 
 
 class MinesweeperVectorEnv(GridVectorEnv):
@@ -110,8 +36,6 @@ class MinesweeperVectorEnv(GridVectorEnv):
         single = self.template
         self.rows, self.cols, self.num_mines = single.rows, single.cols, single.num_mines
         self.first_click, self.allow_flags = single.first_click, single.allow_flags
-        self.progress_reward, self.win_reward = single.progress_reward, single.win_reward
-        self.loss_penalty = single.loss_penalty
         self.safe_cells = self.rows * self.cols - self.num_mines
         shape = (self.num_envs, self.rows, self.cols)
         self.mines = np.zeros(shape, dtype=bool)  # (num_envs, rows, cols) bool
@@ -119,14 +43,14 @@ class MinesweeperVectorEnv(GridVectorEnv):
         self.revealed = np.zeros(shape, dtype=bool)
         self.flags = np.zeros(shape, dtype=bool)
         self.placed = np.zeros(self.num_envs, dtype=bool)  # mines drawn yet
-        self._rows = _Rows(self.cols) if self.cols <= 64 else None  # packed flood fill
+        self._rows = rules.PackedRows(self.cols) if self.cols <= 64 else None  # packed flood
         packed = self._rows.dtype if self._rows is not None else np.uint64
         self.zero_rows = np.zeros((self.num_envs, self.rows), dtype=packed)  # zero cells
         self.revealed_count = np.zeros(self.num_envs, dtype=np.int64)
         self.flag_count = np.zeros(self.num_envs, dtype=np.int64)
         self._first_click = np.full(self.num_envs, self.first_click, dtype=object)
         self._planes = single.observation_mode == "planes"
-        n_planes = 1 + N_NUMBER_PLANES + int(self.allow_flags)  # hidden, 0..8, flagged
+        n_planes = rules.n_planes(self.allow_flags)
         self.planes = np.zeros((self.num_envs, n_planes, self.rows, self.cols), dtype=np.uint8)
 
     # ------------------------------------------------------------------ hooks
@@ -139,7 +63,7 @@ class MinesweeperVectorEnv(GridVectorEnv):
         self.flag_count[idx] = 0
         if self._planes:
             self.planes[idx] = 0
-            self.planes[idx, 0] = 1  # every cell hidden
+            self.planes[idx, HIDDEN_PLANE] = 1  # every cell hidden
         if self.first_click == "any":
             self._place(idx)
 
@@ -181,7 +105,7 @@ class MinesweeperVectorEnv(GridVectorEnv):
             self.flags[f_idx, r, c] = now
             self.flag_count[f_idx] += np.where(now, 1, -1)
             if self._planes:
-                self.planes[f_idx, 1 + N_NUMBER_PLANES, r, c] = now
+                self.planes[f_idx, FLAG_PLANE, r, c] = now
         k = np.flatnonzero(~flag)
         if not len(k):
             return rewards, terminated, won
@@ -191,7 +115,7 @@ class MinesweeperVectorEnv(GridVectorEnv):
         if len(new):
             self._place(envs[new], (r[new], c[new]))
         boom = self.mines[envs, r, c]
-        rewards[k[boom]] = self.loss_penalty
+        rewards[k[boom]] = self.template.rewards.loss
         terminated[k[boom]] = True
         safe = ~boom
         envs, r, c, k = envs[safe], r[safe], c[safe], k[safe]
@@ -205,10 +129,9 @@ class MinesweeperVectorEnv(GridVectorEnv):
         zero = np.flatnonzero(~number)
         if len(zero):
             opened[zero] = self._flood(envs[zero], r[zero], c[zero])
-        rewards[k] = self.progress_reward * opened / self.safe_cells
         self.revealed_count[envs] += opened
         win = self.revealed_count[envs] == self.safe_cells
-        rewards[k[win]] += self.win_reward
+        rewards[k] = rules.reveal_reward(self.template.rewards, opened, self.safe_cells, win)
         terminated[k[win]] = won[k[win]] = True
         return rewards, terminated, won
 
@@ -220,11 +143,11 @@ class MinesweeperVectorEnv(GridVectorEnv):
                 self._rows.one, c.astype(self._rows.kind)
             )
             region = self._rows.unpack(self._rows.grow(start, self.zero_rows[envs]))
-        else:
-            free = (self.counts[envs] == 0) & ~self.mines[envs]
-            first = np.zeros_like(free)
-            first[np.arange(len(envs)), r, c] = True
-            region = _grow(first, free)
+        else:  # wider boards: each region as the single env opens it
+            region = np.stack([
+                rules.opened_by(self._state_of_env(e), (rr, cc))
+                for e, rr, cc in zip(envs.tolist(), r.tolist(), c.tolist(), strict=True)
+            ])  # fmt: skip
         opened = region & ~self.revealed[envs]
         flat = (len(envs), self.rows * self.cols)
         lifted = self.flags[envs] & opened  # flags inside the opened region are lifted
@@ -244,11 +167,11 @@ class MinesweeperVectorEnv(GridVectorEnv):
         cells = self.rows * self.cols
         at = env * (self.planes.shape[1] * cells) + cell  # the cell in plane 0 of its env
         flat = self.planes.reshape(-1)
-        flat[at] = 0
+        flat[at + HIDDEN_PLANE * cells] = 0
         number = self.counts.reshape(-1)[env * cells + cell].astype(np.intp)
-        flat[at + (1 + number) * cells] = 1
+        flat[at + number_plane(number) * cells] = 1
         if self.allow_flags:  # flags inside the opened region were lifted
-            flat[at + (1 + N_NUMBER_PLANES) * cells] = 0
+            flat[at + FLAG_PLANE * cells] = 0
 
     def _state_of_env(self, i: int) -> MinesweeperState:
         """Env ``i``'s board (``exploded`` is not kept by the batch: None)."""
