@@ -333,27 +333,21 @@ class SokobanEnv(GridEnv):
         old = s.player
         delta = rules.apply_action(s, action)
         self._on_goals += delta
-        reward = self.step_penalty
-        if delta > 0:
-            reward += self.box_on_reward
-        elif delta < 0:
-            reward += self.box_off_penalty
         # the codes change by fixed amounts (a goal adds the same to every code): the player
         # leaves a floor cell, enters a floor or a box's cell, and a box enters a floor cell
         codes = self._codes
         codes[old] -= PLAYER - FLOOR
         if action < 4:
             codes[s.player] += PLAYER - FLOOR
-            return reward, False, False
+            return rules.step_reward(self, 0, False, False), False, False
         codes[s.player] += PLAYER - BOX
         d = DIRECTIONS[action % 4]
         codes[s.player[0] + d[0], s.player[1] + d[1]] += BOX - FLOOR
         if rules.is_solved(s):
-            return reward + self.solve_reward, True, True
+            return rules.step_reward(self, delta, True, False), True, True
         self._deadlocked = rules.is_deadlocked(s)
-        if self._deadlocked and self.terminate_on_deadlock:
-            return reward + self.deadlock_penalty, True, False
-        return reward, False, False
+        ends = self._deadlocked and self.terminate_on_deadlock
+        return rules.step_reward(self, delta, False, ends), ends, False
 
     def _no_legal_action(self) -> float:
         self._deadlocked = True

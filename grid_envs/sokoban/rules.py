@@ -19,12 +19,15 @@ Deadlocks (a box that can no longer reach a goal, so the level cannot be solved)
 *dead squares* (no goal is reachable from the cell by pushing, corners included) and *freeze
 deadlocks* (a box off its goal that can move along neither axis, 2x2 blocks included). Both
 tests are sound: they never call a solvable position dead.
+
+A step's reward is :func:`step_reward`, for one env and for a batch alike.
 """
 
 from __future__ import annotations
 
 import copy
 from collections import deque
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -37,6 +40,33 @@ ACTION_NAMES = tuple(
     f"{kind} {d}" for kind in ("move", "push") for d in ("up", "down", "left", "right")
 )
 LURD = "udlr"  # LURD letter of each direction (upper case when pushing)
+
+
+class RewardSettings(Protocol):
+    """What a step pays (the env's settings; see :class:`grid_envs.sokoban.env.SokobanEnv`)."""
+
+    step_penalty: float
+    box_on_reward: float
+    box_off_penalty: float
+    solve_reward: float
+
+    @property
+    def deadlock_penalty(self) -> float: ...
+
+
+def step_reward(settings: RewardSettings, goal_change: Any, solved: Any, deadlock_ends: Any) -> Any:
+    """The reward of a step: ``step_penalty``, plus ``box_on_reward`` when a push put a box
+    on a goal (``goal_change`` > 0) or ``box_off_penalty`` when it took one off (< 0),
+    ``solve_reward`` when the level is solved, ``deadlock_penalty`` when a deadlock ends
+    the episode. Numbers for one env, arrays for a batch (the terms in this order, so both
+    add the same floats)."""
+    return (
+        settings.step_penalty
+        + (goal_change > 0) * settings.box_on_reward
+        + (goal_change < 0) * settings.box_off_penalty
+        + solved * settings.solve_reward
+        + deadlock_ends * settings.deadlock_penalty
+    )
 
 
 def _free(state: SokobanState, r: int, c: int) -> bool:

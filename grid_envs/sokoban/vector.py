@@ -170,27 +170,22 @@ class SokobanVectorEnv(GridVectorEnv):
         self._add(np.concatenate([idx, idx, e]), np.concatenate([here, near, box]), change)
         self.pos[idx] += step
         self.moves[idx] += 1
-        rewards = np.full(len(idx), single.step_penalty)
-        terminated = np.zeros(len(idx), dtype=bool)
+        goal_change = np.zeros(len(idx), dtype=np.int64)
         won = np.zeros(len(idx), dtype=bool)
-        if not len(e):
-            return rewards, terminated, won
-        self.pushes[e] += 1
-        delta = ON_GOAL[self._flat[box]].astype(np.int64) - ON_GOAL[self._flat[was]]
-        self.boxes_on[e] += delta
-        self.goals_free[e] -= delta
-        rewards[at] += np.where(delta > 0, single.box_on_reward, 0.0)
-        rewards[at] += np.where(delta < 0, single.box_off_penalty, 0.0)
-        solved = self.goals_free[e] == 0
-        rewards[at[solved]] += single.solve_reward
-        terminated[at[solved]] = won[at[solved]] = True
-        live = ~solved
-        self.deadlocked[e[live]] = self._deadlocked_after(e[live], box[live])
-        if single.terminate_on_deadlock:
-            lost = at[live][self.deadlocked[e[live]]]
-            rewards[lost] += single.deadlock_penalty
-            terminated[lost] = True
-        return rewards, terminated, won
+        lost = np.zeros(len(idx), dtype=bool)
+        if len(e):
+            self.pushes[e] += 1
+            delta = ON_GOAL[self._flat[box]].astype(np.int64) - ON_GOAL[self._flat[was]]
+            self.boxes_on[e] += delta
+            self.goals_free[e] -= delta
+            goal_change[at] = delta
+            solved = self.goals_free[e] == 0
+            won[at[solved]] = True
+            live = ~solved
+            self.deadlocked[e[live]] = self._deadlocked_after(e[live], box[live])
+            if single.terminate_on_deadlock:
+                lost[at[live][self.deadlocked[e[live]]]] = True
+        return rules.step_reward(single, goal_change, won, lost), won | lost, won
 
     def _add(self, idx: np.ndarray, cells: np.ndarray, change: Any) -> None:
         """Add ``change`` to the codes at the flat ``cells`` (one per env of ``idx``) and
