@@ -79,6 +79,17 @@ class KnightEnv(GridEnv):
     Terminated at the exit (``info["is_success"]``) or when the energy left is below the
     cheapest cost from the knight's cell. Truncated by the registered time limit.
 
+    ## Information
+    ``reset`` and ``step`` return an ``info`` dict with:
+
+    - ``action_mask``: (n,) bool, the legal actions now (as :meth:`action_masks`).
+    - ``illegal_action``: whether the step's action was masked (a no-op).
+    - ``is_success``: whether the game is won.
+    - ``energy``: the energy left.
+    - ``cheapest``: the level's cheapest route cost (the start energy at ``energy_slack=1``).
+    - ``items_collected``: items picked up this episode.
+    - ``knight``: the knight's cell, (row, col).
+
     ## Arguments
     - ``rows``, ``cols``, ``loops``, ``monster_density``, ``item_density``,
       ``monster_cost``: the generator's settings (or pass ``generator=``).
@@ -94,9 +105,6 @@ class KnightEnv(GridEnv):
     - ``energy_slack``: energy = ceil(cheapest * slack); must be >= 1.
     - ``step_reward``, ``item_reward``, ``win_reward``, ``loss_penalty``,
       ``illegal_action_penalty``; ``observation_mode``, ``render_mode``, ``tile_size``.
-
-    ``info`` holds ``energy``, ``cheapest`` (the level's cheapest route cost),
-    ``items_collected`` and ``knight`` (its cell).
 
     ## Reference results
     On ``Knight-v0`` (generated 9x9 mazes, the energy exactly the cheapest route's cost),

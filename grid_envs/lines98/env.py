@@ -73,13 +73,22 @@ class Lines98Env(GridEnv):
     Terminated when the board is full (a loss) or, with ``target_score``, when the score
     reaches it (a win, ``info["is_success"]``). Truncated by the registered time limit.
 
+    ## Information
+    ``reset`` and ``step`` return an ``info`` dict with:
+
+    - ``action_mask``: (n,) bool, the legal actions now (as :meth:`action_masks`).
+    - ``illegal_action``: whether the step's action was masked (a no-op).
+    - ``is_success``: whether the game is won.
+    - ``score``: the points so far.
+    - ``balls_cleared``: balls removed in lines so far.
+    - ``moves``: moves made.
+    - ``empty_cells``: free cells on the board.
+    - ``announced``: the balls that come next, a list of (row, col, colour).
+
     ## Arguments
     ``rows``, ``cols`` (9, 9), ``colours`` (7), ``line_length`` (5), ``initial`` (5),
     ``spawn`` (3), ``target_score`` (None), ``game_over_penalty``,
     ``illegal_action_penalty``, ``observation_mode``, ``render_mode``, ``tile_size``.
-    ``info`` holds ``score``, ``balls_cleared``, ``moves``, ``empty_cells`` and
-    ``announced`` (a list of (row, col, colour)).
-
     ## Version History
     - v0: first release.
     """

@@ -75,6 +75,17 @@ class MinesweeperEnv(GridEnv):
     Terminated: every safe cell revealed (``info["is_success"]``) or a mine revealed.
     Truncated: the registered time limit (twice the number of cells).
 
+    ## Information
+    ``reset`` and ``step`` return an ``info`` dict with:
+
+    - ``action_mask``: (n,) bool, the legal actions now (as :meth:`action_masks`).
+    - ``illegal_action``: whether the step's action was masked (a no-op).
+    - ``is_success``: whether the game is won.
+    - ``revealed``: safe cells open.
+    - ``mines_left``: mines minus flags.
+    - ``first_click``: the first-click rule (``"safe"``, ``"zero"`` or ``"any"``).
+    - ``mines``: once the episode ends, the (rows, cols) bool layout.
+
     ## Arguments
     - ``rows``, ``cols``, ``mines``: the board (beginner 9x9/10 by default); a ``ValueError``
       names the limit when the mines do not fit the first-click rule.
@@ -82,9 +93,6 @@ class MinesweeperEnv(GridEnv):
     - ``allow_flags``: add the flag actions and plane.
     - ``progress_reward``, ``win_reward``, ``loss_penalty``, ``illegal_action_penalty``.
     - ``observation_mode``, ``render_mode``, ``tile_size``.
-
-    ``info`` holds ``revealed`` (safe cells open), ``mines_left`` (mines minus flags),
-    ``first_click`` and, once the episode ends, ``mines`` (the (rows, cols) bool layout).
 
     ## Version History
     - v0: first release.

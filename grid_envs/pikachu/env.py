@@ -54,14 +54,23 @@ class PikachuEnv(GridEnv):
     Terminated: the board is cleared (``info["is_success"]``), or stuck with ``"end"``.
     Truncated: the registered time limit.
 
+    ## Information
+    ``reset`` and ``step`` return an ``info`` dict with:
+
+    - ``action_mask``: (n,) bool, the legal actions now (as :meth:`action_masks`).
+    - ``illegal_action``: whether the step's action was masked (a no-op).
+    - ``is_success``: whether the game is won.
+    - ``tiles_left``: tiles still on the board.
+    - ``pairs_removed``: pairs removed this episode.
+    - ``shuffles``: reshuffles so far (``on_stuck="shuffle"``).
+    - ``path``: the corner points of the last removal, for drawing (the ring around the
+      board is row or column -1, or rows or cols).
+
     ## Arguments
     ``rows``, ``cols``, ``kinds`` (9, 16, 36: the classic board), ``board`` (an int array,
     0 empty; odd counts are rejected), ``on_stuck``, ``gravity`` (none, down, up, left,
     right), ``solvable_only``, ``plan_nodes``, the rewards, ``observation_mode``,
     ``render_mode``, ``tile_size``.
-
-    ``info`` holds ``tiles_left``, ``pairs_removed``, ``shuffles`` and ``path`` (the corner
-    points of the last removal, for drawing; the ring is row/column -1 or rows/cols).
 
     ## Reference results
     On ``Pikachu-v0`` (9x16, 36 kinds, a stuck board lost), deals seeded 1,000,000 on, this

@@ -129,6 +129,20 @@ class SokobanEnv(GridEnv):
     off its goal; only when ``terminate_on_deadlock``), or no legal action left.
     Truncated: by the time limit given at registration (120 steps for ``Sokoban-v0``).
 
+    ## Information
+    ``reset`` and ``step`` return an ``info`` dict with:
+
+    - ``action_mask``: (n,) bool, the legal actions now (as :meth:`action_masks`).
+    - ``illegal_action``: whether the step's action was masked (a no-op).
+    - ``is_success``: whether the game is won.
+    - ``boxes_on_target``, ``num_boxes``: boxes on goals, and boxes in all.
+    - ``solved``: the level is solved (as ``is_success``).
+    - ``deadlocked``: a box can no longer reach a goal (dead square or freeze).
+    - ``level_index``: the level's index in the level list or the pool (-1 otherwise).
+    - ``pushes``, ``moves``: pushes and steps made this episode.
+    - ``optimal_pushes``: the solver's proved optimum for a generated level with
+      ``min_pushes`` set, else None.
+
     ## Arguments
     - ``levels``: XSB path, Boxoban directory, XSB text, a ``Level`` or a list of them.
     - ``generator``: a :class:`SokobanGenerator`; by default one of ``rows x cols`` with

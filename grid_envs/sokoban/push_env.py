@@ -46,6 +46,9 @@ class SokobanPushEnv(SokobanEnv):
     ## Starting State / Episode End
     As ``Sokoban-v0``; the time limit counts pushes (80 for ``SokobanPush-v0``).
 
+    ## Information
+    As ``Sokoban-v0`` (``moves`` counts the walking steps too).
+
     ## Arguments
     Those of :class:`SokobanEnv`.
 
