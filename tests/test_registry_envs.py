@@ -190,3 +190,20 @@ def test_make_without_import() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "(7, 10, 10)"
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_new_episode_sets_up_what_reset_does_with_the_same_generator(env_id: str) -> None:
+    """The public hook the batched envs set up episodes with: the game's own code."""
+    from gymnasium.utils import seeding
+
+    light = {"level_pool": 20} if "Sokoban" in env_id or "Large" in env_id else {}
+    played, fresh = gym.make(env_id, **light).unwrapped, gym.make(env_id, **light).unwrapped
+    obs, _ = played.reset(seed=3)
+    fresh.reset(seed=99)
+    fresh.step(int(np.flatnonzero(fresh.action_masks())[0]))
+    steps = fresh.steps
+    state = fresh.new_episode(seeding.np_random(3)[0])
+    assert type(state) is type(fresh.game_state())
+    np.testing.assert_array_equal(fresh.observe(), obs)
+    assert fresh.steps == steps  # the episode's bookkeeping is the caller's

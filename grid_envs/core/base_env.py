@@ -266,6 +266,15 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         """
         return copy.deepcopy(self._public_state())
 
+    def new_episode(self, rng: np.random.Generator, options: dict[str, Any] | None = None) -> Any:
+        """Set up a new game drawn with ``rng``, which becomes the env's generator, and
+        return its state (not a copy). The step count, mask and time limit are left alone:
+        this is how a batched env sets up env ``i``'s episode with env ``i``'s generator
+        through the game's own code; a player calls :meth:`reset`."""
+        self.np_random = rng
+        self._new_episode(options or {})
+        return self._public_state()
+
     def restore(self, snapshot: Snapshot) -> None:
         """Put the env back exactly where :meth:`snapshot` found it: the game, the step
         count (and so the time limit's), the random generator and the mask.

@@ -240,9 +240,7 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     def _single_episode(self, i: int, options: dict[str, Any]) -> Any:
         """A new episode set up by the single env's own code with env ``i``'s generator;
         the game state it made (the batched env copies what it needs)."""
-        self.template.np_random = self.rngs[i]
-        self.template._new_episode(options)
-        return self.template._public_state()
+        return self.template.new_episode(self.rngs[i], options)
 
     def _no_legal_action(self, idx: np.ndarray) -> float | np.ndarray:
         """The extra reward of the envs ``idx``, live but with no legal action (then lost)."""

@@ -154,13 +154,13 @@ class PikachuEnv(GridEnv):
             frame_shape=(rows + 2, cols + 2),  # the ring around the board, where paths run
             time_limit=time_limit,
         )
-        self._pair_reward = pair_reward
+        self.fixed_pair_reward = pair_reward  # None: 1 / the pairs of each deal
         self.clear_reward = rewards["clear_reward"]
         self.shuffle_penalty = rewards["shuffle_penalty"]
         self.stuck_penalty = rewards["stuck_penalty"]
         self.state = PikachuState(np.zeros((rows, cols), dtype=np.int16))
         self._kind_ids = np.arange(1, self.kinds + 1, dtype=np.int16)[:, None, None]
-        self._total_pairs = 1
+        self.total_pairs = 1  # the pairs this episode's deal started with
         self._mask_key = b""
         self._mask_value = np.zeros(0, dtype=bool)
         self._pairs = RemovablePairs()  # the mask's bit fields, updated removal by removal
@@ -182,13 +182,15 @@ class PikachuEnv(GridEnv):
     def _new_episode(self, options: dict[str, Any]) -> None:
         board = self._new_board()
         self.state = PikachuState(board)
-        self._total_pairs = max(1, self.state.tiles_left // 2)
+        self.total_pairs = max(1, self.state.tiles_left // 2)
         if not self._mask_now().any() and self.state.tiles_left:
             rules.shuffle(board, self.np_random)  # no penalty: the deal itself was stuck
 
     @property
     def pair_reward(self) -> float:
-        return self._pair_reward if self._pair_reward is not None else 1.0 / self._total_pairs
+        return (
+            self.fixed_pair_reward if self.fixed_pair_reward is not None else 1.0 / self.total_pairs
+        )
 
     def _mask_now(self) -> np.ndarray:
         """The mask of the board as it is, computed once per board: the stuck check in
@@ -268,10 +270,10 @@ class PikachuEnv(GridEnv):
 
     # -------------------------------------------------------- snapshots
     def _get_state(self) -> Any:
-        return (self.state, self._total_pairs)
+        return (self.state, self.total_pairs)
 
     def _set_state(self, state: Any) -> None:
-        self.state, self._total_pairs = state
+        self.state, self.total_pairs = state
 
     def _public_state(self) -> PikachuState:
         return self.state

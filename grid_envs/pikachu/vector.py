@@ -50,7 +50,7 @@ class PikachuVectorEnv(GridVectorEnv):
             self.boards[i] = state.board
             state.board = self.boards[i]  # played in place from now on
             self.states[i] = state
-            self.total_pairs[i] = single._total_pairs
+            self.total_pairs[i] = single.total_pairs
         self._known = None
 
     def _masks(self, idx: np.ndarray) -> np.ndarray:
@@ -73,8 +73,8 @@ class PikachuVectorEnv(GridVectorEnv):
             path = corners((ra, ca), (rb, cb), shape, at)
             single.remove(self.states[i], pair=pair, path=path)
         rewards = (
-            np.full(len(idx), single._pair_reward, dtype=np.float64)
-            if single._pair_reward is not None
+            np.full(len(idx), single.fixed_pair_reward, dtype=np.float64)
+            if single.fixed_pair_reward is not None
             else 1.0 / self.total_pairs[idx]
         )
         cleared = ~self.boards[idx].reshape(len(idx), -1).any(axis=1)

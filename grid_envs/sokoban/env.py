@@ -240,12 +240,13 @@ class SokobanEnv(GridEnv):
         self.solve_reward = rewards["solve_reward"]
         self._deadlock_penalty = deadlock_penalty
         self.terminate_on_deadlock = terminate_on_deadlock
-        self._next_index = 0
+        # the episode: its level, its state, and what the info reports of them
+        self.next_index = 0  # the next level of a list played in order
         self.level: Level | None = None
         self.level_index = -1
         self.state: SokobanState | None = None
-        self._deadlocked = False
-        self._optimal_pushes: int | None = None
+        self.deadlocked = False
+        self.optimal_pushes: int | None = None
         self._codes = np.zeros(self.obs_shape, dtype=np.uint8)
         self._outside = np.ones(self.obs_shape, dtype=bool)
 
@@ -281,8 +282,8 @@ class SokobanEnv(GridEnv):
                     )
                 return int(choice), self.levels[int(choice)]
             if self.level_order == "sequential":
-                i = self._next_index % len(self.levels)
-                self._next_index += 1
+                i = self.next_index % len(self.levels)
+                self.next_index += 1
             else:
                 i = int(self.np_random.integers(len(self.levels)))
             return i, self.levels[i]
@@ -294,14 +295,14 @@ class SokobanEnv(GridEnv):
         if self.pool is not None:
             index = self.pool.draw(self.np_random)
             level = self.pool[index]  # generated now if no episode drew it before
-            self._optimal_pushes = self.pool.optimal(index)
+            self.optimal_pushes = self.pool.optimal(index)
             return index, level
         generated = self.generator.generate(self.np_random)
-        self._optimal_pushes = generated.optimal_pushes
+        self.optimal_pushes = generated.optimal_pushes
         return -1, generated.level
 
     def _new_episode(self, options: dict[str, Any]) -> None:
-        self._optimal_pushes = None
+        self.optimal_pushes = None
         choice = options.get("level")
         generated = choice is None and self.levels is None
         index, level = self._pick_level(choice)
@@ -315,13 +316,13 @@ class SokobanEnv(GridEnv):
         if self.pool is not None and index >= 0:  # a pooled level: its start was worked out once
             push_dist = self.pool.push_dist[index].astype(np.int32)
             self.state = SokobanState.from_level(level, push_dist)
-            self._deadlocked = bool(self.pool.deadlocked[index])
+            self.deadlocked = bool(self.pool.deadlocked[index])
         else:
             state = rules.new_state(level)
             if not generated:
                 check_playable(state, f"level {index}" if index >= 0 else "the level")
             self.state = state
-            self._deadlocked = rules.is_deadlocked(state)
+            self.deadlocked = rules.is_deadlocked(state)
         self._outside[:] = True
         self._outside[:rows, :cols] = ~(level.floor | level.walls)
         self._redraw()
@@ -359,12 +360,12 @@ class SokobanEnv(GridEnv):
         codes[s.player[0] + d[0], s.player[1] + d[1]] += BOX - FLOOR
         if rules.is_solved(s):
             return rules.step_reward(self, delta, True, False), True, True
-        self._deadlocked = rules.is_deadlocked(s)
-        ends = self._deadlocked and self.terminate_on_deadlock
+        self.deadlocked = rules.is_deadlocked(s)
+        ends = self.deadlocked and self.terminate_on_deadlock
         return rules.step_reward(self, delta, False, ends), ends, False
 
     def _no_legal_action(self) -> float:
-        self._deadlocked = True
+        self.deadlocked = True
         return self.deadlock_penalty
 
     # ------------------------------------------------------------ views
@@ -392,21 +393,21 @@ class SokobanEnv(GridEnv):
             "boxes_on_target": self._on_goals,
             "num_boxes": self._num_boxes,
             "solved": self._won,
-            "deadlocked": self._deadlocked,
+            "deadlocked": self.deadlocked,
             "level_index": self.level_index,
             "pushes": s.pushes,
             "moves": s.moves,
-            "optimal_pushes": self._optimal_pushes,  # known when the generator proved it
+            "optimal_pushes": self.optimal_pushes,  # known when the generator proved it
         }
 
     # -------------------------------------------------------- snapshots
     def _get_state(self) -> Any:
-        return (self.state, self.level, self.level_index, self._deadlocked,
-                self._codes, self._outside, self._next_index, self._optimal_pushes)  # fmt: skip
+        return (self.state, self.level, self.level_index, self.deadlocked,
+                self._codes, self._outside, self.next_index, self.optimal_pushes)  # fmt: skip
 
     def _set_state(self, state: Any) -> None:
-        (self.state, self.level, self.level_index, self._deadlocked,
-         self._codes, self._outside, self._next_index, self._optimal_pushes) = state  # fmt: skip
+        (self.state, self.level, self.level_index, self.deadlocked,
+         self._codes, self._outside, self.next_index, self.optimal_pushes) = state  # fmt: skip
         self._count_boxes()
 
     def _public_state(self) -> SokobanState:

@@ -36,6 +36,7 @@ from grid_envs.sokoban.state import (
     PLAYER_ON_GOAL,
     WALL,
     SokobanState,
+    cell_codes,
 )
 
 PAD = 2  # wall cells around every room: a push looks two cells ahead
@@ -110,12 +111,12 @@ class SokobanVectorEnv(GridVectorEnv):
                        pool.deadlocked[ks], ks, optimal, pool.push_dist[ks])  # fmt: skip
         else:
             for i in idx.tolist():  # the single env's own code with env i's generator
-                single._next_index = int(self.next_index[i])  # env i's place in a level list
+                single.next_index = int(self.next_index[i])  # env i's place in a level list
                 s = self._single_episode(i, options)
-                self.next_index[i] = single._next_index
-                self._load(np.array([i]), single._codes[None], s.dead[None],
-                           np.array([s.player]), start_figures(s), single._deadlocked,
-                           single.level_index, single._optimal_pushes,
+                self.next_index[i] = single.next_index
+                self._load(np.array([i]), cell_codes(s, single.obs_shape)[None], s.dead[None],
+                           np.array([s.player]), start_figures(s), single.deadlocked,
+                           single.level_index, single.optimal_pushes,
                            s.push_dist[None])  # fmt: skip
         self.pushes[idx] = 0
         self.moves[idx] = 0
