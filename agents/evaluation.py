@@ -10,11 +10,13 @@ import math
 import sys
 import time
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
+import grid_envs
 from agents.base import Agent
 from agents.registry import env_id_of, make_agent
 
@@ -150,3 +152,52 @@ def evaluate(
         returns=returns,
         lengths=lengths,
     )
+
+
+def load_policy(path: str, env_id: str) -> tuple[Agent, dict[str, Any]]:
+    """A trained model, an SB3 ``.zip`` or an RLlib run or policy folder, and the env
+    arguments it was trained with (:func:`model_board`: it must be of ``env_id``'s game).
+    Raises ``ValueError`` naming what is wrong with the file or folder."""
+    if Path(path).is_dir():
+        from agents.rllib import RLlibPolicyAgent, is_rllib_policy
+        from agents.rllib import settings_of as rllib_settings
+
+        if not is_rllib_policy(path):
+            raise ValueError(f"{path!r} is a folder but not an RLlib run or policy folder")
+        return RLlibPolicyAgent.load(path), model_board(rllib_settings(path), env_id)
+    from agents.sb3 import PolicyAgent, settings_of
+
+    if not Path(path).is_file():
+        raise ValueError(f"no model file {path!r}")
+    board = model_board(settings_of(path), env_id)
+    return PolicyAgent.load(path), board
+
+
+def model_board(settings: dict[str, Any], name: str) -> dict[str, Any]:
+    """The env arguments a model was trained with, which it is evaluated with; a model of
+    another game is refused, naming both."""
+    trained = settings.get("env_id") or settings.get("env", "")
+    game_of = {i: entry.split(":")[-1] for i, (entry, *_) in grid_envs.ENVS.items()}
+    if game_of.get(trained) != game_of[name]:
+        raise ValueError(
+            f"the model was trained on {trained} ({game_of.get(trained, 'unknown game')}), "
+            f"not on {name} ({game_of[name]}): evaluate it on its own game"
+        )
+    board: dict[str, Any] = settings.get("env_kwargs") or {}
+    return board
+
+
+def check_model_fits(agent: Any, name: str, kwargs: dict[str, Any]) -> None:
+    """The env made from ``name`` and ``kwargs`` must give the observations and actions the
+    model was trained on."""
+    spaces = getattr(agent, "spaces", None)
+    if spaces is None:
+        return
+    env = gym.make(name, **kwargs)
+    mine = (env.observation_space, env.action_space)
+    env.close()
+    if tuple(map(str, spaces)) != tuple(map(str, mine)):
+        raise ValueError(
+            f"the model takes observations {spaces[0]} and actions {spaces[1]}, but {name} "
+            f"with {kwargs} gives {mine[0]} and {mine[1]}"
+        )

@@ -67,7 +67,7 @@ from agents.sb3 import (
     uses_bf16,
 )
 from grid_envs.bench import fill_pool
-from grid_envs.cli import parse_settings
+from grid_games.cli import parse_settings
 
 HELD_OUT_SEED = 1_000_000
 PATHS = {

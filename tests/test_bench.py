@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from grid_envs import cli
 from grid_envs.bench import bench, table
+from grid_games import cli
 
 
 def test_bench_reports_every_figure_next_to_frozenlake() -> None:

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from grid_envs import cli
+from grid_games import cli
 
 
 def test_list_prints_every_id(capsys: pytest.CaptureFixture[str]) -> None:

@@ -226,6 +226,15 @@ def lurd_to_actions(state: SokobanState, lurd: str) -> list[int]:
     return actions
 
 
+def solves(level: Level | SokobanState, lurd: str) -> bool:
+    """Whether the LURD moves, played by the rules from the level's start (or the state
+    given), solve it; an illegal or unknown letter raises ``ValueError`` naming it."""
+    state = new_state(level) if isinstance(level, Level) else copy.deepcopy(level)
+    for action in lurd_to_actions(state, lurd):
+        apply_action(state, action)
+    return is_solved(state)
+
+
 def actions_to_lurd(actions: list[int]) -> str:
     return "".join(LURD[a % 4].upper() if a >= 4 else LURD[a % 4] for a in actions)
 

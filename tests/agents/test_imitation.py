@@ -133,7 +133,7 @@ def test_demos_round_trip_through_minari(tmp_path: Path) -> None:
 
 
 def test_cli_demos_writes_a_dataset(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from grid_envs import cli
+    from grid_games import cli
 
     args = ["demos", "Minesweeper-v0", "--agent", "solver", "--episodes", "2", "--out",
             str(tmp_path), "--set", "rows=5", "--set", "cols=5", "--set", "mines=3"]  # fmt: skip

@@ -21,8 +21,8 @@ from agents.rllib import (
     masked_grid_module,
     train_rllib,
 )
-from grid_envs import cli
 from grid_envs.knight.levels import sample_paths
+from grid_games import cli
 
 pytestmark = pytest.mark.rllib  # run in the environment with the distributed extra
 

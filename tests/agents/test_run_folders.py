@@ -15,7 +15,7 @@ import pytest
 from stable_baselines3.common.monitor import load_results
 
 from agents.sb3 import TrainConfig, checkpoint_every, train
-from grid_envs import cli
+from grid_games import cli
 
 TINY = {"rows": 4, "cols": 4, "mines": 2}
 
@@ -71,7 +71,7 @@ def test_the_first_checkpoint_comes_early() -> None:
 def test_ctrl_c_saves_the_model_and_a_checkpoint_then_the_run_goes_on(tmp_path: Path) -> None:
     out = tmp_path / "run"
     command = [
-        sys.executable, "-m", "grid_envs.cli", "train", "Minesweeper-v0", "--set", "rows=4",
+        sys.executable, "-m", "grid_games.cli", "train", "Minesweeper-v0", "--set", "rows=4",
         "--set", "cols=4", "--set", "mines=2", "--timesteps", "5000000", "--n-envs", "4",
         "--out", str(out), "--no-progress", "--threads", "1",
     ]  # fmt: skip

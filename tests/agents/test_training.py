@@ -111,7 +111,7 @@ def test_compare_writes_its_table_and_plots(tmp_path: Path) -> None:
 
 
 def test_cli_train_then_eval_the_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from grid_envs import cli
+    from grid_games import cli
 
     out = tmp_path / "run"
     args = ["train", "Minesweeper-v0", "--timesteps", "256", "--out", str(out), "--no-progress",

@@ -177,7 +177,7 @@ def test_distance_potential() -> None:
 
 
 def test_cli_generate_writes_a_loadable_map(tmp_path: Path) -> None:
-    from grid_envs import cli
+    from grid_games import cli
 
     out = tmp_path / "k.txt"
     assert (

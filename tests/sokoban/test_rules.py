@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grid_envs.sokoban import SokobanEnv, parse_xsb, rules
+from grid_envs.sokoban.solver import solve
 from grid_envs.sokoban.state import cell_codes
 from tests.conftest import CORNER, ONE_PUSH, make_level_env
 
@@ -166,3 +167,12 @@ def test_boxes_are_never_created_or_lost(seed: int, actions: list[int]) -> None:
         assert (planes.sum(axis=0) == 1).all()  # one-hot in every cell
         # the codes the env changes by fixed amounts are the codes of the state
         assert (planes.argmax(axis=0) == cell_codes(s, env.obs_shape)).all()
+
+
+def test_solves_replays_a_solution_and_refuses_a_wrong_one() -> None:
+    level = parse_xsb(ONE_PUSH)[0]
+    solution = solve(level, mode="optimal").solution
+    assert rules.solves(level, solution)
+    assert not rules.solves(level, solution[:-1])
+    with pytest.raises(ValueError, match="LURD position 0"):
+        rules.solves(level, "x")

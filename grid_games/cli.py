@@ -326,26 +326,14 @@ def cmd_demos(args: argparse.Namespace) -> int:
 @command("eval")
 def cmd_eval(args: argparse.Namespace) -> int:
     from agents import evaluate
+    from agents.evaluation import check_model_fits, load_policy
 
     name = env_id(args.env)
     agent: Any = args.agent
     kwargs = parse_settings(args.set, name)
     board: dict[str, Any] = {}
-    if agent.endswith(".zip") or Path(agent).is_file():
-        from agents.sb3 import PolicyAgent, settings_of
-
-        if not Path(agent).is_file():
-            raise ValueError(f"no model file {agent!r}")
-        board = model_board(settings_of(agent), name)
-        agent = PolicyAgent.load(agent)
-    elif Path(agent).is_dir():
-        from agents.rllib import RLlibPolicyAgent, is_rllib_policy
-        from agents.rllib import settings_of as rllib_settings
-
-        if not is_rllib_policy(agent):
-            raise ValueError(f"{agent!r} is a folder but not an RLlib run or policy folder")
-        board = model_board(rllib_settings(agent), name)
-        agent = RLlibPolicyAgent.load(agent)
+    if agent.endswith(".zip") or Path(agent).exists():  # a trained model, not a name
+        agent, board = load_policy(agent, name)
     kwargs = {**board, **kwargs}
     if board:
         check_model_fits(agent, name, kwargs)
@@ -372,36 +360,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def model_board(settings: dict[str, Any], name: str) -> dict[str, Any]:
-    """The env arguments a model was trained with, which it is evaluated with; a model of
-    another game is refused, naming both."""
-    trained = settings.get("env_id") or settings.get("env", "")
-    game_of = {i: entry.split(":")[-1] for i, (entry, *_) in grid_envs.ENVS.items()}
-    if game_of.get(trained) != game_of[name]:
-        raise ValueError(
-            f"the model was trained on {trained} ({game_of.get(trained, 'unknown game')}), "
-            f"not on {name} ({game_of[name]}): evaluate it on its own game"
-        )
-    board: dict[str, Any] = settings.get("env_kwargs") or {}
-    return board
-
-
-def check_model_fits(agent: Any, name: str, kwargs: dict[str, Any]) -> None:
-    """The env made from ``name`` and ``kwargs`` must give the observations and actions the
-    model was trained on."""
-    spaces = getattr(agent, "spaces", None)
-    if spaces is None:
-        return
-    env = gym.make(name, **kwargs)
-    mine = (env.observation_space, env.action_space)
-    env.close()
-    if tuple(map(str, spaces)) != tuple(map(str, mine)):
-        raise ValueError(
-            f"the model takes observations {spaces[0]} and actions {spaces[1]}, but {name} "
-            f"with {kwargs} gives {mine[0]} and {mine[1]}"
-        )
-
-
 @command("solve")
 def cmd_solve(args: argparse.Namespace) -> int:
     from grid_envs.sokoban import read_collection, rules
@@ -418,12 +376,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     for n in picked:
         level = levels[n - 1]
         r = solve(level, mode=args.mode, time_limit=args.time_limit)
-        if r.solved:  # never report a solution that does not replay
-            s = rules.new_state(level)
-            for a in rules.lurd_to_actions(s, r.solution):
-                rules.apply_action(s, a)
-            if not rules.is_solved(s):
-                raise RuntimeError(f"level {n}: the solver's answer does not solve it")
+        if r.solved and not rules.solves(level, r.solution):  # never report one that fails
+            raise RuntimeError(f"level {n}: the solver's answer does not solve it")
         row = {
             "level": n, "title": level.title, "solved": r.solved, "status": r.status,
             "solution": r.solution, "pushes": r.pushes, "moves": r.moves, "nodes": r.nodes,
