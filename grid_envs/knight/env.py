@@ -16,7 +16,17 @@ from grid_envs.knight import levels as level_files
 from grid_envs.knight import render, rules
 from grid_envs.knight.generator import KnightGenerator
 from grid_envs.knight.pool import KnightLevelPool
-from grid_envs.knight.rules import ENERGY_PLANE, ITEM_PLANE, KNIGHT_PLANE, MASKS, N_PLANES
+from grid_envs.knight.rules import (
+    ENERGY_PLANE,
+    EXIT_PLANE,
+    ITEM_PLANE,
+    KNIGHT_PLANE,
+    MASKS,
+    MONSTER_PLANE,
+    N_PLANES,
+    SIDE_PLANES,
+    SIDES,
+)
 from grid_envs.knight.solver import exit_distances
 from grid_envs.knight.state import KnightLevel, KnightState
 
@@ -198,6 +208,8 @@ class KnightEnv(GridEnv):
         self.win_reward, self.loss_penalty = rewards["win_reward"], rewards["loss_penalty"]
         self.rewards = rules.Rewards(*rewards.values())
         self.state: KnightState | None = None
+        self._maze_planes: tuple[KnightLevel | None, np.ndarray] = (None, np.zeros(0))
+        self._exit_dist = np.zeros(0, dtype=np.int64)  # the level's Dijkstra map, shared
         # the planes of this episode, kept up to date as the knight moves (None: build them)
         self._plane_cache: np.ndarray | None = None
 
@@ -224,8 +236,9 @@ class KnightEnv(GridEnv):
         rows, cols = level.shape
         if rows > self.obs_shape[0] or cols > self.obs_shape[1]:
             raise ValueError(f"the level is {rows}x{cols}, larger than obs_shape {self.obs_shape}")
-        energy = int(rules.start_energy(level.cheapest, self.energy_slack))
+        energy = int(rules.start_energy(int(level.cheapest), self.energy_slack))
         self.state = KnightState(level, level.start, energy, level.items.copy())
+        self._exit_dist = exit_distances(level)
         self._plane_cache = None
 
     def _legal_mask(self) -> np.ndarray:
@@ -244,32 +257,40 @@ class KnightEnv(GridEnv):
         if found:
             s.items[cell] = False
             s.collected += 1
-        cheapest_from_here = int(exit_distances(s.level)[cell])
-        won, lost = rules.outcome(cell == s.level.exit, s.energy, cheapest_from_here)
+        cheapest_from_here = int(self._exit_dist[cell])
+        reward, won, lost = rules.outcome(
+            self.rewards, found, cell == s.level.exit, s.energy, cheapest_from_here
+        )
         planes = self._plane_cache
         if planes is not None:  # the knight's plane at two cells, the item, the energy
             planes[KNIGHT_PLANE][old] = 0
             planes[KNIGHT_PLANE][cell] = 1
-            planes[ITEM_PLANE][cell] = 0
+            if found:
+                planes[ITEM_PLANE][cell] = 0
             planes[ENERGY_PLANE] = rules.energy_shown(s.energy)
-        return rules.move_reward(self.rewards, found, won, lost), won or lost, won
+        return reward, won or lost, won
 
     # ------------------------------------------------------------ views
     def _planes(self) -> np.ndarray:
+        """One board's planes, drawn as :func:`rules.draw_planes` draws a batch's (tested
+        equal), without the batch's index arrays: a reset costs half as much."""
         s = self.state
         assert s is not None
-        if self._plane_cache is None:
-            rows, cols = s.level.shape
-            pad = np.zeros((3, *self.obs_shape), dtype=np.int64)
-            pad[0, :rows, :cols] = s.level.cells
-            pad[1, :rows, :cols] = s.level.monsters
-            pad[2, :rows, :cols] = s.items
-            planes = np.zeros((1, N_PLANES, *self.obs_shape), dtype=np.uint8)
-            rules.draw_planes(planes, pad[None, 0], np.array([s.knight]),
-                              np.array([s.level.exit]), pad[None, 1], pad[None, 2],
-                              np.array([s.energy]))  # fmt: skip
-            self._plane_cache = planes[0]
-        return self._plane_cache.copy()
+        if self._plane_cache is not None:
+            return self._plane_cache.copy()
+        rows, cols = s.level.shape
+        if self._maze_planes[0] is not s.level:  # the planes a level never changes, once
+            maze = np.zeros((N_PLANES, *self.obs_shape), dtype=np.uint8)
+            maze[SIDE_PLANES, :rows, :cols] = SIDES[:, s.level.cells]
+            maze[EXIT_PLANE][s.level.exit] = 1
+            maze[MONSTER_PLANE, :rows, :cols] = s.level.monsters
+            self._maze_planes = (s.level, maze)
+        planes = self._maze_planes[1].copy()
+        planes[KNIGHT_PLANE][s.knight] = 1
+        planes[ITEM_PLANE, :rows, :cols] = s.items
+        planes[ENERGY_PLANE] = rules.energy_shown(s.energy)
+        self._plane_cache = planes
+        return planes.copy()
 
     def _compact(self) -> np.ndarray:
         s = self.state
@@ -316,6 +337,7 @@ class KnightEnv(GridEnv):
 
     def _set_state(self, state: Any) -> None:
         self.state = state
+        self._exit_dist = exit_distances(state.level)
         self._plane_cache = None
 
     def _public_state(self) -> KnightState:

@@ -101,15 +101,16 @@ class KnightVectorEnv(GridVectorEnv):
         found = self.items[idx, r, c]
         self.items[idx[found], r[found], c[found]] = False
         self.collected[idx[found]] += 1
-        won, lost = rules.outcome(
-            (pos == self.exit[idx]).all(axis=1), self.energy[idx], self.dist[idx, r, c]
+        at_exit = (pos == self.exit[idx]).all(axis=1)
+        rewards, won, lost = rules.outcome(
+            self.template.rewards, found, at_exit, self.energy[idx], self.dist[idx, r, c]
         )
         if self.template.observation_mode == "planes":  # only these cells and the energy changed
             self.planes[idx, KNIGHT_PLANE, old[:, 0], old[:, 1]] = 0
             self.planes[idx, KNIGHT_PLANE, r, c] = 1
             self.planes[idx, ITEM_PLANE, r, c] = 0
             self.planes[idx, ENERGY_PLANE] = rules.energy_shown(self.energy[idx])[:, None, None]
-        return rules.move_reward(self.template.rewards, found, won, lost), won | lost, won
+        return rewards, won | lost, won
 
     def _draw(self, idx: np.ndarray) -> None:
         """The observation planes of the envs ``idx``, from scratch (at a reset)."""
