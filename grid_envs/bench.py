@@ -36,13 +36,7 @@ import numpy as np
 
 import grid_envs
 
-BENCH_ENVS = (
-    "GridGames/Sokoban-v0",
-    "GridGames/Minesweeper-v0",
-    "GridGames/Knight-v0",
-    "GridGames/Lines98-v0",
-    "GridGames/Pikachu-v0",
-)
+BENCH_ENVS = tuple(game.bench_id for game in grid_envs.game_specs())  # each game's spec
 BATCHES = (1, 64, 1024, 4096)
 WARM_UP_STEPS = 20  # batched steps before the timing: the steady state is what training sees
 BENCH_KWARGS: dict[str, dict[str, Any]] = {}

@@ -22,31 +22,21 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from grid_envs import game_specs
+
 Potential = Callable[[Any], float]
 
 # env id pattern -> {name: "module:function"}; a function takes the game state, returns phi.
+# Each game names its own in its spec (grid_envs/<game>/spec.py).
 POTENTIALS: dict[str, dict[str, str]] = {
-    "GridGames/Sokoban*": {
-        "distance": "grid_envs.sokoban.rules:distance_potential",
-        "boxes": "grid_envs.sokoban.rules:boxes_potential",
-        "matching": "grid_envs.sokoban.solver:matching_potential",
-        "solver": "grid_envs.sokoban.solver:solver_potential",
-    },
-    "GridGames/Knight*": {"distance": "grid_envs.knight.solver:distance_potential"},
-    "GridGames/Pikachu*": {"mobility": "grid_envs.pikachu.solver:mobility_potential"},
-    "GridGames/Lines98*": {"lines": "grid_envs.lines98.heuristic:lines_potential"},
+    game.id_pattern: game.potentials for game in game_specs() if game.potentials
 }
-
 
 # env id pattern -> {name: "module:function"}; the function takes a native batched env and
 # returns (num_envs,) float64, the values of the potential of the same name above, read off
 # the batch's arrays.
 BATCHED_POTENTIALS: dict[str, dict[str, str]] = {
-    "GridGames/Sokoban*": {
-        "distance": "grid_envs.sokoban.vector:distance_potentials",
-        "boxes": "grid_envs.sokoban.vector:boxes_potentials",
-    },
-    "GridGames/Knight*": {"distance": "grid_envs.knight.vector:distance_potentials"},
+    game.id_pattern: game.batched_potentials for game in game_specs() if game.batched_potentials
 }
 
 

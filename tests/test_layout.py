@@ -50,3 +50,29 @@ def test_every_game_is_a_package() -> None:
     root = Path(grid_envs.__file__).parent
     for game in GAMES:
         assert (root / game / "__init__.py").is_file(), f"grid_envs/{game} has no __init__.py"
+
+
+def test_each_game_declares_its_ids_and_potentials_in_its_spec() -> None:
+    import importlib
+
+    import gymnasium as gym
+
+    specs = grid_envs.game_specs()
+    assert [s.name for s in specs] == list(grid_envs.GAMES)
+    ids = [i.id for s in specs for i in s.ids]
+    assert ids == list(grid_envs.ENVS) and len(set(ids)) == len(ids)
+    for spec in specs:
+        assert spec.bench_id in [i.id for i in spec.ids]
+        for i in spec.ids:
+            assert spec.serves(i.id)
+            assert gym.spec(i.id).vector_entry_point == i.vector_entry_point
+        for target in [*spec.potentials.values(), *spec.batched_potentials.values()]:
+            module, name = target.split(":")
+            assert callable(getattr(importlib.import_module(module), name)), target
+        assert set(spec.batched_potentials) <= set(spec.potentials)
+
+
+def test_importing_the_games_loads_no_game_code() -> None:
+    code = "import sys, grid_envs; print(sorted(m for m in sys.modules if m.endswith('.env')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

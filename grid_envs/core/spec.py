@@ -1,0 +1,59 @@
+"""What a game declares about itself, in one place: its registered ids and the names of
+its potentials. Each game folder has a ``spec.py`` holding its :class:`GameSpec`;
+registration (:mod:`grid_envs`), the shaping wrappers (:mod:`grid_envs.wrappers`) and
+``grid-games bench`` read them, so adding a game means adding its folder and its name to
+:data:`grid_envs.GAMES`.
+
+A spec names code by ``"module:attribute"`` strings, so reading it imports nothing of the
+game: the game's modules load when an env is made.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class IdSpec:
+    """One registered id: its entry points, time limit, keyword arguments and summary."""
+
+    id: str
+    entry_point: str  # "module:Class" of the single env
+    time_limit: int
+    kwargs: dict[str, Any]
+    summary: str  # one line, for ``grid-games list``
+    vector_entry_point: str | None = None  # the native batched env, if the id has one
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """A game: its ids, and its potentials for reward shaping (see
+    :mod:`grid_envs.wrappers`)."""
+
+    name: str
+    ids: tuple[IdSpec, ...]
+    id_pattern: str  # fnmatch pattern of the ids the potentials serve ("GridGames/Knight*")
+    bench_id: str  # the id ``grid-games bench`` times
+    # name -> "module:function" taking the game state and returning the potential
+    potentials: dict[str, str] = field(default_factory=dict)
+    # name -> "module:function" taking a native batched env, (num_envs,) float64
+    batched_potentials: dict[str, str] = field(default_factory=dict)
+
+    def serves(self, env_id: str) -> bool:
+        return fnmatch.fnmatchcase(env_id, self.id_pattern)
+
+
+def lazy_exports(package: str, names: dict[str, str]) -> Any:
+    """A module ``__getattr__`` for a game package: ``names`` maps each exported name to
+    the submodule that defines it, imported on first use, so that reading the game's spec
+    (at ``import grid_envs``) loads none of its code."""
+    import importlib
+
+    def __getattr__(name: str) -> Any:
+        if name not in names:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        return getattr(importlib.import_module(f"{package}.{names[name]}"), name)
+
+    return __getattr__

@@ -1,0 +1,21 @@
+"""The Knight's registered ids and potential (see :mod:`grid_envs.core.spec`)."""
+
+from grid_envs.core.spec import GameSpec, IdSpec
+
+ENV = "grid_envs.knight.env:KnightEnv"
+VECTOR = "grid_envs.knight.vector:KnightVectorEnv"
+
+SPEC = GameSpec(
+    name="knight",
+    ids=(
+        IdSpec("GridGames/Knight-v0", ENV, 400, {"rows": 9, "cols": 9},
+               "The Knight, a generated 9x9 maze with monsters; energy = the cheapest route's "
+               "cost", VECTOR),
+        IdSpec("GridGames/Knight-Large-v0", ENV, 2500, {"rows": 25, "cols": 25},
+               "The Knight, a generated 25x25 maze with monsters and loops", VECTOR),
+    ),
+    id_pattern="GridGames/Knight*",
+    bench_id="GridGames/Knight-v0",
+    potentials={"distance": "grid_envs.knight.solver:distance_potential"},
+    batched_potentials={"distance": "grid_envs.knight.vector:distance_potentials"},
+)  # fmt: skip
