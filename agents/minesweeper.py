@@ -11,6 +11,16 @@ from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
 from grid_envs.minesweeper.solver import HIDDEN, MinesweeperSolver
 
+# The configuration `grid-games train` and `compare` use by default (agents.sb3.DEFAULTS):
+# a reveal's logit is the CNN's output on its cell: 72.5% won at 100k steps, against 10.5%
+# with a dense head ("cnn")
+TRAINING: dict[str, dict[str, Any]] = {
+    "GridGames/Minesweeper-v0": {
+        "env_kwargs": {"rows": 6, "cols": 6, "mines": 4},
+        "policy": "cells",
+    },
+}
+
 MINESWEEPER_IDS = ("GridGames/Minesweeper*",)
 
 

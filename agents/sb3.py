@@ -30,6 +30,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from agents import knight, lines98, minesweeper, pikachu, sokoban
 from agents.base import Agent
 from grid_envs.core.base_env import GridEnv
 
@@ -173,28 +174,12 @@ class TrainConfig:
     cloning_decay: int | None = None  # ... over this many steps (None: half of timesteps)
 
 
-# A small configuration per game where learning shows within minutes on 2 cores.
+# Each game's training configuration, declared beside its baselines (agents/<game>.py), in
+# the order `grid-games compare` shows them.
 DEFAULTS: dict[str, dict[str, Any]] = {
-    "GridGames/Sokoban-Small-v0": {"env_kwargs": {"rows": 6, "cols": 6, "num_boxes": 1}},
-    # a reveal's logit is the CNN's output on its cell: 72.5% won at 100k steps, against
-    # 10.5% with a dense head ("cnn")
-    "GridGames/Minesweeper-v0": {
-        "env_kwargs": {"rows": 6, "cols": 6, "mines": 4},
-        "policy": "cells",
-    },
-    # generated mazes need far more data (no learning at 100k steps on 5x5); the 10 shipped
-    # levels are learnable: recognise the level, follow its route
-    "GridGames/Knight-v0": {
-        "env_kwargs": {"level": "samples", "energy_slack": 1.5},
-        "shaping": "distance",
-    },
-    # as registered (6x6, 3 colours, won at 100 points); a dense head over 1,296 moves
-    # learns nothing in 100k steps, the lift-drop policy does
-    "GridGames/Lines98-Small-v0": {"policy": "lift-drop"},
-    # with gravity the order of removals matters (random clears 70%, the planner 99%)
-    "GridGames/Pikachu-Small-v0": {
-        "env_kwargs": {"rows": 6, "cols": 6, "kinds": 9, "on_stuck": "end", "gravity": "down"}
-    },
+    env_id: settings
+    for game in (sokoban, minesweeper, knight, lines98, pikachu)
+    for env_id, settings in game.TRAINING.items()
 }
 
 

@@ -15,6 +15,12 @@ from grid_envs.sokoban.push_env import SokobanPushEnv, push_action
 from grid_envs.sokoban.solver import solve
 from grid_envs.sokoban.state import SokobanState
 
+# The configuration `grid-games train` and `compare` use by default (agents.sb3.DEFAULTS):
+# small, so that learning shows within minutes on 2 cores.
+TRAINING: dict[str, dict[str, Any]] = {
+    "GridGames/Sokoban-Small-v0": {"env_kwargs": {"rows": 6, "cols": 6, "num_boxes": 1}},
+}
+
 SOKOBAN_IDS = ("GridGames/Sokoban-v0", "GridGames/Sokoban-Small-v0", "GridGames/SokobanPush-v0")
 
 
