@@ -91,27 +91,3 @@ def bfs_distances(passable: np.ndarray, start: Cell, connectivity: int = 4) -> n
 def flood_fill(passable: np.ndarray, start: Cell, connectivity: int = 4) -> np.ndarray:
     """The connected region of ``passable`` cells that contains ``start`` (bool mask)."""
     return bfs_distances(passable, start, connectivity) >= 0
-
-
-def shortest_path(passable: np.ndarray, start: Cell, goal: Cell) -> list[Cell] | None:
-    """A shortest 4-connected path from ``start`` to ``goal`` (both included), or None."""
-    rows, cols = passable.shape
-    free = passable.ravel().tolist()
-    table = flat_neighbour_table((rows, cols))
-    s, g = start[0] * cols + start[1], goal[0] * cols + goal[1]
-    parent = {s: -1}
-    queue = deque([s])
-    while queue and g not in parent:
-        i = queue.popleft()
-        for j in table[i]:
-            if free[j] and j not in parent:
-                parent[j] = i
-                queue.append(j)
-    if g not in parent:
-        return None
-    path = []
-    i = g
-    while i != -1:
-        path.append(divmod(i, cols))
-        i = parent[i]
-    return path[::-1]

@@ -142,11 +142,6 @@ def draw_polyline(
         frame[ys, xs] = color
 
 
-def ansi_grid(chars: Sequence[Sequence[str]]) -> str:
-    """Join a grid of one-character strings into text, one line per row."""
-    return "\n".join("".join(row) for row in chars)
-
-
 class HumanWindow:
     """A pygame window that shows RGB frames; pygame is imported on first use."""
 

@@ -157,8 +157,3 @@ def check(cells: np.ndarray) -> list[str]:
     for r, c in np.argwhere(right != left):
         problems.append(f"cells ({r}, {c}) and ({r}, {c + 1}) disagree about their wall")
     return problems
-
-
-def open_walls(cells: np.ndarray) -> int:
-    """Number of opened inner walls."""
-    return int(((cells & RIGHT_BIT) > 0).sum() + ((cells & DOWN_BIT) > 0).sum())

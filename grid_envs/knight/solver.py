@@ -99,26 +99,6 @@ def distances(cells: np.ndarray, costs: np.ndarray, target: tuple[int, int]) -> 
     return dial(cells, costs, target)
 
 
-def bfs(cells: np.ndarray, target: tuple[int, int]) -> np.ndarray:
-    """Steps to ``target`` from every cell (unit prices): the check Dijkstra must match."""
-    rows, cols = cells.shape
-    flat_cells = cells.ravel().tolist()
-    steps = _steps(cols)
-    dist = [-1] * (rows * cols)
-    t = target[0] * cols + target[1]
-    dist[t] = 0
-    frontier = [t]
-    while frontier:
-        nxt = []
-        for v in frontier:
-            for bit, off in steps:
-                if flat_cells[v] & bit and dist[v + off] < 0:
-                    dist[v + off] = dist[v] + 1
-                    nxt.append(v + off)
-        frontier = nxt
-    return np.array(dist, dtype=np.int64).reshape(rows, cols)
-
-
 _EXIT_DISTANCES: weakref.WeakKeyDictionary[KnightLevel, np.ndarray] = weakref.WeakKeyDictionary()
 
 

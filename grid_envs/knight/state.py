@@ -10,9 +10,8 @@ Cell = tuple[int, int]
 
 # The source article's bits, read from the right: UP, RIGHT, DOWN, LEFT.
 UP_BIT, RIGHT_BIT, DOWN_BIT, LEFT_BIT = 1, 2, 4, 8
-# Bits in the order of the actions (0 up, 1 down, 2 left, 3 right), with their opposites.
+# Bits in the order of the actions (0 up, 1 down, 2 left, 3 right).
 ACTION_BITS = (UP_BIT, DOWN_BIT, LEFT_BIT, RIGHT_BIT)
-OPPOSITE_BIT = {UP_BIT: DOWN_BIT, DOWN_BIT: UP_BIT, LEFT_BIT: RIGHT_BIT, RIGHT_BIT: LEFT_BIT}
 
 
 @dataclass(frozen=True, eq=False)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import itertools
 import sys
 import time
 
 import numpy as np
 import pytest
 
-from grid_envs.core.grid import bfs_distances, flood_fill, neighbours, shortest_path
+from grid_envs.core.grid import bfs_distances, flood_fill, neighbours
 
 BOARD = np.array(
     [
@@ -33,14 +32,6 @@ def test_flood_fill_eight_connected_crosses_diagonals() -> None:
     board = np.eye(4, dtype=bool)
     assert flood_fill(board, (0, 0), connectivity=4).sum() == 1
     assert flood_fill(board, (0, 0), connectivity=8).sum() == 4
-
-
-def test_shortest_path_is_shortest_and_connected() -> None:
-    path = shortest_path(BOARD, (0, 0), (0, 4))
-    assert path is not None and len(path) == 17
-    for (r0, c0), (r1, c1) in itertools.pairwise(path):
-        assert abs(r0 - r1) + abs(c0 - c1) == 1 and BOARD[r1, c1]
-    assert shortest_path(BOARD, (0, 0), (1, 0)) is None
 
 
 def test_neighbours_stay_in_bounds() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from grid_envs.core.render import SHAPES, ansi_grid, compose, draw_polyline, make_sprite, shape_mask
+from grid_envs.core.render import SHAPES, compose, draw_polyline, make_sprite, shape_mask
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -41,7 +41,3 @@ def test_polyline_draws_between_centres() -> None:
     draw_polyline(frame, [(0, 0), (0, 2), (2, 2)], tile=10, color=(9, 9, 9))
     assert (frame[5, 5:25] == 9).all() and (frame[5:25, 25] == 9).all()
     assert (frame[20, 5] == 0).all()
-
-
-def test_ansi_grid() -> None:
-    assert ansi_grid([["#", "@"], [".", " "]]) == "#@\n. "

@@ -5,12 +5,36 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from grid_envs.core.grid import DIRECTIONS
 from grid_envs.knight import maze, solver
-from grid_envs.knight.state import ACTION_BITS
+from grid_envs.knight.state import ACTION_BITS, DOWN_BIT, RIGHT_BIT
+
+
+def bfs(cells: np.ndarray, target: tuple[int, int]) -> np.ndarray:
+    """Steps to ``target`` from every cell (unit prices): the check Dijkstra must match."""
+    rows, cols = cells.shape
+    dist = np.full((rows, cols), -1, dtype=np.int64)
+    dist[target] = 0
+    frontier = [target]
+    while frontier:
+        nxt = []
+        for r, c in frontier:
+            for bit, (dr, dc) in zip(ACTION_BITS, DIRECTIONS, strict=True):
+                v = (r + dr, c + dc)
+                if cells[r, c] & bit and dist[v] < 0:
+                    dist[v] = dist[r, c] + 1
+                    nxt.append(v)
+        frontier = nxt
+    return dist
+
+
+def open_walls(cells: np.ndarray) -> int:
+    """Number of opened inner walls."""
+    return int(((cells & RIGHT_BIT) > 0).sum() + ((cells & DOWN_BIT) > 0).sum())
 
 
 def reachable(cells: np.ndarray, start: tuple[int, int]) -> int:
-    return int((solver.bfs(cells, start) >= 0).sum())
+    return int((bfs(cells, start) >= 0).sum())
 
 
 @pytest.mark.parametrize(("rows", "cols"), [(1, 2), (1, 9), (2, 2), (5, 7), (12, 12), (31, 17)])
@@ -23,7 +47,7 @@ def test_every_cell_reaches_every_other_and_neighbours_agree(
         assert maze.check(cells) == []
         assert reachable(cells, (0, 0)) == rows * cols
         if loops == 0.0:
-            assert maze.open_walls(cells) == rows * cols - 1  # a tree: one route only
+            assert open_walls(cells) == rows * cols - 1  # a tree: one route only
 
 
 def test_kruskal_and_boruvka_build_the_same_maze() -> None:
@@ -37,7 +61,7 @@ def test_loops_add_routes() -> None:
     rng = np.random.default_rng(0)
     tree = maze.generate(20, 20, np.random.default_rng(1))
     loopy = maze.generate(20, 20, np.random.default_rng(1), loops=0.3)
-    extra = maze.open_walls(loopy) - maze.open_walls(tree)
+    extra = open_walls(loopy) - open_walls(tree)
     assert extra > 50  # each extra opening closes a cycle: a second route
     # the tree is contained in the loopy maze (same seed, same tree, then openings)
     assert ((tree & loopy) == tree).all()
@@ -102,9 +126,7 @@ def test_dijkstra_on_unit_prices_is_a_bfs() -> None:
     for seed in range(10):
         cells = maze.generate(30, 40, np.random.default_rng(seed), loops=0.15)
         ones = np.ones(cells.shape, dtype=np.int32)
-        np.testing.assert_array_equal(
-            solver.dijkstra(cells, ones, (5, 6)), solver.bfs(cells, (5, 6))
-        )
+        np.testing.assert_array_equal(solver.dijkstra(cells, ones, (5, 6)), bfs(cells, (5, 6)))
 
 
 def test_the_fast_path_matches_the_reference_on_a_large_maze() -> None:
