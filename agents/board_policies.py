@@ -32,7 +32,7 @@ from stable_baselines3.common.policies import ActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from agents.sb3 import mixed, plane_scale
+from agents.networks import mixed, plane_scale
 from grid_envs.knight import rules as knight
 
 

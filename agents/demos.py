@@ -28,8 +28,8 @@ import numpy as np
 
 import grid_envs
 from agents.base import Agent
+from agents.networks import require
 from agents.registry import make_agent
-from agents.sb3 import require
 
 
 def dataset_id(env_id: str, agent: str) -> str:

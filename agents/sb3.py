@@ -1,7 +1,7 @@
-"""Learning with stable-baselines3: a CNN for small boards, per-env defaults, training.
+"""Learning with stable-baselines3: per-env defaults, training, run folders, saved models.
 
-* :class:`SmallGridCNN`: 3x3 convolutions with padding keep every board cell (SB3's
-  NatureCNN needs 36x36 images and strides a 9x9 board away), then one dense layer.
+* The networks are in :mod:`agents.networks` (the default CNN) and
+  :mod:`agents.board_policies` (logits read off the board).
 * Our observations are uint8 *planes* (0/1, Knight's energy up to 255), not images:
   ``normalize_images=False`` keeps SB3 from dividing them by 255.
 * ``policy="cells"`` (Minesweeper's default) and ``"lift-drop"`` (Lines98's): action
@@ -19,7 +19,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 import time
@@ -32,6 +31,7 @@ import numpy as np
 
 from agents import knight, lines98, minesweeper, pikachu, sokoban
 from agents.base import Agent
+from agents.networks import PRECISIONS, bf16_native, load_torch, small_grid_cnn
 from grid_envs.core.base_env import GridEnv
 
 ALGOS = ("maskable-ppo", "ppo", "dqn")
@@ -46,96 +46,6 @@ PATH_DEFAULTS: dict[str, dict[str, int]] = {
     "dummy": {"n_envs": 4, "n_steps": 256, "batch_size": 256, "n_epochs": 10,
               "eval_episodes": 20},
 }  # fmt: skip
-
-
-def require(module: str, extra: str, what: str) -> Any:
-    """Import an optional dependency, or say which extra brings it."""
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise ImportError(
-            f'{what} needs the {extra} extra: pip install "grid-games[{extra}]"'
-        ) from exc
-
-
-def _torch() -> Any:
-    return require("torch", "train", "training")
-
-
-def plane_scale(space: gym.spaces.Box) -> Any:
-    """(1, channels, 1, 1) torch factors that bring each plane of ``space`` to [0, 1] by its
-    own bound (the Knight's energy plane goes to 255, the others to 1)."""
-    c = space.shape[0]
-    top = np.asarray(space.high, dtype=np.float32).reshape(c, -1).max(axis=1)
-    return _torch().tensor(1.0 / np.maximum(top, 1.0)).view(1, c, 1, 1)
-
-
-def grid_cnn_parts(space: gym.spaces.Box, features_dim: int, width: int = 32) -> tuple[Any, ...]:
-    """The small-board CNN over ``(channels, rows, cols)`` planes, shared by SB3 and RLlib.
-
-    Returns ``(scale, cnn, linear)``: the per-plane factor that brings each plane to [0, 1]
-    by its own bound (the Knight's energy plane goes to 255), two 3x3 'same' convolutions
-    (flattened), and the dense layer to ``features_dim``.
-    """
-    torch = _torch()
-    c, h, w = space.shape
-    scale = plane_scale(space)
-    cnn = torch.nn.Sequential(
-        torch.nn.Conv2d(c, width, 3, padding=1),
-        torch.nn.ReLU(),
-        torch.nn.Conv2d(width, 2 * width, 3, padding=1),
-        torch.nn.ReLU(),
-        torch.nn.Flatten(),
-    )
-    linear = torch.nn.Sequential(torch.nn.Linear(2 * width * h * w, features_dim), torch.nn.ReLU())
-    return scale, cnn, linear
-
-
-PRECISIONS = ("auto", "bf16", "fp32")
-
-
-def bf16_native(device: str) -> bool:
-    """Whether ``device`` ("cpu", "cuda", ...) computes bfloat16 in hardware (AVX512-BF16
-    or AMX on a CPU, Ampere or later on a GPU)."""
-    torch = _torch()
-    if device.startswith("cuda"):
-        return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
-    if device == "cpu":
-        try:
-            return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
-        except (AttributeError, RuntimeError):  # pragma: no cover - depends on the build
-            return False
-    return False
-
-
-def mixed(tensor: Any, enabled: bool) -> Any:
-    """Autocast to bfloat16 on ``tensor``'s device when ``enabled`` (weights stay float32;
-    the extractors hand their outputs back as float32)."""
-    return _torch().autocast(tensor.device.type, dtype=_torch().bfloat16, enabled=enabled)
-
-
-def small_grid_cnn() -> type:
-    """The feature extractor class (built lazily so importing agents needs no torch)."""
-    _torch()
-    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
-
-    class SmallGridCNN(BaseFeaturesExtractor):
-        """Two 3x3 'same' convolutions over (channels, rows, cols), then a dense layer."""
-
-        def __init__(
-            self, observation_space: gym.spaces.Box, features_dim: int = 128, width: int = 32,
-            bf16: bool = False,
-        ) -> None:  # fmt: skip
-            super().__init__(observation_space, features_dim)
-            scale, self.cnn, self.linear = grid_cnn_parts(observation_space, features_dim, width)
-            self.register_buffer("scale", scale)
-            self.bf16 = bf16
-
-        def forward(self, observations: Any) -> Any:
-            with mixed(observations, self.bf16):
-                return self.linear(self.cnn(observations.float() * self.scale)).float()
-
-    return SmallGridCNN
 
 
 @dataclass
@@ -201,7 +111,7 @@ def uses_bf16(config: TrainConfig) -> bool:
         return config.precision == "bf16"
     device = config.device
     if device == "auto":
-        device = "cuda" if _torch().cuda.is_available() else "cpu"
+        device = "cuda" if load_torch().cuda.is_available() else "cpu"
     return bf16_native(device)
 
 
@@ -225,7 +135,7 @@ def set_threads(threads: int | None) -> int:
     many times over."""
     import os
 
-    torch = _torch()
+    torch = load_torch()
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     if threads is None and os.environ.get(THREADS_VARIABLE):
         threads = int(os.environ[THREADS_VARIABLE])
@@ -301,7 +211,7 @@ def _policy(config: TrainConfig, actions: int) -> tuple[Any, dict[str, Any]]:
         raise ValueError(
             f"the {config.policy} policy is an actor-critic: train it with PPO or MaskablePPO"
         )
-    _torch()
+    load_torch()
     from agents import board_policies as bp
 
     kwargs: dict[str, Any] = {"normalize_images": False}
