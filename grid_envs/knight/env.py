@@ -206,7 +206,6 @@ class KnightEnv(GridEnv):
         self.energy_slack = energy_slack
         self.step_reward, self.item_reward = rewards["step_reward"], rewards["item_reward"]
         self.win_reward, self.loss_penalty = rewards["win_reward"], rewards["loss_penalty"]
-        self.rewards = rules.Rewards(*rewards.values())
         self.state: KnightState | None = None
         self._maze_planes: tuple[KnightLevel | None, np.ndarray] = (None, np.zeros(0))
         self._exit_dist = np.zeros(0, dtype=np.int64)  # the level's Dijkstra map, shared
@@ -259,7 +258,7 @@ class KnightEnv(GridEnv):
             s.collected += 1
         cheapest_from_here = int(self._exit_dist[cell])
         reward, won, lost = rules.outcome(
-            self.rewards, found, cell == s.level.exit, s.energy, cheapest_from_here
+            self, found, cell == s.level.exit, s.energy, cheapest_from_here
         )
         planes = self._plane_cache
         if planes is not None:  # the knight's plane at two cells, the item, the energy

@@ -5,13 +5,13 @@ A move enters the next cell through an open side and costs :func:`entry_cost` en
 item there is picked up; the game is won at the exit and lost as soon as the energy left is
 below the cheapest cost from the knight's cell (:func:`outcome`). The knight starts with
 :func:`start_energy`; :func:`outcome` also gives a move's reward. The observation's
-planes are named here (:data:`SIDE_PLANES` and the rest) and drawn by :func:`draw_planes`.
+planes are named here (:data:`SIDE_PLANES` and the rest); :func:`draw_planes` draws a
+batch's.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -33,15 +33,15 @@ SIDES = np.array(
 )
 
 
-@dataclass(frozen=True)
-class Rewards:
-    """What a move pays: ``step`` always, ``item`` for an item, ``win`` at the exit,
-    ``loss`` when the exit can no longer be reached."""
+class RewardSettings(Protocol):
+    """What a move pays (the env's settings; see :class:`grid_envs.knight.env.KnightEnv`):
+    ``step_reward`` always, ``item_reward`` for an item, ``win_reward`` at the exit,
+    ``loss_penalty`` when the exit can no longer be reached."""
 
-    step: float = -0.01
-    item: float = 0.1
-    win: float = 1.0
-    loss: float = -1.0
+    step_reward: float
+    item_reward: float
+    win_reward: float
+    loss_penalty: float
 
 
 # Each rule takes plain numbers (one env) or arrays with one entry per env (a batch), and
@@ -60,13 +60,18 @@ def start_energy(cheapest: Any, slack: float) -> Any:
 
 
 def outcome(
-    rewards: Rewards, found_item: Any, at_exit: Any, energy: Any, cheapest_from_here: Any
+    settings: RewardSettings, found_item: Any, at_exit: Any, energy: Any, cheapest_from_here: Any
 ) -> tuple[Any, Any, Any]:
     """(reward, won, lost) after a move: won at the exit; lost elsewhere when the energy
     left is below the cheapest cost from the knight's cell to the exit. The reward adds
     its terms in this order, so one env and a batch add the same floats."""
     lost = (energy < cheapest_from_here) & (at_exit == 0)
-    reward = rewards.step + found_item * rewards.item + at_exit * rewards.win + lost * rewards.loss
+    reward = (
+        settings.step_reward
+        + found_item * settings.item_reward
+        + at_exit * settings.win_reward
+        + lost * settings.loss_penalty
+    )
     return reward, at_exit, lost
 
 
@@ -89,7 +94,8 @@ def draw_planes(
     """Draw a batch's observation planes from scratch into ``planes`` (k, 9, R, C):
     ``cells``, ``monsters`` and ``items`` are (k, rows, cols) with rows <= R and cols <= C,
     drawn in the top-left corner (the rest reads as closed cells); ``knight`` and ``exit_``
-    (k, 2); ``energy`` (k,). One env draws its planes as a batch of one."""
+    (k, 2); ``energy`` (k,). The single env draws one board the same way without the
+    batch's index arrays (:meth:`KnightEnv._planes`)."""
     k = np.arange(len(planes))
     rows, cols = cells.shape[1:]
     planes[:] = 0

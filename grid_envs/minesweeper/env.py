@@ -155,7 +155,6 @@ class MinesweeperEnv(GridEnv):
         self.progress_reward = rewards["progress_reward"]
         self.win_reward = rewards["win_reward"]
         self.loss_penalty = rewards["loss_penalty"]
-        self.rewards = rules.Rewards(*rewards.values())
         self.state = MinesweeperState.empty(rows, cols, mines, first_click)
         # the planes of ``self.state`` kept up to date cell by cell (a reveal of a number, a
         # flag), built again after a flood; None when they must be built from the state
@@ -190,7 +189,7 @@ class MinesweeperEnv(GridEnv):
             return 0.0, False, False
         opened = rules.reveal(s, cell, self.np_random)
         if opened < 0:
-            return self.rewards.loss, True, False
+            return self.loss_penalty, True, False
         self._opened += opened
         number = int(s.counts[cell])
         if number and opened == 1:  # one number revealed: two cells of the planes
@@ -201,7 +200,7 @@ class MinesweeperEnv(GridEnv):
             self._plane_cache = None
             self._flagged = int(np.count_nonzero(s.flags))
         won = self._opened == s.safe_cells  # rules.is_won, counted
-        return rules.reveal_reward(self.rewards, opened, s.safe_cells, won), won, won
+        return rules.reveal_reward(self, opened, s.safe_cells, won), won, won
 
     # ------------------------------------------------------------ views
     def _planes(self) -> np.ndarray:

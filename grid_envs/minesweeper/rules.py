@@ -24,9 +24,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import deque
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -51,20 +50,21 @@ def number_plane(n: Any) -> Any:
     return 1 + n
 
 
-@dataclass(frozen=True)
-class Rewards:
-    """What a reveal pays: ``progress`` shared out over the safe cells as they open,
-    ``win`` when the last one opens, ``loss`` on a mine (the episode ends)."""
+class RewardSettings(Protocol):
+    """What a reveal pays (the env's settings; see
+    :class:`grid_envs.minesweeper.env.MinesweeperEnv`): ``progress_reward`` shared out over
+    the safe cells as they open, ``win_reward`` when the last one opens, ``loss_penalty``
+    on a mine (the episode ends)."""
 
-    progress: float = 1.0
-    win: float = 1.0
-    loss: float = -1.0
+    progress_reward: float
+    win_reward: float
+    loss_penalty: float
 
 
-def reveal_reward(rewards: Rewards, opened: Any, safe_cells: int, won: Any) -> Any:
+def reveal_reward(settings: RewardSettings, opened: Any, safe_cells: int, won: Any) -> Any:
     """The reward of a safe reveal that opened ``opened`` cells (numbers for one board,
     arrays for a batch)."""
-    return rewards.progress * opened / safe_cells + won * rewards.win
+    return settings.progress_reward * opened / safe_cells + won * settings.win_reward
 
 
 def max_mines(rows: int, cols: int, first_click: str) -> int:
