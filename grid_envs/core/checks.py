@@ -54,6 +54,11 @@ def real(name: str, value: Any, low: float | None = None, high: float | None = N
     return float(_in_range(name, number, low, high))
 
 
+def reals(**values: Any) -> dict[str, float]:
+    """Each keyword's value as a finite float (:func:`real`), by name: an env's rewards."""
+    return {name: real(name, value) for name, value in values.items()}
+
+
 def flag(name: str, value: Any) -> bool:
     """``value``, which must be True or False."""
     if not isinstance(value, (bool, np.bool_)):

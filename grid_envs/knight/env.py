@@ -160,13 +160,12 @@ class KnightEnv(GridEnv):
         time_limit: int | None = None,
     ) -> None:
         energy_slack = checks.real("energy_slack", energy_slack, 1.0, 1000.0)
-        rewards = {
-            name: checks.real(name, value)
-            for name, value in (
-                ("step_reward", step_reward), ("item_reward", item_reward),
-                ("win_reward", win_reward), ("loss_penalty", loss_penalty),
-            )
-        }  # fmt: skip
+        rewards = checks.reals(
+            step_reward=step_reward,
+            item_reward=item_reward,
+            win_reward=win_reward,
+            loss_penalty=loss_penalty,
+        )
         if obs_shape is not None:
             obs_shape = checks.shape("obs_shape", obs_shape)
         self.levels = load_knight_levels(level) if level is not None else None

@@ -130,13 +130,9 @@ class MinesweeperEnv(GridEnv):
         mines = checks.integer("mines", mines)
         checks.choice("first_click", first_click, rules.FIRST_CLICK_RULES)
         rules.check_board(rows, cols, mines, first_click)
-        rewards = {
-            name: checks.real(name, value)
-            for name, value in (
-                ("progress_reward", progress_reward), ("win_reward", win_reward),
-                ("loss_penalty", loss_penalty),
-            )
-        }  # fmt: skip
+        rewards = checks.reals(
+            progress_reward=progress_reward, win_reward=win_reward, loss_penalty=loss_penalty
+        )
         self.rows, self.cols, self.num_mines = rows, cols, mines
         self.first_click = first_click
         self.allow_flags = checks.flag("allow_flags", allow_flags)

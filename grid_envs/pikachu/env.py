@@ -134,13 +134,9 @@ class PikachuEnv(GridEnv):
         self.plan_nodes = checks.integer("plan_nodes", plan_nodes, 1)
         if pair_reward is not None:
             pair_reward = checks.real("pair_reward", pair_reward)
-        rewards = {
-            name: checks.real(name, value)
-            for name, value in (
-                ("clear_reward", clear_reward), ("shuffle_penalty", shuffle_penalty),
-                ("stuck_penalty", stuck_penalty),
-            )
-        }  # fmt: skip
+        rewards = checks.reals(
+            clear_reward=clear_reward, shuffle_penalty=shuffle_penalty, stuck_penalty=stuck_penalty
+        )
         cells = rows * cols
         super().__init__(
             n_actions=rules.n_pairs(cells),

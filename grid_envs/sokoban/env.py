@@ -198,13 +198,12 @@ class SokobanEnv(GridEnv):
         tile_size: int = 24,
     ) -> None:
         checks.choice("level_order", level_order, ("random", "sequential"))
-        rewards = {
-            name: checks.real(name, value)
-            for name, value in (
-                ("step_penalty", step_penalty), ("box_on_reward", box_on_reward),
-                ("box_off_penalty", box_off_penalty), ("solve_reward", solve_reward),
-            )
-        }  # fmt: skip
+        rewards = checks.reals(
+            step_penalty=step_penalty,
+            box_on_reward=box_on_reward,
+            box_off_penalty=box_off_penalty,
+            solve_reward=solve_reward,
+        )
         if deadlock_penalty is not None:
             deadlock_penalty = checks.real("deadlock_penalty", deadlock_penalty)
         terminate_on_deadlock = checks.flag("terminate_on_deadlock", terminate_on_deadlock)
