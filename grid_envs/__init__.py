@@ -21,21 +21,24 @@ __version__ = "0.2.0"
 GAMES = ("sokoban", "minesweeper", "knight", "pikachu", "lines98")
 
 
+_SPECS: tuple[GameSpec, ...] = tuple(
+    importlib.import_module(f"grid_envs.{name}.spec").SPEC for name in GAMES
+)
+
+
 def game_specs() -> list[GameSpec]:
     """Every game's :class:`~grid_envs.core.spec.GameSpec`, in :data:`GAMES` order."""
-    return [importlib.import_module(f"grid_envs.{name}.spec").SPEC for name in GAMES]
+    return list(_SPECS)
 
 
 # id -> (entry point, time limit, kwargs, one-line summary for `grid-games list`)
 ENVS: dict[str, tuple[str, int | None, dict[str, Any], str]] = {
-    i.id: (i.entry_point, i.time_limit, i.kwargs, i.summary)
-    for game in game_specs()
-    for i in game.ids
+    i.id: (i.entry_point, i.time_limit, i.kwargs, i.summary) for game in _SPECS for i in game.ids
 }
 
 
 def _register_all() -> None:
-    for game in game_specs():
+    for game in _SPECS:
         for i in game.ids:
             if i.id not in registry:
                 # The env keeps its own time limit (``time_limit``, as MiniGrid's
