@@ -15,15 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from agents.evaluation import EvalResult, evaluate
+from agents.policy import PolicyAgent
 from agents.registry import list_agents
-from agents.sb3 import (
-    DEFAULTS,
-    HELDOUT_SEED,
-    PolicyAgent,
-    TrainResult,
-    default_config,
-    train,
-)
+from agents.runs import TrainResult
+from agents.sb3 import DEFAULTS, HELDOUT_SEED, default_config, train
 
 COMPARE_ENVS = tuple(DEFAULTS)
 

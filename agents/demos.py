@@ -126,7 +126,7 @@ def _agent(agent: str | Agent, env: gym.Env[Any, Any], seed: int) -> Agent:
     if isinstance(agent, Agent):
         return agent.bind(env)
     if agent.endswith(".zip"):
-        from agents.sb3 import PolicyAgent
+        from agents.policy import PolicyAgent
 
         return PolicyAgent.load(agent, env=env, seed=seed)
     return make_agent(agent, env, seed=seed)

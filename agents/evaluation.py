@@ -165,7 +165,8 @@ def load_policy(path: str, env_id: str) -> tuple[Agent, dict[str, Any]]:
         if not is_rllib_policy(path):
             raise ValueError(f"{path!r} is a folder but not an RLlib run or policy folder")
         return RLlibPolicyAgent.load(path), model_board(rllib_settings(path), env_id)
-    from agents.sb3 import PolicyAgent, settings_of
+    from agents.policy import PolicyAgent
+    from agents.runs import settings_of
 
     if not Path(path).is_file():
         raise ValueError(f"no model file {path!r}")

@@ -103,7 +103,7 @@ def label_states(
     ``learner``'s (an SB3 model; its greedy legal action), decided per episode.
     """
     from agents.batched import policy_actions
-    from agents.sb3 import algo_of
+    from agents.policy import algo_of
 
     if states < 1:
         raise ValueError(f"states must be at least 1, got {states}")
@@ -231,7 +231,7 @@ def clone(
 def accuracy(model: Any, labels: Labels, batch_size: int = 1024) -> float:
     """The share of ``labels``' states where the model's greedy legal action is the label."""
     from agents.batched import policy_actions
-    from agents.sb3 import algo_of
+    from agents.policy import algo_of
 
     hits = 0
     for start in range(0, len(labels), batch_size):

@@ -31,7 +31,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.networks import grid_cnn_parts, require
-from agents.sb3 import check_same_run
+from agents.runs import check_same_run
 from grid_envs.core.base_env import GridEnv
 
 POLICY_DIR = "policy"  # the exported RLModule, inside a run folder

@@ -1,4 +1,4 @@
-"""Learning with stable-baselines3: per-env defaults, training, run folders, saved models.
+"""Learning with stable-baselines3: per-env defaults, the networks' wiring, training.
 
 * The networks are in :mod:`agents.networks` (the default CNN) and
   :mod:`agents.board_policies` (logits read off the board).
@@ -14,13 +14,13 @@
   batched env trains on it (``vec_env="batched"``, :mod:`agents.batched`: one env call and
   one forward pass a step for the whole batch, rollouts under ``torch.inference_mode``,
   evaluation on a batch too); ``vec_env="dummy"`` steps single envs in a ``DummyVecEnv``.
-* :class:`PolicyAgent`: a saved model behind the same ``predict`` as every baseline.
+* What a run leaves on disk, and the rules for going on with one, are in
+  :mod:`agents.runs`; a saved model plays as :class:`agents.policy.PolicyAgent`.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -30,11 +30,20 @@ import gymnasium as gym
 import numpy as np
 
 from agents import knight, lines98, minesweeper, pikachu, sokoban
-from agents.base import Agent
 from agents.networks import PRECISIONS, bf16_native, load_torch, small_grid_cnn
-from grid_envs.core.base_env import GridEnv
+from agents.policy import ALGOS, algo_class
+from agents.runs import (
+    Interrupted,
+    TrainResult,
+    check_run_folder,
+    check_same_run,
+    checkpoint_steps,
+    finished_result,
+    latest_checkpoint,
+    read_curve,
+    saved_steps,
+)
 
-ALGOS = ("maskable-ppo", "ppo", "dqn")
 POLICIES = ("cnn", "cells", "lift-drop", "maze-vi")
 VEC_ENVS = ("batched", "dummy")
 # rollout and update sizes per kind of vec env, where a run does not set them: a batch
@@ -176,25 +185,7 @@ def make_vec_env(
     return DummyVecEnv([make_env_fn(shifted, i, monitor_dir) for i in range(n_envs)])
 
 
-def _algo_class(algo: str) -> Any:
-    from agents.batched import fast_rollouts
-
-    if algo == "maskable-ppo":
-        from sb3_contrib import MaskablePPO
-
-        return fast_rollouts(MaskablePPO)
-    if algo == "ppo":
-        from stable_baselines3 import PPO
-
-        return fast_rollouts(PPO)
-    if algo == "dqn":
-        from stable_baselines3 import DQN
-
-        return DQN
-    raise ValueError(f"algo must be one of {ALGOS}, got {algo!r}")
-
-
-def _policy(config: TrainConfig, actions: int) -> tuple[Any, dict[str, Any]]:
+def policy_of(config: TrainConfig, actions: int) -> tuple[Any, dict[str, Any]]:
     """The policy class (or SB3's name for it) and its kwargs, for ``actions`` actions."""
     if config.policy not in POLICIES:
         raise ValueError(f"policy must be one of {POLICIES}, got {config.policy!r}")
@@ -228,8 +219,8 @@ def _policy(config: TrainConfig, actions: int) -> tuple[Any, dict[str, Any]]:
 
 
 def new_model(config: TrainConfig, venv: Any, tensorboard_log: str | None) -> Any:
-    cls = _algo_class(config.algo)
-    policy, policy_kwargs = _policy(config, int(venv.action_space.n))
+    cls = algo_class(config.algo)
+    policy, policy_kwargs = policy_of(config, int(venv.action_space.n))
     common = {
         "gamma": config.gamma,
         "learning_rate": config.learning_rate,
@@ -260,38 +251,6 @@ def new_model(config: TrainConfig, venv: Any, tensorboard_log: str | None) -> An
     )
 
 
-def algo_of(model: Any) -> str:
-    """The :data:`ALGOS` name of an SB3 model."""
-    names = {"MaskablePPO": "maskable-ppo", "PPO": "ppo", "DQN": "dqn"}
-    for cls in type(model).__mro__:
-        if cls.__name__ in names:
-            return names[cls.__name__]
-    raise ValueError(f"not a model of {ALGOS}: {type(model).__name__}")
-
-
-def latest_checkpoint(folder: Path) -> Path | None:
-    found = [(checkpoint_steps(p), p) for p in folder.glob("model_*_steps.zip")]
-    return max(found)[1] if found else None
-
-
-def checkpoint_steps(path: Path) -> int:
-    """The timesteps in a checkpoint's name (``model_<steps>_steps.zip``)."""
-    m = re.match(r"model_(\d+)_steps", path.stem)
-    return int(m.group(1)) if m else 0
-
-
-@dataclass
-class TrainResult:
-    model_path: Path
-    settings_path: Path
-    timesteps: int
-    seconds: float
-    resumed_from: str | None
-    curve: list[tuple[int, float, float]]  # (timesteps, mean eval return, eval win rate)
-    already_done: bool = False  # the folder held a finished run of these steps: not retrained
-    seconds_before: float = 0.0  # that run's training seconds
-
-
 def training_env(config: TrainConfig, monitor_dir: str | None = None) -> Any:
     """The vec env a run trains on: the native batch (:class:`agents.batched.BatchedVecEnv`)
     or a ``DummyVecEnv`` of single envs, seeded, monitored and shaped alike."""
@@ -313,42 +272,12 @@ EVAL_SEED = 10_000
 HELDOUT_SEED = 1_000_000
 
 
-class Interrupted(KeyboardInterrupt):
-    """Training stopped by Ctrl-C; the model so far and a checkpoint were saved."""
-
-    def __init__(self, steps: int, model_path: Path) -> None:
-        super().__init__(
-            f"interrupted at {steps:,} steps: the model so far is in {model_path} and a "
-            f"checkpoint beside it; run the same command again to go on"
-        )
-        self.steps, self.model_path = steps, model_path
-
-
-def check_run_folder(out: Path) -> None:
-    """The run folder must be a folder, or not exist yet."""
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {str(out)!r} is a file; a run folder is needed")
-
-
 def checkpoint_every(config: TrainConfig) -> int:
     """Timesteps between checkpoints: ``checkpoint_freq``, or a 20th of the budget (at
     least 1,000 steps, at most 100,000), so that the first one comes early."""
     if config.checkpoint_freq:
         return config.checkpoint_freq
     return min(100_000, max(1_000, config.timesteps // 20))
-
-
-def saved_steps(out: Path) -> int:
-    """Timesteps of the finished model in ``out`` (0 when there is none, or when the run
-    was interrupted: it goes on from its checkpoint)."""
-    path = out / "settings.json"
-    if not (out / "model.zip").exists() or not path.exists():
-        return 0
-    try:
-        settings = json.loads(path.read_text())
-        return 0 if settings.get("interrupted") else int(settings.get("timesteps_done", 0))
-    except (ValueError, TypeError, AttributeError):
-        return 0
 
 
 def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainResult:
@@ -380,7 +309,7 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainR
         return finished_result(out, done)
     threads = set_threads(config.threads)
     venv = training_env(config)  # the env and the model are built before the folder is
-    cls = _algo_class(config.algo)
+    cls = algo_class(config.algo)
     resume = latest_checkpoint(out / "checkpoints")
     if done and (resume is None or checkpoint_steps(resume) < done):
         resume = out / "model.zip"
@@ -460,15 +389,6 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainR
     )
 
 
-def finished_result(out: Path, steps: int) -> TrainResult:
-    """The result of a run folder that already holds a finished model."""
-    settings = json.loads((out / "settings.json").read_text())
-    return TrainResult(
-        out / "model.zip", out / "settings.json", steps, 0.0, None, read_curve(out),
-        already_done=True, seconds_before=float(settings.get("seconds", 0.0)),
-    )  # fmt: skip
-
-
 def _check_teacher(config: TrainConfig) -> None:
     """Refuse a teacher run that cannot start, before the run folder is written."""
     from agents.imitation import check_teaching
@@ -504,40 +424,6 @@ def _taught(config: TrainConfig, model: Any, out: Path, fresh: bool) -> tuple[fl
     decay = config.cloning_decay if config.cloning_decay is not None else config.timesteps // 2
     cloning = CloningCallback(labels, config.cloning_coef, decay, seed=config.seed)
     return time.perf_counter() - start, cloning
-
-
-RUN_KEYS = (
-    "env_id", "algo", "env_kwargs", "shaping", "policy", "features_dim", "teacher", "seed",
-)  # fmt: skip
-# what a run folder saved before a key existed meant
-BEFORE_KEYS = {"policy": "cnn", "teacher": None}
-
-
-def check_same_run(
-    config: Any,
-    out: Path,
-    keys: tuple[str, ...] = RUN_KEYS,
-    kind: str = "a run",
-    write: bool = True,
-) -> None:
-    """A rerun resumes only the run that its folder holds; anything else is refused.
-
-    ``config`` is a dataclass (SB3's or RLlib's); ``keys`` are the fields that must match.
-    A new folder gets ``config.json`` (unless ``write`` is False).
-    """
-    path = out / "config.json"
-    mine = {k: v for k, v in asdict(config).items() if k in keys}
-    if path.exists():
-        saved = {**BEFORE_KEYS, **json.loads(path.read_text())}
-        theirs = {k: v for k, v in saved.items() if k in keys}
-        if theirs != mine:
-            diff = {k: (theirs.get(k), mine.get(k)) for k in keys if theirs.get(k) != mine.get(k)}
-            raise ValueError(
-                f"{out} holds {kind} with other settings {diff} (theirs, yours); "
-                f"choose another --out or delete the folder"
-            )
-    elif write:
-        path.write_text(json.dumps(asdict(config), indent=2))
 
 
 def _has_bar() -> bool:
@@ -576,64 +462,3 @@ def _eval_callback(config: TrainConfig, out: Path, per_env: int) -> Any:
     from stable_baselines3.common.callbacks import EvalCallback
 
     return EvalCallback(eval_env, **kwargs)
-
-
-def read_curve(out: Path) -> list[tuple[int, float, float]]:
-    """(timesteps, mean return, success rate) of each evaluation, from eval/evaluations.npz."""
-    path = Path(out) / "eval" / "evaluations.npz"
-    if not path.exists():
-        return []
-    data = np.load(path)
-    steps, results = data["timesteps"], data["results"]
-    successes = data["successes"] if "successes" in data.files else np.zeros_like(results)
-    return [
-        (int(t), float(r.mean()), float(np.mean(s)) if len(s) else 0.0)
-        for t, r, s in zip(steps, results, successes, strict=True)
-    ]
-
-
-class PolicyAgent(Agent):
-    """A trained SB3 model as an agent; MaskablePPO models get the env's masks."""
-
-    name = "policy"
-
-    def __init__(self, model: Any, algo: str, env: Any = None, seed: int | None = None) -> None:
-        self.model = model
-        self.algo = algo
-        super().__init__(env, seed)
-
-    @classmethod
-    def load(cls, path: str | Path, env: Any = None, seed: int | None = None) -> PolicyAgent:
-        import zipfile
-
-        path = Path(path)
-        settings = settings_of(path)
-        try:
-            model = _algo_class(settings["algo"]).load(path, device="cpu")
-        except (zipfile.BadZipFile, KeyError, OSError) as error:
-            raise ValueError(f"{path} is not a stable-baselines3 model ({error})") from None
-        agent = cls(model, settings["algo"], env, seed)
-        agent.name = f"{settings['algo']}:{path.parent.name}"
-        return agent
-
-    @property
-    def spaces(self) -> tuple[gym.Space[Any], gym.Space[Any]]:
-        """The observation and action spaces the model was trained on."""
-        return self.model.observation_space, self.model.action_space
-
-    def act(self, env: GridEnv, observation: np.ndarray) -> int:
-        from agents.batched import policy_actions
-
-        mask = env.action_masks()
-        return int(policy_actions(self.model, self.algo, observation[None], mask[None])[0])
-
-
-def settings_of(path: str | Path) -> dict[str, Any]:
-    """The ``settings.json`` of the run a model file belongs to: beside it (``model.zip``),
-    or one folder up (``best/best_model.zip``, ``checkpoints/model_N_steps.zip``)."""
-    folder = Path(path).parent
-    for candidate in (folder / "settings.json", folder.parent / "settings.json"):
-        if candidate.is_file():
-            settings: dict[str, Any] = json.loads(candidate.read_text())
-            return settings
-    raise ValueError(f"{path}: no settings.json beside it or in its run folder")

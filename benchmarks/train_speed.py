@@ -54,9 +54,9 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
 import grid_envs
 from agents import evaluate
+from agents.policy import PolicyAgent
 from agents.sb3 import (
     PATH_DEFAULTS,
-    PolicyAgent,
     TrainConfig,
     _eval_callback,
     default_config,
@@ -85,9 +85,9 @@ def build(config: TrainConfig, plain: bool) -> Any:
     """The model of a path: plain MaskablePPO on a DummyVecEnv, or the training code's."""
     if plain:
         venv = make_vec_env(config, config.n_envs)
-        from agents.sb3 import _policy
+        from agents.sb3 import policy_of
 
-        policy, kwargs = _policy(config, int(venv.action_space.n))
+        policy, kwargs = policy_of(config, int(venv.action_space.n))
         return MaskablePPO(
             policy, venv, n_steps=config.n_steps, batch_size=config.batch_size,
             n_epochs=config.n_epochs, ent_coef=config.ent_coef, gamma=config.gamma,

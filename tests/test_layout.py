@@ -76,3 +76,48 @@ def test_importing_the_games_loads_no_game_code() -> None:
     code = "import sys, grid_envs; print(sorted(m for m in sys.modules if m.endswith('.env')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def agents_imports() -> dict[str, set[str]]:
+    """Which ``agents`` modules each ``agents`` module imports, inside functions too."""
+    import agents
+
+    root = Path(agents.__file__).parent
+    graph: dict[str, set[str]] = {}
+    for path in root.glob("*.py"):
+        if path.stem == "__init__":
+            continue
+        found = graph.setdefault(path.stem, set())
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module == "agents":
+                found |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("agents."):
+                found.add((node.module or "").split(".")[1])
+    return {name: deps & set(graph) - {name} for name, deps in graph.items()}
+
+
+def test_the_agents_modules_import_each_other_without_a_cycle() -> None:
+    graph = agents_imports()
+    assert {"sb3", "runs", "policy", "networks", "imitation"} <= set(graph)
+    assert "sb3" not in graph["imitation"] and "sb3" not in graph["rllib"]
+    done: set[str] = set()
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        assert name not in path, f"import cycle: {' -> '.join((*path, name))}"
+        if name not in done:
+            for dep in sorted(graph[name]):
+                visit(dep, (*path, name))
+            done.add(name)
+
+    for name in sorted(graph):
+        visit(name, ())
+
+
+def test_run_folders_need_no_learning_library() -> None:
+    code = (
+        "import sys, agents.runs, agents.policy\n"
+        "libraries = ('torch', 'stable_baselines3', 'sb3_contrib')\n"
+        "print(sorted(m for m in libraries if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -14,13 +14,13 @@ from stable_baselines3.common.monitor import Monitor, load_results
 from stable_baselines3.common.vec_env import DummyVecEnv, VecCheckNan, VecNormalize
 
 from agents.batched import BatchedVecEnv, evaluate_batched, policy_actions
+from agents.policy import PolicyAgent
+from agents.runs import read_curve
 from agents.sb3 import (
-    PolicyAgent,
     TrainConfig,
     default_config,
     make_vec_env,
     new_model,
-    read_curve,
     train,
     training_env,
     uses_bf16,
@@ -202,7 +202,7 @@ def test_the_training_path_is_chosen_by_the_id_and_the_setting() -> None:
 def test_bf16_precision_keeps_float32_weights_and_outputs_close_to_float32(policy: str) -> None:
     import torch
 
-    from agents.sb3 import _policy
+    from agents.sb3 import policy_of
 
     kwargs = {"rows": 5, "cols": 5, "mines": 3}
     config = TrainConfig("GridGames/Minesweeper-v0", policy=policy, env_kwargs=kwargs)
@@ -210,7 +210,7 @@ def test_bf16_precision_keeps_float32_weights_and_outputs_close_to_float32(polic
     outputs, state = [], None
     for precision in ("fp32", "bf16"):
         cfg = replace_config(config, precision=precision, n_envs=2)
-        _, policy_kwargs = _policy(cfg, 25)
+        _, policy_kwargs = policy_of(cfg, 25)
         assert policy_kwargs["features_extractor_kwargs"]["bf16"] is (precision == "bf16")
         model = new_model(cfg, venv, None)
         if state is None:

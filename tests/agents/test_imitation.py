@@ -11,7 +11,8 @@ import pytest
 
 from agents import evaluate
 from agents.imitation import accuracy, clone, label_states, teach
-from agents.sb3 import PolicyAgent, TrainConfig, new_model, train, training_env
+from agents.policy import PolicyAgent
+from agents.sb3 import TrainConfig, new_model, train, training_env
 
 KNIGHT = "GridGames/Knight-v0"
 

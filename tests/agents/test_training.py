@@ -11,7 +11,8 @@ import pytest
 
 from agents import evaluate, list_agents, make_agent
 from agents.compare import run_compare
-from agents.sb3 import DEFAULTS, PolicyAgent, TrainConfig, default_config, train
+from agents.policy import PolicyAgent
+from agents.sb3 import DEFAULTS, TrainConfig, default_config, train
 
 TINY = {"rows": 4, "cols": 4, "mines": 2}
 
@@ -288,7 +289,7 @@ def test_the_lift_drop_policy_is_refused_for_dqn_and_unknown_policies_by_name(
 
 
 def test_settings_are_found_for_the_best_model_and_checkpoints(tmp_path: Path) -> None:
-    from agents.sb3 import settings_of
+    from agents.runs import settings_of
 
     (tmp_path / "settings.json").write_text(json.dumps({"algo": "maskable-ppo"}))
     for model in ("model.zip", "best/best_model.zip", "checkpoints/model_2048_steps.zip"):

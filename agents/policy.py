@@ -1,0 +1,78 @@
+"""A saved stable-baselines3 model as an agent, and the algorithms a model may be."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from agents.base import Agent
+from agents.runs import settings_of
+from grid_envs.core.base_env import GridEnv
+
+ALGOS = ("maskable-ppo", "ppo", "dqn")
+
+
+def algo_class(algo: str) -> Any:
+    from agents.batched import fast_rollouts
+
+    if algo == "maskable-ppo":
+        from sb3_contrib import MaskablePPO
+
+        return fast_rollouts(MaskablePPO)
+    if algo == "ppo":
+        from stable_baselines3 import PPO
+
+        return fast_rollouts(PPO)
+    if algo == "dqn":
+        from stable_baselines3 import DQN
+
+        return DQN
+    raise ValueError(f"algo must be one of {ALGOS}, got {algo!r}")
+
+
+def algo_of(model: Any) -> str:
+    """The :data:`ALGOS` name of an SB3 model."""
+    names = {"MaskablePPO": "maskable-ppo", "PPO": "ppo", "DQN": "dqn"}
+    for cls in type(model).__mro__:
+        if cls.__name__ in names:
+            return names[cls.__name__]
+    raise ValueError(f"not a model of {ALGOS}: {type(model).__name__}")
+
+
+class PolicyAgent(Agent):
+    """A trained SB3 model as an agent; MaskablePPO models get the env's masks."""
+
+    name = "policy"
+
+    def __init__(self, model: Any, algo: str, env: Any = None, seed: int | None = None) -> None:
+        self.model = model
+        self.algo = algo
+        super().__init__(env, seed)
+
+    @classmethod
+    def load(cls, path: str | Path, env: Any = None, seed: int | None = None) -> PolicyAgent:
+        import zipfile
+
+        path = Path(path)
+        settings = settings_of(path)
+        try:
+            model = algo_class(settings["algo"]).load(path, device="cpu")
+        except (zipfile.BadZipFile, KeyError, OSError) as error:
+            raise ValueError(f"{path} is not a stable-baselines3 model ({error})") from None
+        agent = cls(model, settings["algo"], env, seed)
+        agent.name = f"{settings['algo']}:{path.parent.name}"
+        return agent
+
+    @property
+    def spaces(self) -> tuple[gym.Space[Any], gym.Space[Any]]:
+        """The observation and action spaces the model was trained on."""
+        return self.model.observation_space, self.model.action_space
+
+    def act(self, env: GridEnv, observation: np.ndarray) -> int:
+        from agents.batched import policy_actions
+
+        mask = env.action_masks()
+        return int(policy_actions(self.model, self.algo, observation[None], mask[None])[0])

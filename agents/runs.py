@@ -1,0 +1,145 @@
+"""Run folders: what a training run leaves on disk, and the rules for going on with one.
+
+A run folder (``grid-games train ENV --out DIR``; SB3 or RLlib) holds::
+
+    config.json         the settings that define the run; a rerun must match them
+    settings.json       all settings, steps done, seconds, "interrupted" after Ctrl-C
+    model.zip           the final (or interrupted) model
+    checkpoints/        model_<steps>_steps.zip, the latest of which a rerun resumes from
+    eval/, best/        evaluations during training and the best model they saw
+    monitor/, tb/       episode logs and TensorBoard logs
+    teacher/            labels, DAgger rounds and the cloned policy of a taught run
+
+These functions read and check such folders; they import no learning library.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def latest_checkpoint(folder: Path) -> Path | None:
+    found = [(checkpoint_steps(p), p) for p in folder.glob("model_*_steps.zip")]
+    return max(found)[1] if found else None
+
+
+def checkpoint_steps(path: Path) -> int:
+    """The timesteps in a checkpoint's name (``model_<steps>_steps.zip``)."""
+    m = re.match(r"model_(\d+)_steps", path.stem)
+    return int(m.group(1)) if m else 0
+
+
+@dataclass
+class TrainResult:
+    model_path: Path
+    settings_path: Path
+    timesteps: int
+    seconds: float
+    resumed_from: str | None
+    curve: list[tuple[int, float, float]]  # (timesteps, mean eval return, eval win rate)
+    already_done: bool = False  # the folder held a finished run of these steps: not retrained
+    seconds_before: float = 0.0  # that run's training seconds
+
+
+class Interrupted(KeyboardInterrupt):
+    """Training stopped by Ctrl-C; the model so far and a checkpoint were saved."""
+
+    def __init__(self, steps: int, model_path: Path) -> None:
+        super().__init__(
+            f"interrupted at {steps:,} steps: the model so far is in {model_path} and a "
+            f"checkpoint beside it; run the same command again to go on"
+        )
+        self.steps, self.model_path = steps, model_path
+
+
+def check_run_folder(out: Path) -> None:
+    """The run folder must be a folder, or not exist yet."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {str(out)!r} is a file; a run folder is needed")
+
+
+def saved_steps(out: Path) -> int:
+    """Timesteps of the finished model in ``out`` (0 when there is none, or when the run
+    was interrupted: it goes on from its checkpoint)."""
+    path = out / "settings.json"
+    if not (out / "model.zip").exists() or not path.exists():
+        return 0
+    try:
+        settings = json.loads(path.read_text())
+        return 0 if settings.get("interrupted") else int(settings.get("timesteps_done", 0))
+    except (ValueError, TypeError, AttributeError):
+        return 0
+
+
+def finished_result(out: Path, steps: int) -> TrainResult:
+    """The result of a run folder that already holds a finished model."""
+    settings = json.loads((out / "settings.json").read_text())
+    return TrainResult(
+        out / "model.zip", out / "settings.json", steps, 0.0, None, read_curve(out),
+        already_done=True, seconds_before=float(settings.get("seconds", 0.0)),
+    )  # fmt: skip
+
+
+RUN_KEYS = (
+    "env_id", "algo", "env_kwargs", "shaping", "policy", "features_dim", "teacher", "seed",
+)  # fmt: skip
+# what a run folder saved before a key existed meant
+BEFORE_KEYS = {"policy": "cnn", "teacher": None}
+
+
+def check_same_run(
+    config: Any,
+    out: Path,
+    keys: tuple[str, ...] = RUN_KEYS,
+    kind: str = "a run",
+    write: bool = True,
+) -> None:
+    """A rerun resumes only the run that its folder holds; anything else is refused.
+
+    ``config`` is a dataclass (SB3's or RLlib's); ``keys`` are the fields that must match.
+    A new folder gets ``config.json`` (unless ``write`` is False).
+    """
+    path = out / "config.json"
+    mine = {k: v for k, v in asdict(config).items() if k in keys}
+    if path.exists():
+        saved = {**BEFORE_KEYS, **json.loads(path.read_text())}
+        theirs = {k: v for k, v in saved.items() if k in keys}
+        if theirs != mine:
+            diff = {k: (theirs.get(k), mine.get(k)) for k in keys if theirs.get(k) != mine.get(k)}
+            raise ValueError(
+                f"{out} holds {kind} with other settings {diff} (theirs, yours); "
+                f"choose another --out or delete the folder"
+            )
+    elif write:
+        path.write_text(json.dumps(asdict(config), indent=2))
+
+
+def read_curve(out: Path) -> list[tuple[int, float, float]]:
+    """(timesteps, mean return, success rate) of each evaluation, from eval/evaluations.npz."""
+    path = Path(out) / "eval" / "evaluations.npz"
+    if not path.exists():
+        return []
+    data = np.load(path)
+    steps, results = data["timesteps"], data["results"]
+    successes = data["successes"] if "successes" in data.files else np.zeros_like(results)
+    return [
+        (int(t), float(r.mean()), float(np.mean(s)) if len(s) else 0.0)
+        for t, r, s in zip(steps, results, successes, strict=True)
+    ]
+
+
+def settings_of(path: str | Path) -> dict[str, Any]:
+    """The ``settings.json`` of the run a model file belongs to: beside it (``model.zip``),
+    or one folder up (``best/best_model.zip``, ``checkpoints/model_N_steps.zip``)."""
+    folder = Path(path).parent
+    for candidate in (folder / "settings.json", folder.parent / "settings.json"):
+        if candidate.is_file():
+            settings: dict[str, Any] = json.loads(candidate.read_text())
+            return settings
+    raise ValueError(f"{path}: no settings.json beside it or in its run folder")
