@@ -330,7 +330,11 @@ def test_a_partial_reset_is_checked_and_reseeds_only_its_envs() -> None:
                      autoreset_mode="sometimes")  # fmt: skip
 
 
-CACHES = {"runs", "zero_bits"}  # Minesweeper's flood caches, found at a state's first flood
+CACHES = {
+    "runs",
+    "zero_bits",
+    "room",
+}  # found when first needed: Minesweeper's flood caches, Sokoban's Room
 
 
 def _same_state(a: Any, b: Any) -> None:

@@ -356,10 +356,11 @@ class SokobanEnv(GridEnv):
             return rules.step_reward(self, 0, False, False), False, False
         codes[s.player] += PLAYER - BOX
         d = DIRECTIONS[action % 4]
-        codes[s.player[0] + d[0], s.player[1] + d[1]] += BOX - FLOOR
+        box = (s.player[0] + d[0], s.player[1] + d[1])
+        codes[box] += BOX - FLOOR
         if rules.is_solved(s):
             return rules.step_reward(self, delta, True, False), True, True
-        self.deadlocked = rules.is_deadlocked(s)
+        self.deadlocked = rules.deadlocked_after_push(s, box, self.deadlocked)
         ends = self.deadlocked and self.terminate_on_deadlock
         return rules.step_reward(self, delta, False, ends), ends, False
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import copy
 from collections import deque
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -148,38 +148,90 @@ def dead_squares(floor: np.ndarray, goals: np.ndarray) -> np.ndarray:
     return floor & (push_distances(floor, goals) < 0)
 
 
-def _blocked(state: SokobanState, cell: Cell, axis: int, seen: set[Cell]) -> bool:
-    """Whether the box at ``cell`` cannot move along ``axis`` (0 vertical, 1 horizontal)."""
-    r, c = cell
-    dr, dc = (1, 0) if axis == 0 else (0, 1)
-    a, b = (r - dr, c - dc), (r + dr, c + dc)
-    if not state.floor[a] or not state.floor[b] or a in seen or b in seen:
-        return True
-    if state.dead[a] and state.dead[b]:
-        return True
-    return (state.boxes[a] and _frozen(state, a, seen)) or (
-        state.boxes[b] and _frozen(state, b, seen)
-    )
+class Room(NamedTuple):
+    """A room's fixed cells as the freeze test reads them, in flat row-major cells: boxes
+    and goals are bitboards (Python ints, bit ``cell`` set) over the same cells. The room's
+    border is wall, so a floor cell's four neighbours are always in it."""
+
+    is_floor: list[bool]
+    dead: int  # bitboard of the dead squares
+    width: int
 
 
-def _frozen(state: SokobanState, cell: Cell, seen: set[Cell]) -> bool:
-    seen = seen | {cell}  # boxes under test count as walls, which ends circular checks
-    return _blocked(state, cell, 0, seen) and _blocked(state, cell, 1, seen)
+def bits(mask: np.ndarray) -> int:
+    """The bitboard of a bool array's true cells (flat, row-major)."""
+    packed = np.packbits(np.ascontiguousarray(mask, dtype=bool).ravel(), bitorder="little")
+    return int.from_bytes(packed.tobytes(), "little")
+
+
+def room_of(state: SokobanState) -> Room:
+    """The :class:`Room` of a state's level (kept on the state: it never changes)."""
+    if state.room is None:
+        state.room = Room(state.floor.ravel().tolist(), bits(state.dead), state.floor.shape[1])
+    room: Room = state.room
+    return room
+
+
+def frozen(room: Room, boxes: int, cell: int, seen: int = 0) -> bool:
+    """The box at flat ``cell`` can never move again, whatever the player does: along each
+    axis a wall, two dead squares, or a box that is frozen itself holds it. Boxes under
+    test (``seen``) count as walls, which ends circular checks. The freeze test of the
+    single env, the batched env and the solver."""
+    seen |= 1 << cell
+    is_floor, dead, width = room
+    for step in (width, 1):
+        a, b = cell - step, cell + step
+        if not is_floor[a] or not is_floor[b] or (seen >> a) & 1 or (seen >> b) & 1:
+            continue  # a wall (or a box under test) holds it along this axis
+        if (dead >> a) & 1 and (dead >> b) & 1:
+            continue
+        if (boxes >> a) & 1 and frozen(room, boxes, a, seen):
+            continue
+        if (boxes >> b) & 1 and frozen(room, boxes, b, seen):
+            continue
+        return False
+    return True
+
+
+def freezes_after_push(room: Room, boxes: int, goals: int, cell: int) -> bool:
+    """After a box was pushed onto flat ``cell`` of a position with no frozen box off its
+    goal: is one frozen now? Only boxes joined to the pushed one through neighbouring
+    boxes can have changed (a box leaving a cell frees, never holds), so those are tested."""
+    width = room.width
+    group, todo = 1 << cell, [cell]
+    while todo:
+        here = todo.pop()
+        for near in (here - width, here + width, here - 1, here + 1):
+            if (boxes >> near) & 1 and not (group >> near) & 1:
+                group |= 1 << near
+                todo.append(near)
+    return any(frozen(room, boxes, c) for c in bit_cells(group & ~goals))
+
+
+def bit_cells(board: int) -> list[int]:
+    """The cells of a bitboard's set bits, lowest first."""
+    out = []
+    while board:
+        low = board & -board
+        out.append(low.bit_length() - 1)
+        board ^= low
+    return out
 
 
 def is_frozen(state: SokobanState, cell: Cell) -> bool:
     """The box at ``cell`` can never move again (whatever the player does)."""
-    return _frozen(state, cell, set())
+    room = room_of(state)
+    return frozen(room, bits(state.boxes), cell[0] * room.width + cell[1])
 
 
 def deadlocked_boxes(state: SokobanState) -> list[Cell]:
     """Boxes off goals that sit on a dead square or are frozen."""
-    out = []
-    for r, c in np.argwhere(state.boxes & ~state.goals):
-        cell = (int(r), int(c))
-        if state.dead[cell] or is_frozen(state, cell):
-            out.append(cell)
-    return out
+    room, boxes = room_of(state), bits(state.boxes)
+    return [
+        divmod(c, room.width)
+        for c in bit_cells(boxes & ~bits(state.goals))
+        if (room.dead >> c) & 1 or frozen(room, boxes, c)
+    ]
 
 
 def is_deadlocked(state: SokobanState) -> bool:
@@ -187,6 +239,20 @@ def is_deadlocked(state: SokobanState) -> bool:
     if (state.boxes & state.dead).any():
         return True
     return bool(deadlocked_boxes(state))
+
+
+def deadlocked_after_push(state: SokobanState, cell: Cell, before: bool) -> bool:
+    """:func:`is_deadlocked` after a push that moved a box onto ``cell``, from whether the
+    position was deadlocked ``before``: a position that was not can only become so through
+    the pushed box (on a dead square, or frozen with the boxes joined to it)."""
+    if before:
+        return is_deadlocked(state)
+    if state.dead[cell]:  # a goal is never a dead square
+        return True
+    room = room_of(state)
+    return freezes_after_push(
+        room, bits(state.boxes), bits(state.goals), cell[0] * room.width + cell[1]
+    )
 
 
 def player_region(state: SokobanState) -> np.ndarray:

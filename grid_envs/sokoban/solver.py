@@ -37,7 +37,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from grid_envs.sokoban.rules import LURD
+from grid_envs.sokoban.rules import LURD, Room, bit_cells, frozen
 from grid_envs.sokoban.state import Level, SokobanState
 
 _BIG = 1 << 20  # "unreachable" in the distance tables; any sum >= _BIG is infeasible
@@ -177,6 +177,7 @@ class Solver:
         ]
         nearest = [min(row) if row else _BIG for row in self.cost_row]
         self.dead_bb = _bits(c for c in range(self.size) if self.is_floor[c] and nearest[c] >= _BIG)
+        self.room = Room(self.is_floor, self.dead_bb, cols)
 
     # ----------------------------------------------------------- tables
     def _pull_distances(self, goal: int) -> list[int]:
@@ -221,30 +222,14 @@ class Solver:
     # ------------------------------------------------------- deadlocks
     def lower_bound(self, boxes: int) -> int:
         """Matching lower bound on pushes; >= _BIG when no assignment works (deadlock)."""
-        return hungarian([self.cost_row[c] for c in _cells(boxes)])[0]
-
-    def _frozen(self, cell: int, boxes: int, seen: int) -> bool:
-        seen |= 1 << cell
-        for axis in (0, 1):
-            o = self.cols if axis == 0 else 1
-            a, b = cell - o, cell + o
-            if not self.is_floor[a] or not self.is_floor[b] or (seen >> a) & 1 or (seen >> b) & 1:
-                continue  # blocked on this axis
-            if (self.dead_bb >> a) & 1 and (self.dead_bb >> b) & 1:
-                continue
-            if (boxes >> a) & 1 and self._frozen(a, boxes, seen):
-                continue
-            if (boxes >> b) & 1 and self._frozen(b, boxes, seen):
-                continue
-            return False
-        return True
+        return hungarian([self.cost_row[c] for c in bit_cells(boxes)])[0]
 
     def freeze_deadlock(self, boxes: int, cell: int) -> bool:
         """After a push onto ``cell``: a frozen box off its goal there or beside it."""
         goal_bb = self.goal_bb
         if not (goal_bb >> cell) & 1:
-            return self._frozen(cell, boxes, 0)
-        if not self._frozen(cell, boxes, 0):
+            return frozen(self.room, boxes, cell)
+        if not frozen(self.room, boxes, cell):
             return False
         # the pushed box is frozen on a goal: a neighbour off goal may be frozen with it
         for o in (
@@ -258,7 +243,7 @@ class Solver:
             self.cols + 1,
         ):
             n = cell + o
-            if (boxes >> n) & 1 and not (goal_bb >> n) & 1 and self._frozen(n, boxes, 0):
+            if (boxes >> n) & 1 and not (goal_bb >> n) & 1 and frozen(self.room, boxes, n):
                 return True
         return False
 
@@ -294,7 +279,7 @@ class Solver:
             barrier = self._around(area) & boxes
             pushes: list[tuple[int, int]] = []
             grow = 0
-            for b in _cells(barrier):
+            for b in bit_cells(barrier):
                 for d in range(4):
                     p, t = b - offsets[d], b + offsets[d]
                     if not is_floor[p] or not is_floor[t]:
@@ -484,11 +469,11 @@ class _Search:
                 for d in range(4):
                     movers = s._shift(reach, d) & bx
                     targets = s._shift(movers, d) & free & ~dead_bb
-                    for t in _cells(targets):
+                    for t in bit_cells(targets):
                         moves.append((t - offsets[d], d))
             stored = matchings.pop((bx, pl), None)
             if stored is None:
-                cells = _cells(bx)
+                cells = bit_cells(bx)
                 rows = [s.cost_row[c] for c in cells]
                 parent_match: Matching = hungarian(rows)[1:]
             else:
@@ -528,15 +513,6 @@ def _bits(cells: object) -> int:
     for c in cells:  # type: ignore[attr-defined]
         x |= 1 << int(c)
     return x
-
-
-def _cells(x: int) -> list[int]:
-    out = []
-    while x:
-        low = x & -x
-        out.append(low.bit_length() - 1)
-        x ^= low
-    return out
 
 
 @lru_cache(maxsize=64)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -70,6 +71,7 @@ class SokobanState:
     # (rows, cols) int32: fewest pushes of a lone box to a goal, -1 if none (static per level)
     dead: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=bool))
     # (rows, cols) bool: floor cells from which a box can reach no goal (static per level)
+    room: Any = None  # rules.Room of floor and dead, made when first needed (static too)
 
     @classmethod
     def from_level(cls, level: Level, push_dist: np.ndarray) -> SokobanState:
@@ -83,6 +85,7 @@ class SokobanState:
         return SokobanState(
             floor=self.floor, goals=self.goals, boxes=self.boxes.copy(), player=self.player,
             pushes=self.pushes, moves=self.moves, push_dist=self.push_dist, dead=self.dead,
+            room=self.room,
         )  # fmt: skip
 
 

@@ -9,9 +9,8 @@ New episodes: with ``level_pool=N`` (see :mod:`grid_envs.core.pool`) each env dr
 pool index with its own generator and the level is copied from the pool's arrays; without a
 pool (fresh levels, level files) the single env's own code sets up each episode, which is
 exact but costs a generation per reset. Deadlocks: a box pushed onto a dead square is an
-array look-up; a freeze can only appear where the pushed box is now blocked on both axes:
-by walls alone, decided at once, or with boxes beside it, when the single env's freeze test
-runs on the boxes joined to it (a few pushes in a hundred under random play). The same
+array look-up; a freeze can only appear where the pushed box may be held on both axes, and
+only there does the single env's test run (a few pushes in a hundred under random play). The same
 seeds and actions give the trajectories of N single envs (tested).
 """
 
@@ -76,7 +75,6 @@ class SokobanVectorEnv(GridVectorEnv):
         self._dead_flat = self.dead.reshape(-1)
         self._base = np.arange(n, dtype=np.int64) * padded
         self._steps = _DIRS[:, 0] * self.codes.shape[2] + _DIRS[:, 1]  # direction -> offset
-        self._step_list = self._steps.tolist()
         self._reach = np.concatenate([self._steps, 2 * self._steps])  # beside, then beyond
         self.pos = np.zeros(n, dtype=np.int64)  # the player's flat cell in its padded room
         self.goals_free = np.zeros(n, dtype=np.int64)
@@ -202,71 +200,33 @@ class SokobanVectorEnv(GridVectorEnv):
 
     def _deadlocked_after(self, idx: np.ndarray, box: np.ndarray) -> np.ndarray:
         """Whether each env is deadlocked after its box was pushed to the flat cell ``box``
-        (the single env's tests). A position that was not deadlocked can only become so
-        through the pushed box: on a dead square, or frozen, which needs it blocked along
-        both axes. With no box beside it, that is walls (or two dead squares) on both axes;
-        with boxes beside it, the single env's freeze test decides, unless none of those
-        boxes can be blocked across the axis it shares with the pushed one (then it never
-        freezes, and cannot stop the pushed box either) or one of them and the pushed box
-        are both held by walls across it (a frozen pair, decided here: about 9 in 10 of
-        the freezes random play makes)."""
+        (:func:`rules.deadlocked_after_push`, the single env's test). Most pushes are
+        settled here along the whole batch: onto a dead square is a deadlock; a box that
+        cannot be held along both axes cannot freeze, nor hold a box beside it (that needs
+        it frozen too), and a box on its goal alone freezes nothing. Only the rest, a few
+        pushes in a hundred under random play, run the freeze test one env at a time."""
         codes, dead = self._flat, self._dead_flat
         out = dead.take(box)
         # (4, len) arrays (up, down, left, right): the inner loops run along the batch
         beside = self._steps[:, None] + box[None]
         near = codes.take(beside)
-        walls = near == WALL
         dead_pair = dead.take(beside)
         across = self._steps[[2, 3, 0, 1], None]  # the other axis of each neighbour
         side_codes = [codes.take(beside - across), codes.take(beside + across)]
         side_dead = dead.take(beside - across) & dead.take(beside + across)
         crossed = BLOCKS.take(side_codes[0]) | BLOCKS.take(side_codes[1]) | side_dead
-        beside_boxes = BOXED.take(near)
-        box_off_goal = ~ON_GOAL.take(codes.take(box))
-        may_block = walls | (beside_boxes & crossed)
-        vertical, horizontal = (0, 1), (2, 3)
-        fixed = [walls[a] | walls[b] | (dead_pair[a] & dead_pair[b])
-                 for a, b in (vertical, horizontal)]  # fmt: skip
-        maybe = [may_block[a] | may_block[b] | (dead_pair[a] & dead_pair[b])
-                 for a, b in (vertical, horizontal)]  # fmt: skip
-        boxed = beside_boxes.any(axis=0)
-        out |= ~boxed & fixed[0] & fixed[1] & box_off_goal
-        for k in np.flatnonzero(self.deadlocked[idx]).tolist():  # was deadlocked before
-            out[k] = rules.is_deadlocked(self._state_of(int(idx[k])))
-        check = ~self.deadlocked[idx] & ~out & boxed & maybe[0] & maybe[1]
-        # the common freeze, decided here: a box beside the pushed one, both held by walls
-        # (or two dead squares) across the axis they share: each stops the other along it,
-        # so both are frozen, a deadlock unless both stand on goals (then other boxes
-        # joined to them may still decide it, below)
-        held = (side_codes[0] == WALL) | (side_codes[1] == WALL) | side_dead
-        across_fixed = np.stack([fixed[1], fixed[1], fixed[0], fixed[0]])  # pushed box's
-        pair = beside_boxes & held & across_fixed
-        off_goal = ~ON_GOAL.take(near) | box_off_goal[None]
-        frozen_pair = check & (pair & off_goal).any(axis=0)
-        out |= frozen_pair
-        for k in np.flatnonzero(check & ~frozen_pair).tolist():
-            out[k] = self._freezes(int(idx[k]), int(box[k] - self._base[idx[k]]))
+        may_hold = (near == WALL) | (BOXED.take(near) & crossed)
+        maybe = [may_hold[a] | may_hold[b] | (dead_pair[a] & dead_pair[b])
+                 for a, b in ((0, 1), (2, 3))]  # fmt: skip
+        # a box on its goal with no box beside it freezes nothing
+        matters = BOXED.take(near).any(axis=0) | ~ON_GOAL.take(codes.take(box))
+        before = self.deadlocked[idx]
+        for k in np.flatnonzero(before | (~out & maybe[0] & maybe[1] & matters)).tolist():
+            i = int(idx[k])
+            state = self._state_of(i)
+            cell = divmod(int(box[k] - self._base[i]), self.codes.shape[2])
+            out[k] = rules.deadlocked_after_push(state, cell, bool(before[k]))
         return out
-
-    def _freezes(self, i: int, box: int) -> bool:
-        """Does a box off its goal freeze in env ``i`` (not deadlocked before) now that a
-        box was pushed to its padded flat cell ``box``? Only boxes joined to it through
-        neighbouring boxes can have changed: the single env's freeze test runs on those."""
-        codes = self.codes[i].reshape(-1)
-        group, todo = {box}, [box]
-        while todo:
-            cell = todo.pop()
-            for step in self._step_list:
-                if BOXED[codes[cell + step]] and cell + step not in group:
-                    group.add(cell + step)
-                    todo.append(cell + step)
-        state = self._state_of(i)
-        width = self.codes.shape[2]
-        return any(
-            rules.is_frozen(state, divmod(cell, width))
-            for cell in group
-            if not ON_GOAL[codes[cell]]
-        )
 
     def _state_of(self, i: int) -> SokobanState:
         """Env ``i`` as the single env's state (padded), for its deadlock tests."""

@@ -176,3 +176,41 @@ def test_solves_replays_a_solution_and_refuses_a_wrong_one() -> None:
     assert not rules.solves(level, solution[:-1])
     with pytest.raises(ValueError, match="LURD position 0"):
         rules.solves(level, "x")
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), n_boxes=st.integers(2, 5))
+def test_the_test_after_a_push_agrees_with_the_whole_board_test(seed: int, n_boxes: int) -> None:
+    """deadlocked_after_push tests only the pushed box and those joined to it; along random
+    play (deadlocks not ending the episode) it says what is_deadlocked says of the board."""
+    import numpy as np
+
+    env = SokobanEnv(rows=8, cols=8, num_boxes=n_boxes, level_pool=None)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    state, before = env.game_state(), False
+    for _ in range(400):
+        legal = np.flatnonzero(rules.legal_mask(state))
+        if not len(legal):
+            break
+        action = int(rng.choice(legal))
+        rules.apply_action(state, action)
+        if action < 4:
+            continue
+        dr, dc = rules.DIRECTIONS[action - 4]
+        cell = (state.player[0] + dr, state.player[1] + dc)
+        after = rules.deadlocked_after_push(state, cell, before)
+        assert after == rules.is_deadlocked(state)
+        if rules.is_solved(state):
+            break
+        before = after
+
+
+def test_the_solver_and_the_envs_share_one_freeze_test() -> None:
+    from grid_envs.sokoban import solver
+
+    assert solver.frozen is rules.frozen
+    s = state_of("#######\n#.$*  #\n#     #\n#  @  #\n#######")
+    room = rules.room_of(s)
+    assert rules.frozen(room, rules.bits(s.boxes), 1 * room.width + 2)  # held by its pair
+    assert not rules.frozen(room, rules.bits(s.boxes) & ~(1 << (1 * room.width + 3)), 9)
