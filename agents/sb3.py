@@ -29,7 +29,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from agents import knight, lines98, minesweeper, pikachu, sokoban
+from agents import GAME_MODULES
 from agents.networks import PRECISIONS, bf16_native, load_torch, small_grid_cnn
 from agents.policy import ALGOS, algo_class
 from agents.runs import (
@@ -94,11 +94,9 @@ class TrainConfig:
 
 
 # Each game's training configuration, declared beside its baselines (agents/<game>.py), in
-# the order `grid-games compare` shows them.
+# the order of grid_envs.GAMES, which `grid-games compare` keeps.
 DEFAULTS: dict[str, dict[str, Any]] = {
-    env_id: settings
-    for game in (sokoban, minesweeper, knight, lines98, pikachu)
-    for env_id, settings in game.TRAINING.items()
+    env_id: settings for game in GAME_MODULES.values() for env_id, settings in game.TRAINING.items()
 }
 
 

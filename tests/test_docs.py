@@ -1,0 +1,122 @@
+"""The README and the documentation site: the site builds strictly, every registered id
+has its page and every command its entry, the README's code runs as written."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import grid_envs
+from grid_games.cli import build_parser
+
+ROOT = Path(__file__).parents[1]
+DOCS = ROOT / "docs"
+sys.path.insert(0, str(DOCS))
+import hooks  # noqa: E402  (docs/hooks.py, the site's build hook)
+
+# the words of a note to a reviewer, which user-facing text never holds
+NOT_FOR_USERS = re.compile(r"\bthe issue\b|\basked\b|\btarget met\b|\bissue asks\b", re.I)
+
+
+def user_pages() -> list[Path]:
+    return [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+
+
+def test_the_site_builds_strictly(tmp_path: Path) -> None:
+    """``mkdocs build --strict``: a broken link, a page missing from the nav or a marker
+    that names nothing fails the build."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True, env=env, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    for spec in grid_envs.game_specs():
+        page = (tmp_path / "games" / spec.name / "index.html").read_text()
+        assert all(i.id in page for i in spec.ids)
+        assert "Information" in page and "gridgames:" not in page
+    cli_page = (tmp_path / "cli" / "index.html").read_text()
+    assert all(f"grid-games {name}" in cli_page for name in hooks.commands(build_parser()))
+
+
+def test_every_registered_id_has_its_page_in_the_nav() -> None:
+    nav = (ROOT / "mkdocs.yml").read_text()
+    for spec in grid_envs.game_specs():
+        page = DOCS / "games" / f"{spec.name}.md"
+        text = page.read_text()
+        assert f"<!-- gridgames:ids {spec.name} -->" in text
+        entry = spec.ids[0].entry_point
+        assert f"<!-- gridgames:docstring {entry} -->" in text
+        assert f"games/{spec.name}.md" in nav
+        table = hooks.ids_table(spec.name)
+        assert all(f"`{i.id}`" in table for i in spec.ids)
+        assert (DOCS / "assets" / f"{spec.name}.gif").stat().st_size > 1000
+
+
+def test_every_command_has_its_entry() -> None:
+    reference = hooks.cli_reference()
+    names = hooks.commands(build_parser())
+    assert {"train", "eval", "compare", "bench", "demos", "solve"} <= set(names)
+    for name, parser in names.items():
+        assert f"## grid-games {name}" in reference
+        for action in parser._actions:
+            assert all(option in reference for option in action.option_strings)
+
+
+def test_a_marker_that_names_nothing_fails() -> None:
+    with pytest.raises(ValueError, match="no game"):
+        hooks.ids_table("chess")
+    with pytest.raises(ValueError, match="unknown gridgames marker"):
+        hooks.on_page_markdown("<!-- gridgames:everything -->")
+
+
+def test_docstring_reference_turns_roles_into_code() -> None:
+    text = hooks.docstring("grid_envs.sokoban.env:SokobanEnv")
+    assert "### Information" in text and ":class:" not in text and ":meth:" not in text
+
+
+def test_user_facing_text_holds_no_note_to_a_reviewer() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}: {m.group(0)!r}"
+        for path in user_pages()
+        for m in NOT_FOR_USERS.finditer(path.read_text())
+    ]
+    assert not found
+
+
+def test_the_readme_is_short() -> None:
+    assert len((ROOT / "README.md").read_text().splitlines()) <= 250
+
+
+def readme_blocks(kind: str) -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    return re.findall(rf"```{kind}\n(.*?)```", text, re.S)
+
+
+def test_the_readme_python_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code = "\n".join(readme_blocks("python"))
+    assert "gym.make" in code
+    exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
+
+
+def test_the_readme_quick_start_commands_run(tmp_path: Path) -> None:
+    """The shell quick start, line by line, with this interpreter's ``grid-games`` (the
+    set-up commands, which build environments, and the long training examples are CI's
+    own job and the training docs')."""
+    blocks = [b for b in readme_blocks("bash") if "venv" not in b and "--teacher" not in b]
+    lines = [line for b in blocks for line in b.splitlines() if line.strip()]
+    assert any(line.startswith("grid-games train") for line in lines)
+    bin_dir = str(Path(sys.executable).parent)
+    env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", "")}
+    for line in lines:
+        assert line.startswith("grid-games "), line
+        done = subprocess.run(
+            line, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+        )
+        assert done.returncode == 0, f"{line}\n{done.stderr[-2000:]}"
