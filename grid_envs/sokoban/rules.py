@@ -149,13 +149,14 @@ def dead_squares(floor: np.ndarray, goals: np.ndarray) -> np.ndarray:
 
 
 class Room(NamedTuple):
-    """A room's fixed cells as the freeze test reads them, in flat row-major cells: boxes
-    and goals are bitboards (Python ints, bit ``cell`` set) over the same cells. The room's
-    border is wall, so a floor cell's four neighbours are always in it."""
+    """A room's fixed cells as the freeze test reads them, in flat row-major cells: dead
+    squares and goals are bitboards (Python ints, bit ``cell`` set), as the boxes are. The
+    room's border is wall, so a floor cell's four neighbours are always in it."""
 
     is_floor: list[bool]
     dead: int  # bitboard of the dead squares
     width: int
+    goals: int  # bitboard of the goals
 
 
 def bits(mask: np.ndarray) -> int:
@@ -167,7 +168,10 @@ def bits(mask: np.ndarray) -> int:
 def room_of(state: SokobanState) -> Room:
     """The :class:`Room` of a state's level (kept on the state: it never changes)."""
     if state.room is None:
-        state.room = Room(state.floor.ravel().tolist(), bits(state.dead), state.floor.shape[1])
+        state.room = Room(
+            state.floor.ravel().tolist(), bits(state.dead), state.floor.shape[1],
+            bits(state.goals),
+        )  # fmt: skip
     room: Room = state.room
     return room
 
@@ -178,7 +182,7 @@ def frozen(room: Room, boxes: int, cell: int, seen: int = 0) -> bool:
     test (``seen``) count as walls, which ends circular checks. The freeze test of the
     single env, the batched env and the solver."""
     seen |= 1 << cell
-    is_floor, dead, width = room
+    is_floor, dead, width, _ = room
     for step in (width, 1):
         a, b = cell - step, cell + step
         if not is_floor[a] or not is_floor[b] or (seen >> a) & 1 or (seen >> b) & 1:
@@ -193,7 +197,7 @@ def frozen(room: Room, boxes: int, cell: int, seen: int = 0) -> bool:
     return True
 
 
-def freezes_after_push(room: Room, boxes: int, goals: int, cell: int) -> bool:
+def freezes_after_push(room: Room, boxes: int, cell: int) -> bool:
     """After a box was pushed onto flat ``cell`` of a position with no frozen box off its
     goal: is one frozen now? Only boxes joined to the pushed one through neighbouring
     boxes can have changed (a box leaving a cell frees, never holds), so those are tested."""
@@ -205,7 +209,7 @@ def freezes_after_push(room: Room, boxes: int, goals: int, cell: int) -> bool:
             if (boxes >> near) & 1 and not (group >> near) & 1:
                 group |= 1 << near
                 todo.append(near)
-    return any(frozen(room, boxes, c) for c in bit_cells(group & ~goals))
+    return any(frozen(room, boxes, c) for c in bit_cells(group & ~room.goals))
 
 
 def bit_cells(board: int) -> list[int]:
@@ -229,7 +233,7 @@ def deadlocked_boxes(state: SokobanState) -> list[Cell]:
     room, boxes = room_of(state), bits(state.boxes)
     return [
         divmod(c, room.width)
-        for c in bit_cells(boxes & ~bits(state.goals))
+        for c in bit_cells(boxes & ~room.goals)
         if (room.dead >> c) & 1 or frozen(room, boxes, c)
     ]
 
@@ -250,9 +254,7 @@ def deadlocked_after_push(state: SokobanState, cell: Cell, before: bool) -> bool
     if state.dead[cell]:  # a goal is never a dead square
         return True
     room = room_of(state)
-    return freezes_after_push(
-        room, bits(state.boxes), bits(state.goals), cell[0] * room.width + cell[1]
-    )
+    return freezes_after_push(room, bits(state.boxes), cell[0] * room.width + cell[1])
 
 
 def player_region(state: SokobanState) -> np.ndarray:

@@ -177,7 +177,7 @@ class Solver:
         ]
         nearest = [min(row) if row else _BIG for row in self.cost_row]
         self.dead_bb = _bits(c for c in range(self.size) if self.is_floor[c] and nearest[c] >= _BIG)
-        self.room = Room(self.is_floor, self.dead_bb, cols)
+        self.room = Room(self.is_floor, self.dead_bb, cols, self.goal_bb)
 
     # ----------------------------------------------------------- tables
     def _pull_distances(self, goal: int) -> list[int]:

@@ -215,11 +215,12 @@ class SokobanVectorEnv(GridVectorEnv):
         side_codes = [codes.take(beside - across), codes.take(beside + across)]
         side_dead = dead.take(beside - across) & dead.take(beside + across)
         crossed = BLOCKS.take(side_codes[0]) | BLOCKS.take(side_codes[1]) | side_dead
-        may_hold = (near == WALL) | (BOXED.take(near) & crossed)
+        boxed_near = BOXED.take(near)
+        may_hold = (near == WALL) | (boxed_near & crossed)
         maybe = [may_hold[a] | may_hold[b] | (dead_pair[a] & dead_pair[b])
                  for a, b in ((0, 1), (2, 3))]  # fmt: skip
         # a box on its goal with no box beside it freezes nothing
-        matters = BOXED.take(near).any(axis=0) | ~ON_GOAL.take(codes.take(box))
+        matters = boxed_near.any(axis=0) | ~ON_GOAL.take(codes.take(box))
         before = self.deadlocked[idx]
         for k in np.flatnonzero(before | (~out & maybe[0] & maybe[1] & matters)).tolist():
             i = int(idx[k])
