@@ -13,7 +13,7 @@ from grid_envs.core.base_env import GridEnv
 from grid_envs.core.grid import DIRECTIONS
 from grid_envs.core.pool import AUTO, pool_size
 from grid_envs.knight import levels as level_files
-from grid_envs.knight import render, rules
+from grid_envs.knight import render
 from grid_envs.knight.generator import KnightGenerator
 from grid_envs.knight.pool import KnightLevelPool
 from grid_envs.knight.rules import (
@@ -26,6 +26,10 @@ from grid_envs.knight.rules import (
     N_PLANES,
     SIDE_PLANES,
     SIDES,
+    energy_shown,
+    entry_cost,
+    outcome,
+    start_energy,
 )
 from grid_envs.knight.solver import exit_distances
 from grid_envs.knight.state import KnightLevel, KnightState
@@ -234,7 +238,7 @@ class KnightEnv(GridEnv):
         rows, cols = level.shape
         if rows > self.obs_shape[0] or cols > self.obs_shape[1]:
             raise ValueError(f"the level is {rows}x{cols}, larger than obs_shape {self.obs_shape}")
-        energy = int(rules.start_energy(int(level.cheapest), self.energy_slack))
+        energy = int(start_energy(level.cheapest, self.energy_slack))
         self.state = KnightState(level, level.start, energy, level.items.copy())
         self._exit_dist = exit_distances(level)
         self._plane_cache = None
@@ -250,22 +254,20 @@ class KnightEnv(GridEnv):
         dr, dc = DIRECTIONS[action]
         old, cell = s.knight, (s.knight[0] + dr, s.knight[1] + dc)
         s.knight = cell
-        s.energy -= rules.entry_cost(bool(s.level.monsters[cell]), s.level.monster_cost)
+        s.energy -= entry_cost(bool(s.level.monsters[cell]), s.level.monster_cost)
         found = bool(s.items[cell])
         if found:
             s.items[cell] = False
             s.collected += 1
         cheapest_from_here = int(self._exit_dist[cell])
-        reward, won, lost = rules.outcome(
-            self, found, cell == s.level.exit, s.energy, cheapest_from_here
-        )
+        reward, won, lost = outcome(self, found, cell == s.level.exit, s.energy, cheapest_from_here)
         planes = self._plane_cache
         if planes is not None:  # the knight's plane at two cells, the item, the energy
             planes[KNIGHT_PLANE][old] = 0
             planes[KNIGHT_PLANE][cell] = 1
             if found:
                 planes[ITEM_PLANE][cell] = 0
-            planes[ENERGY_PLANE] = rules.energy_shown(s.energy)
+            planes[ENERGY_PLANE] = energy_shown(s.energy)
         return reward, won or lost, won
 
     # ------------------------------------------------------------ views
@@ -286,7 +288,7 @@ class KnightEnv(GridEnv):
         planes = self._maze_planes[1].copy()
         planes[KNIGHT_PLANE][s.knight] = 1
         planes[ITEM_PLANE, :rows, :cols] = s.items
-        planes[ENERGY_PLANE] = rules.energy_shown(s.energy)
+        planes[ENERGY_PLANE] = energy_shown(s.energy)
         self._plane_cache = planes
         return planes.copy()
 

@@ -7,7 +7,7 @@ import numpy as np
 from grid_envs.core import checks
 from grid_envs.knight import maze
 from grid_envs.knight.rules import entry_cost
-from grid_envs.knight.solver import distances, remember_exit_distances
+from grid_envs.knight.solver import distances
 from grid_envs.knight.state import KnightLevel
 
 
@@ -69,11 +69,9 @@ class KnightGenerator:
         # no cheapest route passes through the start (the farthest cell: any route through it
         # costs more than its own), so clearing its monster changes no cell's cost: ``dist``
         # is the finished level's Dijkstra map, handed to the env instead of computed again
-        level = KnightLevel(
-            cells, start, exit_, monsters, items, self.monster_cost, int(dist[start])
+        return KnightLevel(
+            cells, start, exit_, monsters, items, self.monster_cost, int(dist[start]), dist
         )
-        remember_exit_distances(level, dist)
-        return level
 
 
 def _farthest(dist: np.ndarray) -> tuple[int, int]:

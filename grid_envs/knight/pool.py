@@ -6,7 +6,7 @@ import numpy as np
 
 from grid_envs.core.pool import LevelPool
 from grid_envs.knight.generator import KnightGenerator
-from grid_envs.knight.solver import exit_distances, remember_exit_distances
+from grid_envs.knight.solver import exit_distances
 from grid_envs.knight.state import KnightLevel
 
 
@@ -35,9 +35,8 @@ class KnightLevelPool(LevelPool[KnightLevel]):
     def _level(self, k: int) -> KnightLevel:
         start = (int(self.start[k, 0]), int(self.start[k, 1]))
         exit_ = (int(self.exit[k, 0]), int(self.exit[k, 1]))
-        level = KnightLevel(
+        return KnightLevel(
             self.cells[k], start, exit_, self.monsters[k], self.items[k],
             int(self.monster_cost[k]), int(self.cheapest[k]),
+            exit_dist=self.dist[k],  # the env reads it: no Dijkstra again
         )  # fmt: skip
-        remember_exit_distances(level, self.dist[k])  # the env reads it: no Dijkstra again
-        return level

@@ -77,9 +77,9 @@ def outcome(
 
 def energy_shown(energy: Any) -> Any:
     """The energy plane's value: the energy left, clipped to 0..255 (uint8)."""
-    if isinstance(energy, np.ndarray):
-        return np.minimum(np.maximum(energy, 0), MAX_ENERGY_SHOWN)  # np.clip: 5x slower
-    return min(max(energy, 0), MAX_ENERGY_SHOWN)
+    if isinstance(energy, int):
+        return min(max(energy, 0), MAX_ENERGY_SHOWN)
+    return np.minimum(np.maximum(energy, 0), MAX_ENERGY_SHOWN)  # np.clip: 5x slower
 
 
 def draw_planes(

@@ -11,7 +11,6 @@ reference, and both against a BFS on unit prices and brute force on small mazes.
 from __future__ import annotations
 
 import heapq
-import weakref
 
 import numpy as np
 
@@ -99,22 +98,14 @@ def distances(cells: np.ndarray, costs: np.ndarray, target: tuple[int, int]) -> 
     return dial(cells, costs, target)
 
 
-_EXIT_DISTANCES: weakref.WeakKeyDictionary[KnightLevel, np.ndarray] = weakref.WeakKeyDictionary()
-
-
 def exit_distances(level: KnightLevel) -> np.ndarray:
     """Dijkstra from the level's exit, computed once per level (levels are immutable) and
-    kept while the level lives. Read only: the array is shared."""
-    found = _EXIT_DISTANCES.get(level)
+    kept on the level (``level.exit_dist``). Read only: the array is shared."""
+    found = level.exit_dist
     if found is None:
         found = distances(level.cells, level.costs(), level.exit)
-        _EXIT_DISTANCES[level] = found
+        object.__setattr__(level, "exit_dist", found)  # a cache on a frozen level
     return found
-
-
-def remember_exit_distances(level: KnightLevel, dist: np.ndarray) -> None:
-    """Hand over a Dijkstra map already computed for ``level`` (the generator has one)."""
-    _EXIT_DISTANCES[level] = dist
 
 
 def distance_potential(state: KnightState) -> float:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -25,6 +25,9 @@ class KnightLevel:
     items: np.ndarray  # (rows, cols) bool
     monster_cost: int = 3  # energy to enter a monster's cell (1 for any other cell)
     cheapest: int = 0  # cost of the cheapest route from start to exit
+    # the cheapest cost from every cell to the exit: a cache that
+    # :func:`grid_envs.knight.solver.exit_distances` fills (or the generator hands over)
+    exit_dist: np.ndarray | None = field(default=None, repr=False)
 
     def __deepcopy__(self, memo: dict[int, object]) -> KnightLevel:
         return self  # immutable

@@ -10,7 +10,7 @@ import pytest
 
 from agents import evaluate, make_agent
 from grid_envs.knight import levels
-from grid_envs.knight.env import KnightEnv
+from grid_envs.knight.env import KnightEnv, load_knight_levels
 from grid_envs.knight.generator import KnightGenerator
 from tests.conftest import play_with_restores
 
@@ -205,3 +205,17 @@ def test_the_generators_dijkstra_map_is_the_levels_own(monsters: float) -> None:
         fresh = distances(level.cells, level.costs(), level.exit)
         assert np.array_equal(exit_distances(level), fresh)
         assert level.cheapest == fresh[level.start] == fresh.max()
+
+
+def test_levels_from_the_pool_and_from_files_carry_the_right_dijkstra_map() -> None:
+    """A pooled level is rebuilt with the pool's stored map; a level read from a file has
+    none until :func:`exit_distances` computes it: both must equal a fresh Dijkstra run."""
+    from grid_envs.knight.pool import KnightLevelPool
+    from grid_envs.knight.solver import distances, exit_distances
+
+    pool = KnightLevelPool(KnightGenerator(6, 7, 0.2, 0.3, 0.1, 3), 20, seed=4)
+    levels = [pool[k] for k in range(20)] + load_knight_levels("samples")
+    for level in levels:
+        fresh = distances(level.cells, level.costs(), level.exit)
+        assert np.array_equal(exit_distances(level), fresh)
+        assert level.exit_dist is not None and exit_distances(level) is level.exit_dist
