@@ -29,6 +29,7 @@ answer ``solved``, ``unsolvable`` (the space was exhausted; every pruning rule i
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import time
 from collections import deque
@@ -147,6 +148,24 @@ def rematch(cost: list[list[int]], old: Matching, row: int) -> tuple[int, Matchi
     match[match.index(r, 1)] = 0
     _augment(cost, u, v, match, r)
     return _total(cost, match), (u, v, match)
+
+
+def rematch_after_push(
+    cost: list[list[int]], old: Matching, row: int, before: list[int], total: int
+) -> tuple[int, Matching]:
+    """:func:`rematch` after one push moved the box of row ``row`` (its costs were
+    ``before``), when the old optimal total was ``total``. If the push brought the box one
+    push nearer its matched goal, the old matching is still optimal (one push changes any
+    matching's cost by at most one, so none can fall below ``total - 1``) and lowering that
+    row's potential by one keeps every potential feasible: O(n) instead of O(n^2)."""
+    u, v, match = old
+    r = row + 1
+    j = match.index(r, 1)
+    if cost[row][j - 1] == before[j - 1] - 1:
+        u = u[:]
+        u[r] -= 1
+        return total - 1, (u, v, match)
+    return rematch(cost, old, row)
 
 
 def _total(cost: list[list[int]], match: list[int]) -> int:
@@ -312,6 +331,69 @@ class Solver:
             unsolved = (barrier & ~self.goal_bb) or (area & self.goal_bb)
             return pushes if unsolved else None
 
+    # ---------------------------------------------------------- features
+    def areas(self, boxes: int) -> int:
+        """How many separate areas the boxes cut the free floor into."""
+        rest = self.floor_bb & ~boxes
+        n = 0
+        while rest:
+            rest &= ~self._flood(rest & -rest, rest)
+            n += 1
+        return n
+
+    def packing_order(self, player: int, limit: int = 4000) -> list[int] | None:
+        """An order to fill the goals in, worked out backwards (as goal-room packing in
+        FESS and YASS does): from all goals filled, take out again and again the box that
+        can be *pulled* off the goals back to the player's side in the fewest pulls, the
+        other goal boxes in place. Filling the goals in the reverse order never walls a goal
+        in. None when at some point no box comes out (or the room is too large to try)."""
+        remaining = self.goal_bb
+        removed: list[int] = []
+        while remaining:
+            best: tuple[int, int] | None = None
+            for b in bit_cells(remaining):
+                pulls = self._pull_out(b, remaining & ~(1 << b), player, limit)
+                if pulls is not None and (best is None or pulls < best[0]):
+                    best = (pulls, b)
+            if best is None:
+                return None
+            removed.append(best[1])
+            remaining &= ~(1 << best[1])
+        return removed[::-1]
+
+    def _pull_out(self, box: int, others: int, player: int, limit: int) -> int | None:
+        """The fewest pulls that take the box at ``box`` off the goals to a cell from
+        which the player's area holds ``player``, with the boxes ``others`` fixed."""
+        offsets, floor = self.offsets, self.floor_bb & ~others
+        frontier = []
+        seen: set[tuple[int, int]] = set()
+        for o in offsets:
+            p = box + o
+            if (floor >> p) & 1:
+                region = self._flood(1 << p, floor & ~(1 << box))
+                key = (box, region & -region)
+                if key not in seen:
+                    seen.add(key)
+                    frontier.append((box, region))
+        pulls = 0
+        while frontier and len(seen) < limit:
+            pulls += 1
+            following = []
+            for x, region in frontier:
+                for o in offsets:
+                    p, q = x + o, x + 2 * o  # the player at p steps back to q, the box follows
+                    if not (region >> p) & 1 or not (floor >> q) & 1 or q == x:
+                        continue
+                    moved = self._flood(1 << q, floor & ~(1 << p))
+                    if not (self.goal_bb >> p) & 1 and (moved >> player) & 1:
+                        return pulls
+                    key = (p, moved & -moved)
+                    if key not in seen:
+                        seen.add(key)
+                        following.append((p, moved))
+            frontier = following
+        return None
+
     # ----------------------------------------------------------- search
     def solve(
         self,
@@ -332,6 +414,9 @@ class Solver:
             return SolveResult("unsolvable", "", 0, 0, 0, 1, time.perf_counter() - start, mode)
         weights = FAST_WEIGHTS if mode == "fast" else (1.0,)
         searches = [_Search(self, boxes, player, h0, w) for w in weights]
+        order = self.packing_order(player) if mode == "fast" else None
+        if order is not None:
+            searches.insert(0, _FeatureSearch(self, boxes, player, h0, order))
         expanded = 0
         while True:
             for search in searches:
@@ -432,26 +517,37 @@ class _Search:
         self.best_g = {(boxes, player): 0}
         # the optimal box-goal matching of each open state (and the box order it was
         # built in), reused by its children
-        self.matchings: dict[tuple[int, int], tuple[list[int], Matching]] = {}
+        self.matchings: dict[tuple[int, int], tuple[list[int], Matching, int]] = {}
         self.closed: set[tuple[int, int]] = set()
-        self.heap = [(float(h0), 0, 0, boxes, player)]
+        self.heap: list[tuple[float, int, int, int, int]] = []
         self.generated = 0
         self.expanded = 0
         self.found: tuple[int, int] | None = None
+        self._add(h0, 0, boxes, player)
+
+    # the queue: the one thing the searches of the portfolio do differently
+    def _add(self, h: int, g: int, boxes: int, player: int) -> None:
+        heapq.heappush(self.heap, (self.weight * h + g, -g, self.generated, boxes, player))
+
+    def _next(self) -> tuple[int, int, int] | None:
+        """(g, boxes, player) of the next state to expand; None when none is left."""
+        if not self.heap:
+            return None
+        _, neg_g, _, boxes, player = heapq.heappop(self.heap)
+        return -neg_g, boxes, player
 
     def run(self, budget: int) -> str:
         s = self.s
         offsets, floor_bb, goal_bb, dead_bb = s.offsets, s.floor_bb, s.goal_bb, s.dead_bb
-        heap, parent, best_g, closed, matchings = (
-            self.heap, self.parent, self.best_g, self.closed, self.matchings,
-        )  # fmt: skip
-        weight = self.weight
+        parent, best_g, closed, matchings = self.parent, self.best_g, self.closed, self.matchings
         stop = self.expanded + budget
-        while heap:
+        while True:
             if self.expanded >= stop:
                 return "open"
-            _, neg_g, _, bx, pl = heapq.heappop(heap)
-            g = -neg_g
+            picked = self._next()
+            if picked is None:
+                return "exhausted"
+            g, bx, pl = picked
             if best_g.get((bx, pl), g) < g:
                 continue
             free = floor_bb & ~bx
@@ -475,9 +571,10 @@ class _Search:
             if stored is None:
                 cells = bit_cells(bx)
                 rows = [s.cost_row[c] for c in cells]
-                parent_match: Matching = hungarian(rows)[1:]
+                h_here, *found_match = hungarian(rows)
+                parent_match: Matching = tuple(found_match)  # type: ignore[assignment]
             else:
-                cells, parent_match = stored
+                cells, parent_match, h_here = stored
                 rows = [s.cost_row[c] for c in cells]
             for b, d in moves:
                 t = b + offsets[d]
@@ -494,18 +591,66 @@ class _Search:
                 k = cells.index(b)
                 child_rows = rows[:]
                 child_rows[k] = s.cost_row[t]
-                h, child_match = rematch(child_rows, parent_match, k)
+                h, child_match = rematch_after_push(child_rows, parent_match, k, rows[k], h_here)
                 if h >= _BIG:
                     continue
                 child_cells = cells[:]
                 child_cells[k] = t
-                matchings[child] = (child_cells, child_match)
+                matchings[child] = (child_cells, child_match, h)
                 parent[child] = (bx, pl, b, d)
                 best_g[child] = g + 1
                 self.generated += 1
-                priority = weight * h + g + 1
-                heapq.heappush(heap, (priority, -(g + 1), self.generated, nb, b))
-        return "exhausted"
+                self._add(h, g + 1, nb, b)
+
+
+class _FeatureSearch(_Search):
+    """A search in feature space, after FESS (Shoham and Schaeffer 2020): states are filed
+    in cells by two features, *packing* (how far the goals are filled in the packing
+    order, :meth:`Solver.packing_order`) and *connectivity* (how many areas the boxes cut
+    the floor into), and the search takes its next state from each non-empty cell in
+    turn, the best by the matching bound in that cell. Cycling through the cells keeps a
+    few promising directions alive where one best-first queue sinks into a plateau."""
+
+    def __init__(self, solver: Solver, boxes: int, player: int, h0: int, order: list[int]) -> None:
+        self.prefixes = []
+        filled = 0
+        for goal in order:
+            filled |= 1 << goal
+            self.prefixes.append(filled)
+        self.cells: dict[tuple[int, int], list[tuple[int, int, int, int, int]]] = {}
+        self.keys: list[tuple[int, int]] = []  # the non-empty cells' keys, best first
+        self.turn = 0
+        super().__init__(solver, boxes, player, h0, 1.0)
+
+    def features(self, boxes: int) -> tuple[int, int]:
+        packed = 0
+        for prefix in self.prefixes:
+            if boxes & prefix != prefix:
+                break
+            packed += 1
+        return -packed, self.s.areas(boxes)
+
+    def _add(self, h: int, g: int, boxes: int, player: int) -> None:
+        key = self.features(boxes)
+        cell = self.cells.get(key)
+        if cell is None:
+            cell = self.cells[key] = []
+            bisect.insort(self.keys, key)
+        heapq.heappush(cell, (h, -g, -self.generated, boxes, player))
+
+    def _next(self) -> tuple[int, int, int] | None:
+        while self.keys:
+            self.turn %= len(self.keys)
+            key = self.keys[self.turn]
+            cell = self.cells[key]
+            _, neg_g, _, boxes, player = heapq.heappop(cell)
+            if cell:
+                self.turn += 1
+            else:
+                del self.cells[key]
+                del self.keys[self.turn]
+            return -neg_g, boxes, player
+        return None
 
 
 def _bits(cells: object) -> int:

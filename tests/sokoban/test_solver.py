@@ -11,7 +11,7 @@ import pytest
 
 from grid_envs.sokoban import Level, SokobanGenerator, parse_xsb, rules
 from grid_envs.sokoban.bfs import min_pushes
-from grid_envs.sokoban.solver import hungarian, rematch, solve, solver_for
+from grid_envs.sokoban.solver import hungarian, rematch, rematch_after_push, solve, solver_for
 from grid_envs.wrappers import get_potential
 
 
@@ -133,6 +133,34 @@ def test_hungarian_and_rematch_match_brute_force() -> None:
             assert total == brute_matching(cost)
 
 
+def test_rematch_after_push_stays_optimal_and_feasible() -> None:
+    """A push changes one box's row by at most one in every entry; when its matched goal
+    came one nearer the shortcut keeps the old matching. It must still be optimal, and the
+    potentials feasible for the rematches that follow."""
+    rng = random.Random(2)
+    shortcuts = 0
+    for _ in range(400):
+        n = rng.randint(1, 6)
+        cost = [[rng.randint(1, 9) for _ in range(n)] for _ in range(n)]
+        total, *m = hungarian(cost)
+        state = tuple(m)
+        for _ in range(6):
+            k = rng.randrange(n)
+            j = state[2].index(k + 1, 1) - 1  # the goal box k is matched to
+            before = cost[k]
+            row = [max(0, c + rng.choice((-1, 0, 1))) for c in before]
+            if rng.random() < 0.6 and before[j] > 0:
+                row[j] = before[j] - 1  # the push brought the box nearer its goal
+                shortcuts += 1
+            cost = [r[:] for r in cost]
+            cost[k] = row
+            total, state = rematch_after_push(cost, state, k, before, total)
+            assert total == brute_matching(cost)
+            u, v, _ = state
+            assert all(u[i + 1] + v[c + 1] <= cost[i][c] for i in range(n) for c in range(n))
+    assert shortcuts > 300
+
+
 def test_pi_corral_restricts_to_pushes_into_the_corral() -> None:
     # The player (right) cannot reach the left room; the two fence boxes can only be pushed
     # into it, so only those two pushes are searched.
@@ -157,3 +185,31 @@ def test_lower_bound_potentials_are_admissible() -> None:
         best = min_pushes(level)
         assert -matching(s) <= best
         assert -exact(s) == best
+
+
+def test_packing_order_fills_a_dead_end_from_its_far_end() -> None:
+    """Goals down a one-wide dead end: the far goal must be filled first, or the near box
+    walls it in. The order is worked out by pulling boxes back out, nearest first."""
+    (level,) = parse_xsb("#########\n#@ $$...#\n#  $    #\n#########")
+    cols = level.floor.shape[1]
+    solver = solver_for(level.floor, level.goals)
+    order = solver.packing_order(level.player[0] * cols + level.player[1])
+    assert order == [1 * cols + 7, 1 * cols + 6, 1 * cols + 5]
+
+
+def test_feature_search_alone_solves_and_replays() -> None:
+    """The feature-space search of ``fast`` mode, run by itself to the end."""
+    from grid_envs.sokoban.solver import _bits, _FeatureSearch
+
+    for level in generated(9, 9, 3, 8, seed=4):
+        solver = solver_for(level.floor, level.goals)
+        cols = level.floor.shape[1]
+        boxes = _bits(np.flatnonzero((level.boxes & level.floor).ravel()))
+        player = level.player[0] * cols + level.player[1]
+        order = solver.packing_order(player)
+        assert order is not None and sorted(order) == sorted(solver.goal_cells)
+        search = _FeatureSearch(solver, boxes, player, solver.lower_bound(boxes), order)
+        assert search.run(200_000) == "solved"
+        assert search.found is not None
+        result = solver._finish(search.found, search.parent, "fast", 0, 0, 0.0)
+        assert replay_through_env(level, result.solution)["is_success"]
