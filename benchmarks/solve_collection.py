@@ -1,28 +1,51 @@
-"""Solve every level of an XSB collection and print the count, times and failures.
+"""Solve every level of a collection and print the count, times and failures.
 
     python benchmarks/solve_collection.py ../shared/levels/microban_155.xsb \
-        --time-limit 10 --mode fast [--jobs 2] [--json out.jsonl]
+        --time-limit 10 --mode fast [--jobs 2] [--levels 1-50] [--json out.jsonl]
 
 Each level is solved on one core (``--jobs`` runs that many levels side by side, each in
 its own process). Every solution is replayed through the rules before it counts. The
 collection is read from where it lies; nothing is copied into the project.
+
+Besides XSB files it reads xsok's level files. The original game's levels (Thinking
+Rabbit, 1982; the XSokoban set) ship in Debian's ``xsok`` package as ``Sokoban.def``:
+
+    apt-get download xsok && dpkg-deb -x xsok_*.deb /tmp/xsok
+    python benchmarks/solve_collection.py /tmp/xsok/usr/share/games/xsok/Sokoban.def \
+        --levels 1-50 --time-limit 60 --jobs 2
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
-from grid_envs.sokoban import read_collection, rules
+from grid_envs.sokoban import Level, parse_xsb, read_collection, rules
 from grid_envs.sokoban.solver import solve
+
+
+def read_levels(path: str) -> list[Level]:
+    """An XSB collection, or xsok's level file (``;LEVEL n`` headers, ``;`` lines of
+    settings) turned into XSB first."""
+    text = Path(path).read_text(encoding="latin-1")
+    if not re.search(r"^;LEVEL \d+$", text, flags=re.M):
+        return read_collection(path)
+    parts = re.split(r"^;LEVEL (\d+)\n", text, flags=re.M)[1:]
+    blocks = []
+    for number, body in zip(parts[::2], parts[1::2], strict=True):
+        rows = [line for line in body.splitlines() if line.strip() and not line.startswith(";")]
+        blocks.append(f"; {number}\n\n" + "\n".join(rows))
+    return parse_xsb("\n\n".join(blocks) + "\n", source=path)
 
 
 def _one(job: tuple[str, int, str, float]) -> dict:
     path, index, mode, limit = job
-    level = read_collection(path)[index]
+    level = read_levels(path)[index]
     r = solve(level, mode=mode, time_limit=limit)
     replay_ok = r.solved and rules.solves(level, r.solution)
     return {
@@ -41,7 +64,7 @@ def main() -> None:
     parser.add_argument("--levels", type=str, default="", help="e.g. 1-20,93")
     parser.add_argument("--json", type=str, default="", help="write one JSON line per level")
     args = parser.parse_args()
-    n = len(read_collection(args.collection))
+    n = len(read_levels(args.collection))
     wanted = range(n)
     if args.levels:
         picked: list[int] = []

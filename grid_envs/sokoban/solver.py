@@ -636,7 +636,7 @@ class _FeatureSearch(_Search):
         if cell is None:
             cell = self.cells[key] = []
             bisect.insort(self.keys, key)
-        heapq.heappush(cell, (h, -g, -self.generated, boxes, player))
+        heapq.heappush(cell, (h - 0.5 * g, -g, -self.generated, boxes, player))
 
     def _next(self) -> tuple[int, int, int] | None:
         while self.keys:
