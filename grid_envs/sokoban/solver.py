@@ -415,8 +415,8 @@ class Solver:
         weights = FAST_WEIGHTS if mode == "fast" else (1.0,)
         searches = [_Search(self, boxes, player, h0, w) for w in weights]
         order = self.packing_order(player) if mode == "fast" else None
-        if order is not None:
-            searches.insert(0, _FeatureSearch(self, boxes, player, h0, order))
+        if order is not None:  # last: where the others solve a level as fast, theirs is shorter
+            searches.append(_FeatureSearch(self, boxes, player, h0, order))
         expanded = 0
         while True:
             for search in searches:
@@ -617,7 +617,7 @@ class _FeatureSearch(_Search):
         for goal in order:
             filled |= 1 << goal
             self.prefixes.append(filled)
-        self.cells: dict[tuple[int, int], list[tuple[int, int, int, int, int]]] = {}
+        self.cells: dict[tuple[int, int], list[tuple[float, int, int, int, int]]] = {}
         self.keys: list[tuple[int, int]] = []  # the non-empty cells' keys, best first
         self.turn = 0
         super().__init__(solver, boxes, player, h0, 1.0)
