@@ -1,104 +1,183 @@
-"""``grid-games compare``: random vs algorithmic baselines vs a short MaskablePPO training.
+"""``grid-games compare``: random, the algorithms and a taught-then-tuned policy, every game.
 
-For every game (one small configuration each, from :data:`agents.sb3.DEFAULTS`) it
-evaluates the random agent and every registered baseline, trains MaskablePPO for a small
-budget, evaluates the learned policy on the same seeds, and writes ``table.md``,
-``results.json``, ``learning_curves.png`` and ``win_rates.png`` to the output folder.
+For every game (one configuration each, :data:`agents.sb3.COMPARE`) it evaluates the
+random agent and the game's algorithms, then trains the learned policy as
+``grid-games train ENV --teacher NAME`` does (the algorithm's moves cloned into the
+network, DAgger rounds, MaskablePPO fine-tuning), and evaluates it on the same held-out
+seeds, which no training or teaching episode used. ``budget`` scales the labelled states
+and the PPO steps of every game; ``scratch=True`` also trains MaskablePPO from scratch for
+as many steps, so that the learning curves show what the teacher bought.
+
+It writes ``table.md`` (with, per game, whether the learned policy beats random with the
+95% intervals apart), ``results.json``, ``results.png`` (bars grouped by game, coloured by
+kind of agent) and ``learning_curves.png`` (taught and scratch runs on one axis a game).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from agents.evaluation import EvalResult, evaluate
 from agents.policy import PolicyAgent
 from agents.registry import list_agents
-from agents.runs import TrainResult
-from agents.sb3 import DEFAULTS, HELDOUT_SEED, default_config, train
+from agents.sb3 import COMPARE, HELDOUT_SEED, TrainConfig, default_config, train
 
-COMPARE_ENVS = tuple(DEFAULTS)
+COMPARE_ENVS = tuple(COMPARE)
+KINDS = {"random": "tab:gray", "algorithm": "tab:blue", "learned": "tab:orange"}
+Curve = list[tuple[int, float, float]]  # (timesteps, mean return, win rate)
 
 
 @dataclass
 class Comparison:
     rows: list[tuple[str, str, EvalResult]]  # (env, agent label, result)
-    curves: dict[str, list[tuple[int, float, float]]]  # env -> learning curve
-    train_seconds: dict[str, float]
+    curves: dict[str, dict[str, Curve]]  # env -> {"taught": curve, "scratch": curve}
+    train_seconds: dict[str, float]  # "<env> taught" / "<env> scratch" -> wall seconds
+    configs: dict[str, TrainConfig]  # env -> the taught run's configuration
     out: Path
+
+
+def kind_of(label: str) -> str:
+    """random, algorithm or learned, from a row's agent label."""
+    if label == "random":
+        return "random"
+    return "learned" if "maskable-ppo" in label else "algorithm"
+
+
+def compare_config(
+    env_id: str, budget: float = 1.0, timesteps: int | None = None, seed: int = 0
+) -> TrainConfig:
+    """The taught run ``compare`` trains for ``env_id``: its :data:`COMPARE` row over the
+    game's defaults, with the labelled states and PPO steps scaled by ``budget`` (or the
+    steps given)."""
+    if budget <= 0:
+        raise ValueError(f"budget must be above 0, got {budget}")
+    row = {k: v for k, v in COMPARE.get(env_id, {}).items() if k != "skip_agents"}
+    planned = row.pop("timesteps", 100_000)
+    steps = timesteps or max(1_000, round(planned * budget))
+    if "teacher" in row:
+        row["teacher_states"] = max(100, round(row.get("teacher_states", 20_000) * budget))
+    return default_config(
+        env_id, **row, timesteps=steps, seed=seed, eval_freq=max(1_000, steps // 8)
+    )
 
 
 def run_compare(
     envs: tuple[str, ...] = COMPARE_ENVS,
-    timesteps: int = 100_000,
+    budget: float = 1.0,
+    timesteps: int | None = None,
     episodes: int = 100,
     seed: int = 0,
     out: str | Path = "compare",
     train_models: bool = True,
+    scratch: bool = False,
     progress: bool = True,
     log: Any = print,
 ) -> Comparison:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    rows: list[tuple[str, str, EvalResult]] = []
-    curves: dict[str, list[tuple[int, float, float]]] = {}
-    seconds: dict[str, float] = {}
+    result = Comparison([], {}, {}, {}, out)
     for env_id in envs:
-        config = default_config(
-            env_id, timesteps=timesteps, seed=seed, eval_freq=max(1_000, timesteps // 8)
-        )
+        config = compare_config(env_id, budget, timesteps, seed)
+        result.configs[env_id] = config
         kwargs = config.env_kwargs
-        for name in list_agents(env_id):
+        skip = COMPARE.get(env_id, {}).get("skip_agents", ())
+        for name in [a for a in list_agents(env_id) if a not in skip]:
             log(f"{env_id} {kwargs}: evaluating {name}")
-            rows.append(
-                (env_id, name, evaluate(env_id, name, episodes, seed + HELDOUT_SEED, kwargs))
-            )
-        if train_models:
-            log(f"{env_id}: training MaskablePPO for {timesteps} steps")
+            evaluation = evaluate(env_id, name, episodes, seed + HELDOUT_SEED, kwargs)
+            result.rows.append((env_id, name, evaluation))
+        if not train_models:
+            continue
+        runs = [("taught", config)] if config.teacher else []
+        if scratch or not config.teacher:
+            runs.append(("scratch", replace(config, teacher=None)))
+        for how, run in runs:
+            taught = f"{run.teacher}-taught " if run.teacher else ""
+            log(f"{env_id}: training {taught}MaskablePPO for {run.timesteps} steps")
             start = time.perf_counter()
-            result: TrainResult = train(config, out / "runs" / env_id.split("/")[1], progress)
-            seconds[env_id] = time.perf_counter() - start
-            curves[env_id] = result.curve
-            agent = PolicyAgent.load(result.model_path)
-            label = f"maskable-ppo ({result.timesteps // 1000}k steps)"
-            rows.append(
-                (env_id, label, evaluate(env_id, agent, episodes, seed + HELDOUT_SEED, kwargs))
-            )
-    comparison = Comparison(rows, curves, seconds, out)
-    write_outputs(comparison, episodes)
-    return comparison
+            trained = train(run, out / "runs" / f"{env_id.split('/')[1]}-{how}", progress)
+            result.train_seconds[f"{env_id} {how}"] = time.perf_counter() - start
+            result.curves.setdefault(env_id, {})[how] = trained.curve
+            agent = PolicyAgent.load(trained.model_path)
+            label = f"{taught}maskable-ppo ({trained.timesteps // 1000}k steps)"
+            evaluation = evaluate(env_id, agent, episodes, seed + HELDOUT_SEED, kwargs)
+            result.rows.append((env_id, label, evaluation))
+    write_outputs(result, episodes)
+    return result
+
+
+def _uses_wins(rows: list[EvalResult]) -> bool:
+    """Whether a game's rows are compared by win rate (some agent won) or by return."""
+    return any(r.wins for r in rows)
+
+
+def verdicts(comparison: Comparison) -> list[str]:
+    """Per game, whether each learned policy beats random with the 95% intervals apart
+    (win rates where some agent won an episode, else mean returns)."""
+    lines = []
+    for env_id in dict.fromkeys(e for e, _, _ in comparison.rows):
+        mine = [(label, r) for e, label, r in comparison.rows if e == env_id]
+        base = [r for label, r in mine if label == "random"]
+        if not base:
+            continue
+        by_wins = _uses_wins([r for _, r in mine])
+        for label, r in mine:
+            if kind_of(label) != "learned":
+                continue
+            low = (r.win_rate_ci if by_wins else r.return_ci)[0]
+            apart = low > (base[0].win_rate_ci if by_wins else base[0].return_ci)[1]
+            what = "win rate" if by_wins else "mean return"
+            mark = "above random, intervals apart" if apart else "NOT above random's interval"
+            lines.append(f"- {env_id.split('/')[1]}, {label}: {mark} ({what})")
+    return lines
+
+
+def _setting(config: TrainConfig | None) -> str:
+    kwargs = config.env_kwargs if config else {}
+    return ", ".join(f"{k}={v}" for k, v in kwargs.items()) or "as registered"
 
 
 def table(comparison: Comparison) -> str:
     lines = [
-        "| env | agent | win rate [95% CI] | mean return | mean length | steps/s |",
+        "| env | agent | win rate [95% CI] | mean return [95% CI] | mean length | steps/s |",
         "|---|---|---|---|---|---|",
     ]
     for env_id, label, r in comparison.rows:
         lo, hi = r.win_rate_ci
-        kwargs = DEFAULTS.get(env_id, {}).get("env_kwargs", {})
-        setting = ", ".join(f"{k}={v}" for k, v in kwargs.items()) or "as registered"
+        rlo, rhi = r.return_ci
         name = env_id.split("/")[1]
         rate = f"{r.win_rate:.0%} [{lo:.0%}-{hi:.0%}]"
+        ret = f"{r.mean_return:.2f} [{rlo:.2f}-{rhi:.2f}]"
         lines.append(
-            f"| {name} ({setting}) | {label} | {rate} | {r.mean_return:.2f} "
-            f"| {r.mean_length:.1f} | {r.steps_per_second:,.0f} |"
+            f"| {name} ({_setting(comparison.configs.get(env_id))}) | {label} | {rate} "
+            f"| {ret} | {r.mean_length:.1f} | {r.steps_per_second:,.0f} |"
         )
     return "\n".join(lines)
 
 
-def write_outputs(comparison: Comparison, episodes: int) -> None:
-    out = comparison.out
+def report(comparison: Comparison) -> str:
+    """The table, the learned-against-random verdicts, and the training wall times."""
     text = table(comparison)
+    found = verdicts(comparison)
+    if found:
+        text += "\n\nLearned against random (95% intervals):\n" + "\n".join(found)
     if comparison.train_seconds:
-        text += "\n\nTraining wall time: " + ", ".join(
+        text += "\n\nTraining wall time, teaching included: " + ", ".join(
             f"{e.split('/')[1]} {s:.0f} s" for e, s in comparison.train_seconds.items()
         )
-    (out / "table.md").write_text(text + "\n")
-    results = [{"env": e, "agent": label, **r.to_dict()} for e, label, r in comparison.rows]
+    return text
+
+
+def write_outputs(comparison: Comparison, episodes: int) -> None:
+    out = comparison.out
+    (out / "table.md").write_text(report(comparison) + "\n")
+    results = [
+        {"env": e, "agent": label, "kind": kind_of(label), **r.to_dict()}
+        for e, label, r in comparison.rows
+    ]
     (out / "results.json").write_text(
         json.dumps(
             {
@@ -106,8 +185,10 @@ def write_outputs(comparison: Comparison, episodes: int) -> None:
                 "results": results,
                 "curves": comparison.curves,
                 "train_seconds": comparison.train_seconds,
+                "configs": {e: asdict(c) for e, c in comparison.configs.items()},
             },
             indent=2,
+            default=str,
         )
     )
     try:
@@ -117,33 +198,57 @@ def write_outputs(comparison: Comparison, episodes: int) -> None:
         import matplotlib.pyplot as plt
     except ImportError:  # plots need the notebooks or train extra; the table is enough
         return
+    plot_results(comparison, plt)
     if comparison.curves:
-        fig, axes = plt.subplots(1, len(comparison.curves), figsize=(4 * len(comparison.curves), 3))
-        for ax, (env_id, curve) in zip(
-            list(getattr(axes, "flat", [axes])), comparison.curves.items(), strict=False
-        ):
+        plot_curves(comparison, plt)
+
+
+def plot_results(comparison: Comparison, plt: Any) -> None:
+    """One panel a game, a bar an agent coloured by its kind, with its 95% interval: the
+    win rate, or the mean return where no agent won an episode (Lines98-v0 has no win)."""
+    envs = list(dict.fromkeys(e for e, _, _ in comparison.rows))
+    fig, axes = plt.subplots(1, len(envs), figsize=(3.2 * len(envs), 3.6), squeeze=False)
+    for ax, env_id in zip(axes[0], envs, strict=True):
+        mine = [(label, r) for e, label, r in comparison.rows if e == env_id]
+        by_wins = _uses_wins([r for _, r in mine])
+        values = [r.win_rate if by_wins else r.mean_return for _, r in mine]
+        bounds = [r.win_rate_ci if by_wins else r.return_ci for _, r in mine]
+        err = [  # clipped: at 0% or 100% the bound and the rate can differ by a rounding error
+            [max(0.0, v - lo) for v, (lo, _) in zip(values, bounds, strict=True)],
+            [max(0.0, hi - v) for v, (_, hi) in zip(values, bounds, strict=True)],
+        ]
+        colours = [KINDS[kind_of(label)] for label, _ in mine]
+        ax.bar(range(len(mine)), values, yerr=err, capsize=3, color=colours)
+        names = [label.replace(" (", "\n(") for label, _ in mine]
+        ax.set_xticks(range(len(mine)), names, fontsize=6, rotation=45, ha="right")
+        ax.set_title(env_id.split("/")[1], fontsize=9)
+        ax.set_ylabel("win rate (95% CI)" if by_wins else "mean return (95% CI)", fontsize=8)
+        if by_wins:
+            ax.set_ylim(0, 1.05)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in KINDS.values()]
+    fig.legend(handles, list(KINDS), loc="upper right", fontsize=8, ncol=3)
+    fig.tight_layout(rect=(0, 0, 1, 0.92))
+    fig.savefig(comparison.out / "results.png", dpi=100)
+    plt.close(fig)
+
+
+def plot_curves(comparison: Comparison, plt: Any) -> None:
+    """The evaluation during PPO, taught and scratch runs on one axis a game: the win rate,
+    or the mean return where no agent won an episode."""
+    envs = list(comparison.curves)
+    fig, axes = plt.subplots(1, len(envs), figsize=(3.6 * len(envs), 3), squeeze=False)
+    for ax, env_id in zip(axes[0], envs, strict=True):
+        by_wins = _uses_wins([r for e, _, r in comparison.rows if e == env_id])
+        for how, curve in comparison.curves[env_id].items():
             if curve:
-                steps, _, wins = zip(*curve, strict=True)
-                ax.plot(steps, wins, marker="o")
-            ax.set_title(env_id.split("/")[1])
-            ax.set_xlabel("timesteps")
-            ax.set_ylabel("eval win rate")
+                steps, returns, wins = zip(*curve, strict=True)
+                ax.plot(steps, wins if by_wins else returns, marker="o", markersize=3, label=how)
+        ax.set_title(env_id.split("/")[1], fontsize=9)
+        ax.set_xlabel("PPO timesteps")
+        ax.set_ylabel("eval win rate" if by_wins else "eval mean return")
+        if by_wins:
             ax.set_ylim(-0.05, 1.05)
-        fig.tight_layout()
-        fig.savefig(out / "learning_curves.png", dpi=100)
-        plt.close(fig)
-    fig, ax = plt.subplots(figsize=(max(6, len(comparison.rows) * 0.8), 3.5))
-    labels = [
-        f"{e.split('/')[1].removesuffix('-v0')}\n{a.split(' ')[0]}" for e, a, _ in comparison.rows
-    ]
-    rates = [r.win_rate for _, _, r in comparison.rows]
-    err = [  # clipped: at 0% or 100% the bound and the rate can differ by a rounding error
-        [max(0.0, r.win_rate - r.win_rate_ci[0]) for _, _, r in comparison.rows],
-        [max(0.0, r.win_rate_ci[1] - r.win_rate) for _, _, r in comparison.rows],
-    ]
-    ax.bar(range(len(rates)), rates, yerr=err, capsize=3)
-    ax.set_xticks(range(len(rates)), labels, fontsize=7, rotation=45, ha="right")
-    ax.set_ylabel("win rate (95% CI)")
+        ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(out / "win_rates.png", dpi=100)
+    fig.savefig(comparison.out / "learning_curves.png", dpi=100)
     plt.close(fig)

@@ -37,9 +37,16 @@ class EvalResult:
     returns: list[float] = field(repr=False, default_factory=list)
     lengths: list[int] = field(repr=False, default_factory=list)
 
+    @property
+    def return_ci(self) -> tuple[float, float]:
+        """A 95% interval of the mean return (normal approximation: 1.96 standard errors)."""
+        half = 1.96 * self.std_return / math.sqrt(max(1, self.episodes))
+        return (self.mean_return - half, self.mean_return + half)
+
     def to_dict(self, with_episodes: bool = False) -> dict[str, Any]:
         d = asdict(self)
         d["win_rate_ci"] = list(self.win_rate_ci)
+        d["return_ci"] = list(self.return_ci)
         if not with_episodes:
             d.pop("returns")
             d.pop("lengths")

@@ -193,7 +193,10 @@ def cloning_loss(policy: Any, labels: Labels, index: np.ndarray, value_coef: flo
     if value_coef:
         values = policy.predict_values(obs).flatten()
         returns = torch.as_tensor(labels.returns[index], device=device)
-        loss = loss + value_coef * torch.nn.functional.mse_loss(values, returns)
+        # in units of the returns' own scale, so that the critic's error weighs as much as
+        # the actor's where returns run to hundreds of points (Lines98) as where they are 1
+        scale = max(1.0, float(np.mean(labels.returns**2)))
+        loss = loss + value_coef * torch.nn.functional.mse_loss(values, returns) / scale
     return loss
 
 

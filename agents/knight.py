@@ -14,14 +14,14 @@ from grid_envs.knight.rules import entry_cost
 from grid_envs.knight.solver import exit_distances
 from grid_envs.knight.state import ACTION_BITS
 
-# The configuration `grid-games train` and `compare` use by default (agents.sb3.DEFAULTS):
-# generated mazes need far more data (no learning at 100k steps on 5x5); the 10 shipped
-# levels are learnable: recognise the level, follow its route
+# The configuration `grid-games train` uses by default (agents.sb3.DEFAULTS): the registered
+# generated mazes with the value-iteration policy, which can compute a maze's distances (a
+# dense head cannot); `compare` teaches it with Dijkstra's moves (agents.sb3.COMPARE).
 TRAINING: dict[str, dict[str, Any]] = {
-    "GridGames/Knight-v0": {
-        "env_kwargs": {"level": "samples", "energy_slack": 1.5},
-        "shaping": "distance",
-    },
+    "GridGames/Knight-v0": {"policy": "maze-vi", "shaping": "distance"},
+}
+COMPARE: dict[str, dict[str, Any]] = {
+    "GridGames/Knight-v0": {"teacher": "dijkstra", "teacher_states": 10_000, "timesteps": 20_000},
 }
 
 KNIGHT_IDS = ("GridGames/Knight*",)

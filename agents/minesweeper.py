@@ -11,15 +11,20 @@ from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
 from grid_envs.minesweeper.solver import HIDDEN, MinesweeperSolver
 
-# The configuration `grid-games train` and `compare` use by default (agents.sb3.DEFAULTS):
-# a reveal's logit is the CNN's output on its cell: 72.5% won at 100k steps, against 10.5%
-# with a dense head ("cnn")
+# The configuration `grid-games train` uses by default (agents.sb3.DEFAULTS): a reveal's logit
+# is the CNN's output on its cell (72.5% won at 100k steps, against 10.5% with a dense head),
+# on the 6x6 board with 4 mines of the published DQN results; `compare` teaches it with the
+# solver's moves (agents.sb3.COMPARE)
 TRAINING: dict[str, dict[str, Any]] = {
     "GridGames/Minesweeper-v0": {
         "env_kwargs": {"rows": 6, "cols": 6, "mines": 4},
         "policy": "cells",
     },
 }
+COMPARE: dict[str, dict[str, Any]] = {
+    "GridGames/Minesweeper-v0": {"teacher": "solver", "teacher_states": 20_000,
+                                 "timesteps": 150_000},
+}  # fmt: skip
 
 MINESWEEPER_IDS = ("GridGames/Minesweeper*",)
 

@@ -7,7 +7,8 @@
 * ``policy="cells"`` (Minesweeper's default) and ``"lift-drop"`` (Lines98's): action
   logits read off a 'same' CNN's output cell by cell (:mod:`agents.board_policies`)
   instead of a dense layer over every action.
-* :data:`DEFAULTS`: hyper-parameters and a small learnable configuration per game.
+* :data:`DEFAULTS`: hyper-parameters and a learnable configuration per game;
+  :data:`COMPARE`: what ``grid-games compare`` teaches and trains for each game.
 * :func:`train`: MaskablePPO (default), PPO or DQN, with a progress bar, TensorBoard logs,
   periodic checkpoints that a rerun resumes from, an evaluation callback, and the final
   model saved next to ``settings.json`` (everything that made it). Every id with a native
@@ -44,7 +45,7 @@ from agents.runs import (
     saved_steps,
 )
 
-POLICIES = ("cnn", "cells", "lift-drop", "maze-vi")
+POLICIES = ("cnn", "cells", "lift-drop", "maze-vi", "pairs")
 VEC_ENVS = ("batched", "dummy")
 # rollout and update sizes per kind of vec env, where a run does not set them: a batch
 # collects cheaply, so its PPO takes a larger rollout in fewer epochs (Atari's PPO uses 4);
@@ -69,7 +70,8 @@ class TrainConfig:
     n_envs: int = 64
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     shaping: str | None = None
-    policy: str = "cnn"  # or "cells", "lift-drop", "maze-vi" (PPO, MaskablePPO; board_policies)
+    policy: str = "cnn"  # or "cells", "lift-drop", "maze-vi", "pairs" (PPO, MaskablePPO;
+    # agents.board_policies)
     gamma: float = 0.99
     learning_rate: float = 3e-4
     n_steps: int = 32  # PPO rollout per env
@@ -89,6 +91,7 @@ class TrainConfig:
     teacher: str | None = None  # a baseline's name (grid-games agents ENV lists them)
     teacher_states: int = 20_000  # labelled states in all, over the DAgger rounds
     dagger_rounds: int = 3  # round 0: the teacher plays; then the learner, the teacher labels
+    teacher_epochs: int = 4  # passes over the labelled states after each round
     cloning_coef: float = 1.0  # the cloning loss kept during PPO, decaying to 0 ...
     cloning_decay: int | None = None  # ... over this many steps (None: half of timesteps)
 
@@ -97,6 +100,12 @@ class TrainConfig:
 # the order of grid_envs.GAMES, which `grid-games compare` keeps.
 DEFAULTS: dict[str, dict[str, Any]] = {
     env_id: settings for game in GAME_MODULES.values() for env_id, settings in game.TRAINING.items()
+}
+# What `grid-games compare` runs for each game, over DEFAULTS: the id, the teacher, the
+# labelled states and PPO steps of its learned policy, and the agents too slow to evaluate
+# within its budget ("skip_agents"), declared beside the game's baselines.
+COMPARE: dict[str, dict[str, Any]] = {
+    env_id: row for game in GAME_MODULES.values() for env_id, row in game.COMPARE.items()
 }
 
 
@@ -209,6 +218,9 @@ def policy_of(config: TrainConfig, actions: int) -> tuple[Any, dict[str, Any]]:
         kwargs["features_extractor_kwargs"] = {"actions": actions, "bf16": bf16}
     elif config.policy == "maze-vi":
         kwargs["features_extractor_class"] = bp.MazeValueExtractor
+        kwargs["features_extractor_kwargs"] = {"bf16": bf16}
+    elif config.policy == "pairs":
+        kwargs["features_extractor_class"] = bp.PairLogitsExtractor
         kwargs["features_extractor_kwargs"] = {"bf16": bf16}
     else:
         kwargs["features_extractor_class"] = bp.LiftDropExtractor
@@ -409,7 +421,8 @@ def _taught(config: TrainConfig, model: Any, out: Path, fresh: bool) -> tuple[fl
     if fresh or not (folder / "labels.npz").exists():
         result = teach(
             model, config.env_id, config.teacher or "", config.teacher_states,
-            config.dagger_rounds, config.seed, config.env_kwargs, gamma=config.gamma,
+            config.dagger_rounds, config.seed, config.env_kwargs, config.teacher_epochs,
+            gamma=config.gamma,
         )  # fmt: skip
         folder.mkdir(exist_ok=True)
         np.savez_compressed(folder / "labels.npz", *result.labels.arrays())

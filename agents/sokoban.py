@@ -15,11 +15,13 @@ from grid_envs.sokoban.push_env import SokobanPushEnv, push_action
 from grid_envs.sokoban.solver import solve
 from grid_envs.sokoban.state import SokobanState
 
-# The configuration `grid-games train` and `compare` use by default (agents.sb3.DEFAULTS):
-# small, so that learning shows within minutes on 2 cores.
-TRAINING: dict[str, dict[str, Any]] = {
-    "GridGames/Sokoban-Small-v0": {"env_kwargs": {"rows": 6, "cols": 6, "num_boxes": 1}},
-}
+# `grid-games train` trains the registered boards with the default CNN (no TRAINING entry);
+# `compare` (agents.sb3.COMPARE) teaches it on Sokoban-Small-v0 (7x7, 2 boxes) with the solver.
+TRAINING: dict[str, dict[str, Any]] = {}
+COMPARE: dict[str, dict[str, Any]] = {
+    "GridGames/Sokoban-Small-v0": {"teacher": "solver", "teacher_states": 20_000,
+                                   "timesteps": 200_000},
+}  # fmt: skip
 
 SOKOBAN_IDS = ("GridGames/Sokoban-v0", "GridGames/Sokoban-Small-v0", "GridGames/SokobanPush-v0")
 

@@ -68,15 +68,24 @@ def count(least: int) -> Callable[[str], int]:
     return parse
 
 
-def seconds(text: str) -> float:
-    """An argparse type: a finite number of seconds above 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, got {text}")
-    return value
+def above_zero(noun: str) -> Callable[[str], float]:
+    """An argparse type: a finite ``noun`` (e.g. "number of seconds") above 0."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {noun}") from None
+        if not math.isfinite(value) or value <= 0:
+            raise argparse.ArgumentTypeError(f"must be a finite {noun} above 0, got {text}")
+        return value
+
+    parse.__name__ = f"a {noun} above 0"
+    return parse
+
+
+seconds = above_zero("number of seconds")
+scale = above_zero("factor")
 
 
 def output_file(path: str) -> Path:
@@ -231,6 +240,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         shaping=args.shaping, policy=args.policy, vec_env=args.vec_env, threads=args.threads,
         device=args.device, precision=args.precision, teacher=args.teacher,
         teacher_states=args.teacher_steps, dagger_rounds=args.dagger_rounds,
+        teacher_epochs=args.teacher_epochs,
     )  # fmt: skip
     config.env_kwargs = {**config.env_kwargs, **parse_settings(args.set, env)}
     out = args.out or f"runs/{env.split('/')[1]}-{args.algo}-s{args.seed}"
@@ -277,19 +287,19 @@ def _train_rllib(env: str, args: argparse.Namespace) -> int:
 
 @command("compare")
 def cmd_compare(args: argparse.Namespace) -> int:
-    from agents.compare import COMPARE_ENVS, run_compare, table
+    from agents.compare import COMPARE_ENVS, report, run_compare
 
     envs = tuple(env_id(e) for e in args.envs) if args.envs else COMPARE_ENVS
     out = args.out or time.strftime("compare-%Y%m%d-%H%M%S")
     if Path(out).exists() and not Path(out).is_dir():
         raise ValueError(f"--out {out!r} is a file; compare writes a folder")
     result = run_compare(
-        envs, timesteps=args.timesteps, episodes=args.episodes, seed=args.seed, out=out,
-        train_models=not args.no_train, progress=not args.no_progress,
-        log=lambda msg: print(msg, file=sys.stderr, flush=True),
+        envs, budget=args.budget, timesteps=args.timesteps, episodes=args.episodes,
+        seed=args.seed, out=out, train_models=not args.no_train, scratch=args.scratch,
+        progress=not args.no_progress, log=lambda msg: print(msg, file=sys.stderr, flush=True),
     )  # fmt: skip
-    print(table(result))
-    print(f"\nwritten to {result.out}/: table.md, results.json, learning_curves.png, win_rates.png")
+    print(report(result))
+    print(f"\nwritten to {result.out}/: table.md, results.json, results.png, learning_curves.png")
     return 0
 
 
@@ -418,6 +428,8 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from agents.sb3 import POLICIES  # no torch: the training side is imported when it runs
+
     parser = Parser(prog="grid-games", description="Classic grid games as Gymnasium environments.")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the registered env ids")
@@ -457,10 +469,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="run folder; rerunning it resumes")
     p.add_argument("--shaping", default=None, help="a potential name, e.g. distance")
     p.add_argument(
-        "--policy", choices=("cnn", "cells", "lift-drop", "maze-vi"), default=None,
+        "--policy", choices=POLICIES, default=None,
         help="logits read off the board: cells (Minesweeper's default), lift-drop "
-        "(Lines98's), maze-vi (the Knight: value iteration over the maze); cnn: a dense "
-        "head (the others' default)",
+        "(Lines98's), maze-vi (the Knight's: value iteration over the maze), pairs "
+        "(Pikachu's: a key product per pair of cells); cnn: a dense head (Sokoban's)",
     )  # fmt: skip
     p.add_argument("--seed", type=count(0), default=0)
     p.add_argument(
@@ -491,6 +503,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="states the teacher labels, over all rounds (default: 20,000)")  # fmt: skip
     p.add_argument("--dagger-rounds", type=count(1), default=None,
                    help="round 0 the teacher plays, then the learner (default: 3)")  # fmt: skip
+    p.add_argument("--teacher-epochs", type=count(1), default=None,
+                   help="cloning passes over the labels after each round (default: 4)")  # fmt: skip
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument(
@@ -500,9 +514,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--num-env-runners", type=count(0), default=2, help="rllib: sampling processes")
     p.add_argument("--address", default=None, help="rllib: join this Ray cluster")
 
-    p = sub.add_parser("compare", help="baselines vs a short MaskablePPO training, every game")
+    p = sub.add_parser(
+        "compare", help="random, the algorithms and a taught-then-tuned policy, every game"
+    )
     p.add_argument("--envs", nargs="*", default=None, help="default: one config per game")
-    p.add_argument("--timesteps", type=count(1), default=100_000, help="training steps per game")
+    p.add_argument(
+        "--budget", type=scale, default=1.0,
+        help="scales every game's labelled states and PPO steps (default 1: about 15 min "
+        "on 2 cores; 4: four times the training)",
+    )  # fmt: skip
+    p.add_argument(
+        "--timesteps", type=count(1), default=None,
+        help="PPO steps per game (default: each game's own, times --budget)",
+    )  # fmt: skip
+    p.add_argument(
+        "--scratch", action="store_true",
+        help="also train MaskablePPO from scratch, as many steps, for the curves",
+    )  # fmt: skip
     p.add_argument("--episodes", type=count(1), default=100, help="evaluation episodes per agent")
     p.add_argument("--seed", type=count(0), default=0)
     p.add_argument("--out", default=None, help="default: compare-DATE-TIME")

@@ -9,8 +9,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agents import evaluate, list_agents, make_agent
-from agents.compare import run_compare
+from agents import EvalResult, evaluate, list_agents, make_agent, wilson_interval
+from agents.compare import COMPARE_ENVS, Comparison, compare_config, kind_of, run_compare, verdicts
 from agents.policy import PolicyAgent
 from agents.sb3 import DEFAULTS, TrainConfig, default_config, train
 
@@ -70,13 +70,13 @@ def test_shaping_by_name_trains(tmp_path: Path) -> None:
     assert train(config, tmp_path, progress=False).model_path.exists()
 
 
-def test_defaults_cover_every_game() -> None:
-    games = {cfg.split("/")[1].split("-")[0] for cfg in ("GridGames/" + k.split("/")[1] for k in
-             ["GridGames/Sokoban-Small-v0", "GridGames/Minesweeper-v0", "GridGames/Knight-v0",
-              "GridGames/Pikachu-Small-v0", "GridGames/Lines98-Small-v0"])}  # fmt: skip
-    assert games == {"Sokoban", "Minesweeper", "Knight", "Pikachu", "Lines98"}
+def test_each_game_declares_its_training_defaults() -> None:
     assert {"GridGames/Lines98-Small-v0", "GridGames/Pikachu-Small-v0"} <= set(DEFAULTS)
-    assert default_config("GridGames/Knight-v0").shaping == "distance"
+    knight = default_config("GridGames/Knight-v0")
+    assert knight.shaping == "distance" and knight.policy == "maze-vi" and not knight.env_kwargs
+    assert default_config("GridGames/Lines98-v0").policy == "lift-drop"
+    assert default_config("GridGames/Minesweeper-v0").policy == "cells"
+    assert default_config("GridGames/Sokoban-Small-v0").env_kwargs == {}  # as registered
 
 
 def test_every_registered_agent_works_with_sb3_evaluate_policy() -> None:
@@ -96,19 +96,67 @@ def test_every_registered_agent_works_with_sb3_evaluate_policy() -> None:
             assert np.isfinite(mean), (env_id, name)
 
 
-def test_compare_writes_its_table_and_plots(tmp_path: Path) -> None:
+def test_compare_teaches_then_tunes_and_writes_its_table_and_plots(tmp_path: Path) -> None:
     result = run_compare(
-        ("GridGames/Minesweeper-v0",), timesteps=512, episodes=3, out=tmp_path,
-        progress=False, log=lambda _: None,
-    )  # fmt: skip
+        ("GridGames/Minesweeper-v0",),
+        budget=0.01,
+        timesteps=512,
+        episodes=3,
+        out=tmp_path,
+        scratch=True,
+        progress=False,
+        log=lambda _: None,
+    )  # fmt: skip (512 steps: one rollout of 64 envs x 32 steps, 2k)
     labels = [label for _, label, _ in result.rows]
-    assert labels[:2] == ["random", "solver"] and labels[-1].startswith("maskable-ppo")
-    for name in ("table.md", "results.json", "learning_curves.png", "win_rates.png"):
+    assert labels == [
+        "random", "solver", "solver-taught maskable-ppo (2k steps)", "maskable-ppo (2k steps)"
+    ]  # fmt: skip
+    assert [kind_of(label) for label in labels] == ["random", "algorithm", "learned", "learned"]
+    assert set(result.curves["GridGames/Minesweeper-v0"]) == {"taught", "scratch"}
+    config = result.configs["GridGames/Minesweeper-v0"]
+    assert config.teacher == "solver" and config.teacher_states == 200  # 20,000 x 0.01
+    assert (tmp_path / "runs" / "Minesweeper-v0-taught" / "teacher" / "rounds.json").exists()
+    for name in ("table.md", "results.json", "learning_curves.png", "results.png"):
         assert (tmp_path / name).exists(), name
-    assert (
-        "| Minesweeper-v0 (rows=6, cols=6, mines=4) | solver |"
-        in (tmp_path / "table.md").read_text()
-    )
+    text = (tmp_path / "table.md").read_text()
+    assert "| Minesweeper-v0 (rows=6, cols=6, mines=4) | solver |" in text
+    assert "Learned against random (95% intervals):" in text
+    kinds = [row["kind"] for row in json.loads((tmp_path / "results.json").read_text())["results"]]
+    assert kinds == ["random", "algorithm", "learned", "learned"]
+
+
+def test_compare_runs_every_game_on_its_configuration_with_a_teacher() -> None:
+    assert {e.split("/")[1] for e in COMPARE_ENVS} == {
+        "Sokoban-Small-v0", "Minesweeper-v0", "Knight-v0", "Pikachu-v0", "Lines98-v0"
+    }  # fmt: skip
+    for env_id in COMPARE_ENVS:
+        config = compare_config(env_id)
+        assert config.teacher in list_agents(env_id), env_id
+        longer = compare_config(env_id, budget=4)
+        assert longer.timesteps == 4 * config.timesteps
+        assert longer.teacher_states == 4 * config.teacher_states
+    assert compare_config("GridGames/Knight-v0").policy == "maze-vi"
+    assert compare_config("GridGames/Lines98-v0").policy == "lift-drop"
+    with pytest.raises(ValueError, match="budget must be above 0"):
+        compare_config("GridGames/Knight-v0", budget=0)
+
+
+def test_the_learned_verdict_reads_the_intervals() -> None:
+    def result(wins: int, returns: list[float]) -> EvalResult:
+        n = len(returns)
+        return EvalResult("e", "a", n, 0, wins, wins / n, wilson_interval(wins, n),
+                          float(np.mean(returns)), float(np.std(returns)), 1.0, 1.0)  # fmt: skip
+
+    env = "GridGames/Lines98-v0"
+    learned = "greedy-taught maskable-ppo (1k steps)"
+    rows = [(env, "random", result(0, [0.0, 1.0] * 50))]
+    rows.append((env, learned, result(0, [40.0, 60.0] * 50)))
+    comparison = Comparison(rows, {}, {}, {}, Path("."))
+    assert verdicts(comparison) == [
+        f"- Lines98-v0, {learned}: above random, intervals apart (mean return)"
+    ]
+    rows[1] = (env, "maskable-ppo (1k steps)", result(3, [0.0, 1.0] * 50))
+    assert "NOT above random's interval (win rate)" in verdicts(comparison)[0]
 
 
 def test_cli_train_then_eval_the_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -253,6 +301,53 @@ def test_cell_logits_follow_the_action_numbering() -> None:
         assert out[0, action] == planes[plane, cell // 5, cell % 5]
     with pytest.raises(ValueError, match="not whole planes"):
         CellLogitsExtractor(env.observation_space, 30)
+
+
+def test_pair_logits_follow_the_action_numbering_and_the_pair_rule() -> None:
+    """Action ``pair_to_action(i, j)`` scores ``k_i . k_j / sqrt(d) + w_i + w_j``, the
+    same for ``(i, j)`` and ``(j, i)``; the pairs policy trains and plays legal pairs."""
+    import torch
+
+    from agents.board_policies import PairLogitsExtractor
+    from grid_envs.pikachu.rules import pair_to_action
+
+    env = gym.make("GridGames/Pikachu-v0", rows=4, cols=4, kinds=4)
+    obs, _ = env.reset(seed=0)
+    net = PairLogitsExtractor(env.observation_space, width=8, depth=2, keys=4)
+    x = torch.as_tensor(obs[None])
+    with torch.no_grad():
+        out = net(x)[0]
+        hidden = net.trunk(x.float() * net.scale)
+        hidden = net.mix(
+            hidden
+            + net.board(torch.cat([hidden.mean(dim=(2, 3)), hidden.amax(dim=(2, 3))], dim=1))[
+                :, :, None, None
+            ]
+        )
+        head = net.head(hidden)[0].flatten(1)  # (keys + 1, 16)
+    assert out.shape == (120 + 64,)
+    for i, j in ((0, 1), (0, 15), (3, 12), (14, 15)):
+        want = head[:4, i] @ head[:4, j] / 2 + head[4, i] + head[4, j]
+        assert torch.isclose(out[pair_to_action(i, j, 16)], want, atol=1e-5)
+        assert pair_to_action(i, j, 16) == pair_to_action(j, i, 16)
+
+
+def test_the_pairs_policy_trains_and_plays_legal_pairs(tmp_path: Path) -> None:
+    kwargs = {"rows": 4, "cols": 4, "kinds": 4}
+    config = default_config(
+        "GridGames/Pikachu-v0", timesteps=256, n_envs=2, n_steps=64, batch_size=64,
+        env_kwargs=kwargs, eval_freq=10_000, checkpoint_freq=10_000,
+    )  # fmt: skip
+    assert config.policy == "pairs"
+    agent = PolicyAgent.load(train(config, tmp_path, progress=False).model_path)
+    env = gym.make("GridGames/Pikachu-v0", **kwargs)
+    obs, _ = env.reset(seed=0)
+    for _ in range(8):
+        action = agent.act(env.unwrapped, obs)
+        assert env.unwrapped.action_masks()[action]
+        obs, _, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            break
 
 
 @pytest.mark.parametrize("algo", ["maskable-ppo", "ppo"])
