@@ -13,6 +13,8 @@ its logit directly, the same way on every cell:
   source, target]``, one batched product over the ball planes. That is the greedy agent's
   own shape (``grid_envs.lines98.heuristic.cell_gains``). A dense head over Lines98's
   1,296 moves (6x6) learns nothing in 100,000 steps; this one does.
+* :class:`PlayerLogitsExtractor` ("player", Sokoban's default): the move and push
+  logits read at the player's cell off a dilated residual CNN that covers the room.
 * :class:`PairLogitsExtractor` ("pairs", Pikachu's default): a pair of cells scores the
   product of the cells' keys plus each cell's worth, read off a CNN whose cells see the
   whole board.
@@ -106,6 +108,60 @@ class LiftDropExtractor(BaseFeaturesExtractor):
         balls = obs[:, : self.colours].flatten(2)  # (b, C, n) one-hot colour of each ball
         logits = lift.unsqueeze(2) + torch.einsum("bcs,bct->bst", balls, drop)
         return torch.cat([logits.flatten(1), value], dim=1)
+
+
+class _Dilated(nn.Module):
+    """Residual 3x3 'same' convolutions with dilations 1, 2, 4, 8, ...: after ``depth``
+    blocks a cell sees ``2 ** depth - 1`` cells each way, the whole board in a few layers."""
+
+    def __init__(self, planes: int, width: int, depth: int) -> None:
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(planes, width, 3, padding=1), nn.ReLU())
+        self.blocks = nn.ModuleList(
+            nn.Conv2d(width, width, 3, padding=2**k, dilation=2**k) for k in range(depth)
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        hidden = self.stem(x)
+        for block in self.blocks:
+            hidden = hidden + torch.relu(block(hidden))
+        return hidden
+
+
+class PlayerLogitsExtractor(BaseFeaturesExtractor):
+    """Planes to ``actions`` logits read at the player's cell, then ``value_dim`` features.
+
+    Sokoban's actions are moves and pushes *from the player's cell*: a residual CNN with
+    dilated convolutions (:class:`_Dilated`, covering the board) gives every cell one logit
+    per action, and the logits are the ones at the cell the player stands on (planes
+    ``player_planes``). Whether a push helps depends on the box's goal and path, anywhere in
+    the room; the dilations bring the whole room to every cell.
+    """
+
+    scale: torch.Tensor
+
+    def __init__(
+        self, observation_space: gym.spaces.Box, actions: int, player_planes: tuple[int, ...],
+        width: int = 32, depth: int = 4, value_dim: int = 64, bf16: bool = False,
+    ) -> None:  # fmt: skip
+        planes, _, _ = observation_space.shape
+        super().__init__(observation_space, actions + value_dim)
+        self.register_buffer("scale", plane_scale(observation_space))
+        self.player_planes = list(player_planes)
+        self.trunk = _Dilated(planes, width, depth)
+        self.head = nn.Conv2d(width, actions, 1)
+        self.value = nn.Sequential(nn.Linear(3 * width, value_dim), nn.ReLU())
+        self.bf16 = bf16
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        planes = observations.float() * self.scale
+        here = planes[:, self.player_planes].sum(dim=1, keepdim=True)  # (b, 1, rows, cols)
+        with mixed(observations, self.bf16):
+            hidden = self.trunk(planes)
+            logits = self.head(hidden).float()
+            at_player = (hidden.float() * here).sum(dim=(2, 3))
+            value = self.value(torch.cat([_pooled(hidden).float(), at_player], dim=1)).float()
+        return torch.cat([(logits * here).sum(dim=(2, 3)), value], dim=1)
 
 
 class PairLogitsExtractor(BaseFeaturesExtractor):

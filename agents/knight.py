@@ -21,7 +21,7 @@ TRAINING: dict[str, dict[str, Any]] = {
     "GridGames/Knight-v0": {"policy": "maze-vi", "shaping": "distance"},
 }
 COMPARE: dict[str, dict[str, Any]] = {
-    "GridGames/Knight-v0": {"teacher": "dijkstra", "teacher_states": 10_000, "timesteps": 20_000},
+    "GridGames/Knight-v0": {"teacher": "dijkstra", "teacher_states": 6_000, "timesteps": 10_000},
 }
 
 KNIGHT_IDS = ("GridGames/Knight*",)

@@ -35,8 +35,8 @@ TRAINING: dict[str, dict[str, Any]] = {
     "GridGames/Lines98-Small-v0": {"policy": "lift-drop"},
 }
 COMPARE: dict[str, dict[str, Any]] = {
-    "GridGames/Lines98-v0": {"teacher": "greedy", "teacher_states": 4_000, "dagger_rounds": 1,
-                             "teacher_epochs": 8, "timesteps": 20_000,
+    "GridGames/Lines98-v0": {"teacher": "greedy", "teacher_states": 2_000, "dagger_rounds": 1,
+                             "teacher_epochs": 8, "timesteps": 10_000,
                              "skip_agents": ("lookahead",)},
 }  # fmt: skip
 

@@ -22,8 +22,8 @@ TRAINING: dict[str, dict[str, Any]] = {
     },
 }
 COMPARE: dict[str, dict[str, Any]] = {
-    "GridGames/Minesweeper-v0": {"teacher": "solver", "teacher_states": 20_000,
-                                 "timesteps": 150_000},
+    "GridGames/Minesweeper-v0": {"teacher": "solver", "teacher_states": 10_000,
+                                 "timesteps": 100_000},
 }  # fmt: skip
 
 MINESWEEPER_IDS = ("GridGames/Minesweeper*",)

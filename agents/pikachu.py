@@ -25,8 +25,8 @@ TRAINING: dict[str, dict[str, Any]] = {
 }
 COMPARE: dict[str, dict[str, Any]] = {  # the planner plays a deal in about 3 s: too slow to
     # evaluate on 100 deals here, or to label the learner's own states (it replans on each)
-    "GridGames/Pikachu-v0": {"teacher": "planner", "teacher_states": 2_000, "dagger_rounds": 1,
-                             "timesteps": 20_000, "skip_agents": ("planner",)},
+    "GridGames/Pikachu-v0": {"teacher": "planner", "teacher_states": 1_000, "dagger_rounds": 1,
+                             "timesteps": 10_000, "skip_agents": ("planner",)},
 }  # fmt: skip
 
 PIKACHU_IDS = ("GridGames/Pikachu*",)

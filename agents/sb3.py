@@ -45,7 +45,7 @@ from agents.runs import (
     saved_steps,
 )
 
-POLICIES = ("cnn", "cells", "lift-drop", "maze-vi", "pairs")
+POLICIES = ("cnn", "cells", "lift-drop", "maze-vi", "pairs", "player")
 VEC_ENVS = ("batched", "dummy")
 # rollout and update sizes per kind of vec env, where a run does not set them: a batch
 # collects cheaply, so its PPO takes a larger rollout in fewer epochs (Atari's PPO uses 4);
@@ -70,8 +70,8 @@ class TrainConfig:
     n_envs: int = 64
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     shaping: str | None = None
-    policy: str = "cnn"  # or "cells", "lift-drop", "maze-vi", "pairs" (PPO, MaskablePPO;
-    # agents.board_policies)
+    policy: str = "cnn"  # or "cells", "lift-drop", "maze-vi", "pairs", "player" (PPO,
+    # MaskablePPO; agents.board_policies)
     gamma: float = 0.99
     learning_rate: float = 3e-4
     n_steps: int = 32  # PPO rollout per env
@@ -222,6 +222,19 @@ def policy_of(config: TrainConfig, actions: int) -> tuple[Any, dict[str, Any]]:
     elif config.policy == "pairs":
         kwargs["features_extractor_class"] = bp.PairLogitsExtractor
         kwargs["features_extractor_kwargs"] = {"bf16": bf16}
+    elif config.policy == "player":
+        from grid_envs.sokoban.state import PLAYER, PLAYER_ON_GOAL
+
+        if actions != 8 or not config.env_id.startswith("GridGames/Sokoban"):
+            raise ValueError(
+                f"the player policy reads Sokoban's planes and its 8 moves and pushes; "
+                f"{config.env_id} has {actions} actions"
+            )
+
+        kwargs["features_extractor_class"] = bp.PlayerLogitsExtractor
+        kwargs["features_extractor_kwargs"] = {
+            "actions": actions, "player_planes": (PLAYER, PLAYER_ON_GOAL), "bf16": bf16
+        }  # fmt: skip
     else:
         kwargs["features_extractor_class"] = bp.LiftDropExtractor
         kwargs["features_extractor_kwargs"] = {"bf16": bf16}

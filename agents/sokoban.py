@@ -15,12 +15,16 @@ from grid_envs.sokoban.push_env import SokobanPushEnv, push_action
 from grid_envs.sokoban.solver import solve
 from grid_envs.sokoban.state import SokobanState
 
-# `grid-games train` trains the registered boards with the default CNN (no TRAINING entry);
-# `compare` (agents.sb3.COMPARE) teaches it on Sokoban-Small-v0 (7x7, 2 boxes) with the solver.
-TRAINING: dict[str, dict[str, Any]] = {}
+# The configuration `grid-games train` uses by default (agents.sb3.DEFAULTS): the registered
+# boards, the moves and pushes read at the player's cell off a CNN that covers the room;
+# `compare` (agents.sb3.COMPARE) teaches it on Sokoban-Small-v0 (7x7, 2 boxes) with the solver
+TRAINING: dict[str, dict[str, Any]] = {
+    "GridGames/Sokoban-v0": {"policy": "player"},
+    "GridGames/Sokoban-Small-v0": {"policy": "player"},
+}
 COMPARE: dict[str, dict[str, Any]] = {
     "GridGames/Sokoban-Small-v0": {"teacher": "solver", "teacher_states": 20_000,
-                                   "timesteps": 200_000},
+                                   "teacher_epochs": 6, "timesteps": 30_000},
 }  # fmt: skip
 
 SOKOBAN_IDS = ("GridGames/Sokoban-v0", "GridGames/Sokoban-Small-v0", "GridGames/SokobanPush-v0")

@@ -472,7 +472,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--policy", choices=POLICIES, default=None,
         help="logits read off the board: cells (Minesweeper's default), lift-drop "
         "(Lines98's), maze-vi (the Knight's: value iteration over the maze), pairs "
-        "(Pikachu's: a key product per pair of cells); cnn: a dense head (Sokoban's)",
+        "(Pikachu's: a key product per pair of cells), player (Sokoban's: read at the "
+        "player's cell); cnn: a dense head",
     )  # fmt: skip
     p.add_argument("--seed", type=count(0), default=0)
     p.add_argument(

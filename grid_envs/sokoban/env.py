@@ -166,6 +166,15 @@ class SokobanEnv(GridEnv):
       registered limit; ``make(id, time_limit=N)`` changes it.
     - ``observation_mode``, ``render_mode``, ``tile_size``: views and drawing.
 
+    ## Reference results
+    Solved of the levels seeded 1,000,000 on, a seed no training run uses. On
+    ``Sokoban-Small-v0`` (7x7, 2 boxes): random 14% [9-22] and the ``solver`` agent 100% of
+    100; MaskablePPO with the ``player`` policy taught by the solver (``grid-games train
+    Sokoban-Small-v0 --teacher solver --teacher-steps 30000 --teacher-epochs 6 --timesteps
+    150000``, 6 minutes on 2 CPU cores) 27.5% [21.8-34.1] of 200. On ``Sokoban-v0``
+    (10x10, 4 boxes): random 0.0% [0.0-1.9] and the solver 100% [98.1-100] of 200; no
+    learned result yet.
+
     ## Version History
     - v0: first release. Since 0.2.0 generated levels come from a pool of 100,000 by
       default (``level_pool="auto"``): the same distribution of levels, other levels for

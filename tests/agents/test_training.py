@@ -12,7 +12,7 @@ import pytest
 from agents import EvalResult, evaluate, list_agents, make_agent, wilson_interval
 from agents.compare import COMPARE_ENVS, Comparison, compare_config, kind_of, run_compare, verdicts
 from agents.policy import PolicyAgent
-from agents.sb3 import DEFAULTS, TrainConfig, default_config, train
+from agents.sb3 import COMPARE, DEFAULTS, TrainConfig, default_config, policy_of, train
 
 TINY = {"rows": 4, "cols": 4, "mines": 2}
 
@@ -76,7 +76,8 @@ def test_each_game_declares_its_training_defaults() -> None:
     assert knight.shaping == "distance" and knight.policy == "maze-vi" and not knight.env_kwargs
     assert default_config("GridGames/Lines98-v0").policy == "lift-drop"
     assert default_config("GridGames/Minesweeper-v0").policy == "cells"
-    assert default_config("GridGames/Sokoban-Small-v0").env_kwargs == {}  # as registered
+    small = default_config("GridGames/Sokoban-Small-v0")
+    assert small.env_kwargs == {} and small.policy == "player"  # as registered
 
 
 def test_every_registered_agent_works_with_sb3_evaluate_policy() -> None:
@@ -114,7 +115,8 @@ def test_compare_teaches_then_tunes_and_writes_its_table_and_plots(tmp_path: Pat
     assert [kind_of(label) for label in labels] == ["random", "algorithm", "learned", "learned"]
     assert set(result.curves["GridGames/Minesweeper-v0"]) == {"taught", "scratch"}
     config = result.configs["GridGames/Minesweeper-v0"]
-    assert config.teacher == "solver" and config.teacher_states == 200  # 20,000 x 0.01
+    planned = COMPARE["GridGames/Minesweeper-v0"]["teacher_states"]
+    assert config.teacher == "solver" and config.teacher_states == max(100, round(planned / 100))
     assert (tmp_path / "runs" / "Minesweeper-v0-taught" / "teacher" / "rounds.json").exists()
     for name in ("table.md", "results.json", "learning_curves.png", "results.png"):
         assert (tmp_path / name).exists(), name
@@ -332,22 +334,55 @@ def test_pair_logits_follow_the_action_numbering_and_the_pair_rule() -> None:
         assert pair_to_action(i, j, 16) == pair_to_action(j, i, 16)
 
 
-def test_the_pairs_policy_trains_and_plays_legal_pairs(tmp_path: Path) -> None:
-    kwargs = {"rows": 4, "cols": 4, "kinds": 4}
-    config = default_config(
-        "GridGames/Pikachu-v0", timesteps=256, n_envs=2, n_steps=64, batch_size=64,
-        env_kwargs=kwargs, eval_freq=10_000, checkpoint_freq=10_000,
-    )  # fmt: skip
-    assert config.policy == "pairs"
-    agent = PolicyAgent.load(train(config, tmp_path, progress=False).model_path)
-    env = gym.make("GridGames/Pikachu-v0", **kwargs)
+def test_player_logits_are_read_at_the_players_cell() -> None:
+    """The 8 logits are the head's output at the player's cell, off a trunk whose last
+    dilation covers the room; only Sokoban's planes and moves are accepted."""
+    import torch
+
+    from agents.board_policies import PlayerLogitsExtractor
+    from grid_envs.sokoban.state import PLAYER, PLAYER_ON_GOAL
+
+    env = gym.make("GridGames/Sokoban-v0")
     obs, _ = env.reset(seed=0)
-    for _ in range(8):
+    net = PlayerLogitsExtractor(env.observation_space, 8, (PLAYER, PLAYER_ON_GOAL), width=8)
+    x = torch.as_tensor(obs[None])
+    with torch.no_grad():
+        out = net(x)[0]
+        head = net.head(net.trunk(x.float() * net.scale))[0]  # (8, rows, cols)
+    r, c = np.argwhere(obs[PLAYER] + obs[PLAYER_ON_GOAL])[0]
+    assert out.shape == (8 + 64,) and torch.allclose(out[:8], head[:, r, c], atol=1e-5)
+    assert net.trunk.blocks[-1].dilation == (8, 8)  # 15 cells each way: the whole 10x10 room
+    with pytest.raises(ValueError, match="the player policy reads Sokoban's planes"):
+        policy_of(default_config("GridGames/Knight-v0", policy="player"), 4)
+
+
+def plays_legally(agent: PolicyAgent, env_id: str, moves: int, **kwargs) -> None:
+    env = gym.make(env_id, **kwargs)
+    obs, _ = env.reset(seed=0)
+    for _ in range(moves):
         action = agent.act(env.unwrapped, obs)
         assert env.unwrapped.action_masks()[action]
         obs, _, terminated, truncated, _ = env.step(action)
         if terminated or truncated:
             break
+
+
+@pytest.mark.parametrize(
+    ("env_id", "kwargs", "policy"),
+    [("GridGames/Pikachu-v0", {"rows": 4, "cols": 4, "kinds": 4}, "pairs"),
+     ("GridGames/Sokoban-Small-v0", {}, "player")],
+)  # fmt: skip
+def test_the_pairs_and_player_policies_are_defaults_that_train_and_play_legally(
+    env_id: str, kwargs: dict, policy: str, tmp_path: Path
+) -> None:
+    config = default_config(
+        env_id, timesteps=256, n_envs=2, n_steps=64, batch_size=64, env_kwargs=kwargs,
+        eval_freq=10_000, checkpoint_freq=10_000,
+    )  # fmt: skip
+    assert config.policy == policy
+    agent = PolicyAgent.load(train(config, tmp_path, progress=False).model_path)
+    assert type(agent.model.policy).__name__.endswith("LogitsPolicy")
+    plays_legally(agent, env_id, 8, **kwargs)
 
 
 @pytest.mark.parametrize("algo", ["maskable-ppo", "ppo"])
@@ -362,14 +397,7 @@ def test_the_lift_drop_policy_trains_saves_loads_and_plays_legally(
     result = train(config, tmp_path, progress=False)
     agent = PolicyAgent.load(result.model_path)
     assert type(agent.model.policy).__name__.endswith("LogitsPolicy")
-    env = gym.make("GridGames/Lines98-Small-v0")
-    obs, _ = env.reset(seed=0)
-    for _ in range(20):
-        action = agent.act(env.unwrapped, obs)
-        assert env.unwrapped.action_masks()[action]
-        obs, _, terminated, truncated, _ = env.step(action)
-        if terminated or truncated:
-            break
+    plays_legally(agent, "GridGames/Lines98-Small-v0", 20)
 
 
 def test_the_lift_drop_policy_is_refused_for_dqn_and_unknown_policies_by_name(
