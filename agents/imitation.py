@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import gymnasium as gym
@@ -68,6 +69,13 @@ class Labels:
 
     def arrays(self) -> tuple[np.ndarray, ...]:
         return self.observations, self.masks, self.actions, self.returns
+
+    @cached_property
+    def return_scale(self) -> float:
+        """The returns' mean square (at least 1): the unit of the critic's cloning loss, so
+        that its error weighs as much as the actor's where returns run to hundreds of
+        points (Lines98) as where they are 1."""
+        return max(1.0, float(np.mean(self.returns**2)))
 
 
 @dataclass
@@ -193,10 +201,8 @@ def cloning_loss(policy: Any, labels: Labels, index: np.ndarray, value_coef: flo
     if value_coef:
         values = policy.predict_values(obs).flatten()
         returns = torch.as_tensor(labels.returns[index], device=device)
-        # in units of the returns' own scale, so that the critic's error weighs as much as
-        # the actor's where returns run to hundreds of points (Lines98) as where they are 1
-        scale = max(1.0, float(np.mean(labels.returns**2)))
-        loss = loss + value_coef * torch.nn.functional.mse_loss(values, returns) / scale
+        error = torch.nn.functional.mse_loss(values, returns) / labels.return_scale
+        loss = loss + value_coef * error
     return loss
 
 

@@ -213,16 +213,15 @@ def policy_of(config: TrainConfig, actions: int) -> tuple[Any, dict[str, Any]]:
     from agents import board_policies as bp
 
     kwargs: dict[str, Any] = {"normalize_images": False}
-    if config.policy == "cells":
+    extractors = {"lift-drop": bp.LiftDropExtractor, "maze-vi": bp.MazeValueExtractor,
+                  "pairs": bp.PairLogitsExtractor}  # fmt: skip
+    if config.policy in extractors:  # the board's planes are all they need
+        kwargs["features_extractor_class"] = extractors[config.policy]
+        kwargs["features_extractor_kwargs"] = {"bf16": bf16}
+    elif config.policy == "cells":
         kwargs["features_extractor_class"] = bp.CellLogitsExtractor
         kwargs["features_extractor_kwargs"] = {"actions": actions, "bf16": bf16}
-    elif config.policy == "maze-vi":
-        kwargs["features_extractor_class"] = bp.MazeValueExtractor
-        kwargs["features_extractor_kwargs"] = {"bf16": bf16}
-    elif config.policy == "pairs":
-        kwargs["features_extractor_class"] = bp.PairLogitsExtractor
-        kwargs["features_extractor_kwargs"] = {"bf16": bf16}
-    elif config.policy == "player":
+    else:  # "player"
         from grid_envs.sokoban.state import PLAYER, PLAYER_ON_GOAL
 
         if actions != 8 or not config.env_id.startswith("GridGames/Sokoban"):
@@ -235,9 +234,6 @@ def policy_of(config: TrainConfig, actions: int) -> tuple[Any, dict[str, Any]]:
         kwargs["features_extractor_kwargs"] = {
             "actions": actions, "player_planes": (PLAYER, PLAYER_ON_GOAL), "bf16": bf16
         }  # fmt: skip
-    else:
-        kwargs["features_extractor_class"] = bp.LiftDropExtractor
-        kwargs["features_extractor_kwargs"] = {"bf16": bf16}
     return (bp.MaskableLogitsPolicy if config.algo == "maskable-ppo" else bp.LogitsPolicy), kwargs
 
 
