@@ -65,6 +65,23 @@ class Agent:
     def act(self, env: GridEnv, observation: np.ndarray) -> int:
         raise NotImplementedError
 
+    def label(self, env: GridEnv, observation: np.ndarray) -> tuple[int, np.ndarray]:
+        """What a teacher says in this state (:mod:`agents.imitation`): the action
+        :meth:`act` plays, and a bool mask over the action space of every action the agent
+        rates as good as that one (it included). By default that action alone; agents
+        whose choice is one of several equals (ties in a score, any sure cell, any
+        shortest walk) name them all, so that cloning is not asked to guess a tie-break.
+        """
+        action = self.act(env, observation)
+        return action, self.one_hot(env, [action])
+
+    @staticmethod
+    def one_hot(env: GridEnv, actions: Any) -> np.ndarray:
+        """The bool mask over ``env``'s actions holding ``actions``."""
+        good = np.zeros(int(env.action_space.n), dtype=bool)
+        good[list(actions)] = True
+        return good
+
     def predict(
         self,
         observation: np.ndarray,

@@ -218,10 +218,14 @@ class MazeValueExtractor(BaseFeaturesExtractor):
     the values
     ``V(u) = max over open sides a of V(next_a(u)) - cost(next_a(u))`` are iterated
     ``iterations`` times (default rows * cols, enough for any route), the maze's open sides
-    (planes 0-3) gating each move. The logit of move ``a`` is ``beta * Q_a`` at the knight's
-    cell (plane 4), ``beta`` learned: with the right costs the greedy move follows a
-    cheapest route, as the Dijkstra agent does. A 'same' CNN's pooled planes, the value at
-    the knight and the energy left feed the critic. The iteration runs in float32.
+    (planes 0-3) gating each move; the gradient flows through the last ``grad_iterations``
+    sweeps only (the earlier ones run without it), which keeps a 25x25 maze's 625 sweeps
+    within memory (the values have settled by then, so a cost gets its gradient from the
+    cells up to that many steps along the route from the knight). The logit of move ``a``
+    is ``beta * Q_a`` at the knight's cell (plane 4), ``beta`` learned: with the right
+    costs the greedy move follows a cheapest route, as the Dijkstra agent does. A 'same'
+    CNN's pooled planes, the value at the knight and the energy left feed the critic. The
+    iteration runs in float32.
     """
 
     far = 1e4  # a value no route reaches
@@ -233,7 +237,7 @@ class MazeValueExtractor(BaseFeaturesExtractor):
 
     def __init__(
         self, observation_space: gym.spaces.Box, iterations: int | None = None, width: int = 32,
-        value_dim: int = 64, bf16: bool = False,
+        value_dim: int = 64, bf16: bool = False, grad_iterations: int = 64,
     ) -> None:  # fmt: skip
         planes, rows, cols = observation_space.shape
         if planes != knight.N_PLANES:
@@ -241,11 +245,20 @@ class MazeValueExtractor(BaseFeaturesExtractor):
         super().__init__(observation_space, 4 + value_dim)
         self.register_buffer("scale", plane_scale(observation_space))
         self.iterations = iterations or rows * cols
+        self.grad_iterations = grad_iterations
         self.head = nn.Conv2d(len(self.content_planes), 1, 1)  # the cost of entering a cell
         self.beta = nn.Parameter(torch.tensor(2.0))
         self.trunk = _trunk(planes, width, 2)
         self.value = nn.Sequential(nn.Linear(2 * width + 2, value_dim), nn.ReLU())
         self.bf16 = bf16
+
+    @classmethod
+    def iterate(
+        cls, value: torch.Tensor, start: torch.Tensor, gates: torch.Tensor, entry: torch.Tensor
+    ) -> torch.Tensor:
+        """One sweep of value iteration: the best open move's value, the exit held at 0."""
+        moves = torch.where(gates, cls.shifted(value) + entry, -cls.far)
+        return torch.maximum(start, moves.amax(dim=1)).clamp(min=-cls.far)
 
     @classmethod
     def shifted(cls, grid: torch.Tensor) -> torch.Tensor:
@@ -264,9 +277,11 @@ class MazeValueExtractor(BaseFeaturesExtractor):
         entry = self.shifted(-cost)  # minus the cost of the cell each move enters
         start = (planes[:, knight.EXIT_PLANE] - 1.0) * self.far  # 0 at the exit, far elsewhere
         value = start
-        for _ in range(self.iterations):
-            moves = torch.where(gates, self.shifted(value) + entry, -self.far)
-            value = torch.maximum(start, moves.amax(dim=1)).clamp(min=-self.far)
+        with torch.no_grad():  # memory: the gradient runs through the last iterations only
+            for _ in range(max(0, self.iterations - self.grad_iterations)):
+                value = self.iterate(value, start, gates, entry)
+        for _ in range(min(self.iterations, self.grad_iterations)):
+            value = self.iterate(value, start, gates, entry)
         moves = torch.where(gates, self.shifted(value) + entry, -self.far)
         here = planes[:, knight.KNIGHT_PLANE, None]  # (b, 1, rows, cols), one-hot
         logits = self.beta * (moves * here).sum(dim=(2, 3))

@@ -9,7 +9,9 @@ state, not only in the states of its own games. That makes it a teacher:
   another matter: the teacher (``beta=1``, plain demonstrations), the learner (``beta=0``,
   DAgger's states: the ones the learner's own mistakes lead to) or a mix.
 * :func:`clone` fits a policy (the same SB3 network PPO trains) to those labels:
-  cross-entropy over the legal actions only, and the critic to the discounted returns.
+  cross-entropy over the legal actions only, and the critic to the discounted returns. A
+  teacher whose choice is one of several equals (:meth:`agents.base.Agent.label`: tied
+  scores, any sure cell, any shortest walk) is matched by any of them.
 * :func:`teach`: demonstrations, then DAgger rounds, cloning on the growing data set.
 * :class:`CloningCallback`: while PPO fine-tunes the cloned policy, a few cloning steps
   after each rollout with a weight that decays to zero, so PPO's first noisy updates do not
@@ -53,22 +55,45 @@ def check_teaching(env_id: str, teacher: str, states: int, rounds: int) -> None:
 @dataclass
 class Labels:
     """States with the teacher's action: observations (n, ...), legal actions (n, A),
-    the teacher's actions (n,) and the discounted return that followed each state (n,)."""
+    the teacher's actions (n,), the discounted return that followed each state (n,) and,
+    where the teacher named them, every action it rates as good as its own (n, A; None:
+    its own alone, as in a recorded dataset)."""
 
     observations: np.ndarray
     masks: np.ndarray
     actions: np.ndarray
     returns: np.ndarray
+    good: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.actions)
 
+    def targets(self, index: np.ndarray | slice) -> np.ndarray:
+        """(k, A) bool: the actions cloning counts as the teacher's in the states ``index``."""
+        if self.good is not None:
+            return self.good[index]
+        actions = self.actions[index]
+        out = np.zeros((len(actions), self.masks.shape[1]), dtype=bool)
+        out[np.arange(len(actions)), actions] = True
+        return out
+
     def extend(self, other: Labels) -> Labels:
-        pairs = zip(self.arrays(), other.arrays(), strict=True)
-        return Labels(*(np.concatenate([a, b]) for a, b in pairs))
+        mine, theirs = self.arrays(), other.arrays()
+        if len(mine) != len(theirs):  # one side names its equals, the other does not
+            mine, theirs = self.with_good().arrays(), other.with_good().arrays()
+        return Labels(*(np.concatenate([a, b]) for a, b in zip(mine, theirs, strict=True)))
+
+    def with_good(self) -> Labels:
+        """The same labels with :attr:`good` filled in."""
+        return Labels(
+            self.observations, self.masks, self.actions, self.returns, self.targets(slice(None))
+        )
 
     def arrays(self) -> tuple[np.ndarray, ...]:
-        return self.observations, self.masks, self.actions, self.returns
+        """The arrays in field order (``good`` where there is one), as saved in
+        ``teacher/labels.npz``."""
+        base = (self.observations, self.masks, self.actions, self.returns)
+        return base if self.good is None else (*base, self.good)
 
     @cached_property
     def return_scale(self) -> float:
@@ -125,6 +150,7 @@ def label_states(
     rng = np.random.default_rng(seed)
     obs_out: list[np.ndarray] = []
     mask_out: list[np.ndarray] = []
+    good_out: list[np.ndarray] = []
     act_out: list[int] = []
     ret_out: list[float] = []
     stats = LabelStats()
@@ -137,18 +163,21 @@ def label_states(
         started += 1
         teachers[i].reset()
         return {"obs": obs, "teacher_moves": rng.random() < beta, "obs_list": [], "masks": [],
-                "actions": [], "rewards": []}  # fmt: skip
+                "actions": [], "good": [], "rewards": []}  # fmt: skip
 
     live = [start(i) for i in range(n_envs)]
     active = list(range(n_envs))
     while active:
         masks = np.stack([games[i].action_masks() for i in active])
         observations = np.stack([live[i]["obs"] for i in active])
-        labels = [teachers[i].act(games[i], live[i]["obs"]) for i in active]
+        said = [teachers[i].label(games[i], live[i]["obs"]) for i in active]
+        labels = [action for action, _ in said]
+        good = np.stack([g for _, g in said]) & masks  # the teacher's equals, legal ones
+        good[np.arange(len(active)), labels] = True  # and its own action, whatever it is
         moves = list(labels)
         if learner is not None:
             mine = policy_actions(learner, algo_of(learner), observations, masks)
-            agree += int(np.sum(mine == np.asarray(labels)))
+            agree += int(np.sum(good[np.arange(len(active)), mine]))
             moves = [lab if live[i]["teacher_moves"] else int(m)
                      for i, lab, m in zip(active, labels, mine, strict=True)]  # fmt: skip
         still = []
@@ -157,6 +186,7 @@ def label_states(
             ep["obs_list"].append(observations[j])
             ep["masks"].append(masks[j])
             ep["actions"].append(labels[j])
+            ep["good"].append(good[j])
             ep["obs"], reward, terminated, truncated, info = envs[i].step(moves[j])
             ep["rewards"].append(float(reward))
             if not (terminated or truncated):
@@ -168,6 +198,7 @@ def label_states(
             obs_out += ep["obs_list"]
             mask_out += ep["masks"]
             act_out += ep["actions"]
+            good_out += ep["good"]
             ret_out += discounted_returns(ep["rewards"], gamma)
             if len(act_out) + sum(len(live[k]["actions"]) for k in still) < states:
                 live[i] = start(i)
@@ -179,6 +210,7 @@ def label_states(
     labels_out = Labels(
         np.stack(obs_out), np.stack(mask_out).astype(bool),
         np.asarray(act_out, dtype=np.int64), np.asarray(ret_out, dtype=np.float32),
+        np.stack(good_out),
     )  # fmt: skip
     return labels_out, stats
 
@@ -190,14 +222,16 @@ def _masked_log_probs(policy: Any, obs: Any, masks: Any) -> Any:
 
 
 def cloning_loss(policy: Any, labels: Labels, index: np.ndarray, value_coef: float = 0.5) -> Any:
-    """Cross-entropy of the teacher's actions over the legal ones, plus ``value_coef``
-    times the critic's squared error on the returns, for the states ``index``."""
+    """Cross-entropy of the teacher's actions over the legal ones (minus the log of the
+    probability the policy puts on all the actions the teacher rates best, where it names
+    several), plus ``value_coef`` times the critic's squared error on the returns, for the
+    states ``index``."""
     device = policy.device
     obs, _ = policy.obs_to_tensor(labels.observations[index])
     masks = torch.as_tensor(labels.masks[index], device=device)
-    actions = torch.as_tensor(labels.actions[index], device=device)
+    targets = torch.as_tensor(labels.targets(index), device=device)
     log_probs = _masked_log_probs(policy, obs, masks)
-    loss = -log_probs.gather(1, actions[:, None]).mean()
+    loss = -torch.logsumexp(log_probs.masked_fill(~targets, -1e9), dim=1).mean()
     if value_coef:
         values = policy.predict_values(obs).flatten()
         returns = torch.as_tensor(labels.returns[index], device=device)
@@ -238,7 +272,8 @@ def clone(
 
 
 def accuracy(model: Any, labels: Labels, batch_size: int = 1024) -> float:
-    """The share of ``labels``' states where the model's greedy legal action is the label."""
+    """The share of ``labels``' states where the model's greedy legal action is the
+    teacher's (or one the teacher rates as good)."""
     from agents.batched import policy_actions
     from agents.policy import algo_of
 
@@ -246,7 +281,7 @@ def accuracy(model: Any, labels: Labels, batch_size: int = 1024) -> float:
     for start in range(0, len(labels), batch_size):
         part = slice(start, start + batch_size)
         mine = policy_actions(model, algo_of(model), labels.observations[part], labels.masks[part])
-        hits += int(np.sum(mine == labels.actions[part]))
+        hits += int(np.sum(labels.targets(part)[np.arange(len(mine)), mine]))
     return hits / max(1, len(labels))
 
 

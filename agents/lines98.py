@@ -55,16 +55,27 @@ class GreedyAgent(Agent):
 
     name = "greedy"
 
-    def act(self, env: GridEnv, observation: np.ndarray) -> int:
+    def best(self, env: GridEnv) -> list[int]:
+        """The actions of every move that ties for the best gain (none: the game is over)."""
         s: Lines98State = env.game_state()
         e: Any = env
         moves = legal_moves(env)
         if not len(moves):
-            return 0
+            return []
         gains = spawn_gains(s, moves, e.line_length, e.colours)
-        best = np.flatnonzero(gains >= gains.max() - 1e-9)
-        src, dst = moves[best[self.rng.integers(len(best))]]
-        return rules.move_to_action(int(src), int(dst), s.board.size)
+        size = s.board.size
+        return [rules.move_to_action(int(src), int(dst), size)
+                for src, dst in moves[gains >= gains.max() - 1e-9]]  # fmt: skip
+
+    def act(self, env: GridEnv, observation: np.ndarray) -> int:
+        return self.label(env, observation)[0]
+
+    def label(self, env: GridEnv, observation: np.ndarray) -> tuple[int, np.ndarray]:
+        """A random one of the tied best moves, and all of them."""
+        best = self.best(env)
+        if not best:
+            return 0, self.one_hot(env, [0])
+        return best[self.rng.integers(len(best))], self.one_hot(env, best)
 
 
 class LookaheadAgent(Agent):

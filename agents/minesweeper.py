@@ -57,13 +57,25 @@ class MinesweeperSolverAgent(Agent):
         for solver in self._solvers.values():
             solver.reset()
 
-    def act(self, env: GridEnv, observation: np.ndarray) -> int:
+    def _solver(self, env: GridEnv) -> MinesweeperSolver:
         solver = self._solvers.get(id(env))
         if solver is None:
             e: Any = env
             solver = MinesweeperSolver(e.rows, e.cols, e.num_mines, e.first_click)
             self._solvers[id(env)] = solver
-        return solver.act(view_from_observation(observation))
+        return solver
+
+    def act(self, env: GridEnv, observation: np.ndarray) -> int:
+        return self._solver(env).act(view_from_observation(observation))
+
+    def label(self, env: GridEnv, observation: np.ndarray) -> tuple[int, np.ndarray]:
+        """The cell it reveals, and with it every hidden cell it has proved safe (any order
+        of the sure cells wins alike); a guess stands alone."""
+        solver = self._solver(env)
+        view = view_from_observation(observation).ravel()
+        cell = solver.act(view)
+        sure = [c for c in solver.queue if view[c] == HIDDEN]
+        return cell, self.one_hot(env, [cell, *sure])
 
 
 register_agent(

@@ -32,13 +32,20 @@ COMPARE: dict[str, dict[str, Any]] = {  # the planner plays a deal in about 3 s:
 PIKACHU_IDS = ("GridGames/Pikachu*",)
 
 
-def greedy_action(board: np.ndarray) -> int | None:
-    """The removable pair with the shortest path (ties: the first in board order)."""
+def shortest_pairs(board: np.ndarray) -> list[int]:
+    """The actions of the removable pairs joined by the shortest path, in board order."""
     pairs, lengths = removable_with_lengths(board)
     if not pairs:
-        return None
-    k = min(range(len(pairs)), key=lambda n: (lengths[n], pairs[n]))
-    return pair_to_action(*pairs[k], board.size)
+        return []
+    shortest = min(lengths)
+    ranked = sorted(zip(pairs, lengths, strict=True))
+    return [pair_to_action(*pair, board.size) for pair, length in ranked if length == shortest]
+
+
+def greedy_action(board: np.ndarray) -> int | None:
+    """The removable pair with the shortest path (ties: the first in board order)."""
+    best = shortest_pairs(board)
+    return best[0] if best else None
 
 
 class GreedyAgent(Agent):
@@ -47,8 +54,12 @@ class GreedyAgent(Agent):
     name = "greedy"
 
     def act(self, env: GridEnv, observation: np.ndarray) -> int:
-        action = greedy_action(env.game_state().board)
-        return 0 if action is None else action
+        return self.label(env, observation)[0]
+
+    def label(self, env: GridEnv, observation: np.ndarray) -> tuple[int, np.ndarray]:
+        """The first of the pairs the shortest paths join, and all of them."""
+        best = shortest_pairs(env.game_state().board) or [0]
+        return best[0], self.one_hot(env, best)
 
 
 class PlannerAgent(Agent):

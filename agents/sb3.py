@@ -440,7 +440,7 @@ def _taught(config: TrainConfig, model: Any, out: Path, fresh: bool) -> tuple[fl
         labels = result.labels
     else:
         with np.load(folder / "labels.npz") as saved:
-            labels = Labels(*(saved[f"arr_{i}"] for i in range(4)))
+            labels = Labels(*(saved[f"arr_{i}"] for i in range(len(saved.files))))
     decay = config.cloning_decay if config.cloning_decay is not None else config.timesteps // 2
     cloning = CloningCallback(labels, config.cloning_coef, decay, seed=config.seed)
     return time.perf_counter() - start, cloning

@@ -10,6 +10,7 @@ import numpy as np
 from agents.base import Agent
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
+from grid_envs.core.grid import bfs_distances
 from grid_envs.sokoban import rules
 from grid_envs.sokoban.push_env import SokobanPushEnv, push_action
 from grid_envs.sokoban.solver import solve
@@ -85,17 +86,61 @@ class SokobanSolverAgent(Agent):
         return actions, expected
 
     def act(self, env: GridEnv, observation: np.ndarray) -> int:
+        return self.label(env, observation)[0]
+
+    def label(self, env: GridEnv, observation: np.ndarray) -> tuple[int, np.ndarray]:
+        """The plan's next action; where that is a step of the walk to the next push,
+        every step that shortens that walk as much (the plan's walk is one shortest path
+        among many). A push, or a random action when no plan holds, stands alone."""
         s = env.game_state()
         plan = self._plans.get(id(env))
         if plan is None or not plan[0] or plan[1][0] != self._key(s):
-            plan = self._plan(env, s)
+            plan = self._rewalk(env, s, plan) or self._plan(env, s)
             self._plans[id(env)] = plan
         actions, expected = plan
-        if actions:
-            self._plans[id(env)] = (actions[1:], expected[1:])
-            return actions[0]
-        legal = np.flatnonzero(env.action_masks())
-        return int(legal[self.rng.integers(len(legal))])
+        if not actions:
+            legal = np.flatnonzero(env.action_masks())
+            action = int(legal[self.rng.integers(len(legal))])
+            return action, self.one_hot(env, [action])
+        self._plans[id(env)] = (actions[1:], expected[1:])
+        if actions[0] >= 4 or isinstance(env, SokobanPushEnv):
+            return actions[0], self.one_hot(env, actions[:1])
+        push = next(k for k, a in enumerate(actions) if a >= 4)  # a plan ends with a push
+        return actions[0], self.one_hot(env, [actions[0], *self._shortening(s, expected[push][1])])
+
+    @staticmethod
+    def _walk_distances(s: SokobanState, target: tuple[int, int]) -> np.ndarray:
+        return bfs_distances(s.floor & ~s.boxes, target)
+
+    def _shortening(self, s: SokobanState, target: tuple[int, int]) -> list[int]:
+        """The moves from the player's cell one step nearer ``target``, boxes unmoved."""
+        dist = self._walk_distances(s, target)
+        r, c = s.player
+        return [d for d, (dr, dc) in enumerate(rules.DIRECTIONS)
+                if dist[r + dr, c + dc] == dist[r, c] - 1 >= 0]  # fmt: skip
+
+    def _rewalk(self, env: GridEnv, s: SokobanState, plan: Any) -> Any:
+        """The plan again from a player who walked off it with the boxes where the plan's
+        next push expects them: a shortest walk to that push, then the plan's pushes (no
+        new search). None where that does not hold."""
+        if plan is None or not plan[0] or isinstance(env, SokobanPushEnv):
+            return None
+        actions, expected = plan
+        push = next((k for k, a in enumerate(actions) if a >= 4), None)
+        if push is None or expected[push][0] != s.boxes.tobytes():
+            return None
+        target = expected[push][1]
+        dist = self._walk_distances(s, target)
+        if dist[s.player] < 0:
+            return None
+        sim = copy.deepcopy(s)
+        walk, keys = [], []
+        while sim.player != target:
+            keys.append(self._key(sim))
+            step = self._shortening(sim, target)[0]
+            walk.append(step)
+            rules.apply_action(sim, step)
+        return walk + actions[push:], keys + expected[push:]
 
 
 register_agent(

@@ -173,6 +173,26 @@ def test_maze_value_iteration_with_the_rules_costs_follows_a_cheapest_route() ->
     assert on_route == len(moves)
 
 
+def test_maze_value_iteration_backpropagates_through_its_last_sweeps_only() -> None:
+    """The sweeps run without a gradient change nothing forward, and the costs still get
+    one: the full iteration and the truncated one give the same logits."""
+    import torch
+
+    from agents.board_policies import MazeValueExtractor
+
+    env = gym.make("GridGames/Knight-Large-v0")
+    obs = torch.as_tensor(np.stack([env.reset(seed=s)[0] for s in range(2)]))
+    torch.manual_seed(0)
+    full = MazeValueExtractor(env.observation_space, grad_iterations=10_000)
+    short = MazeValueExtractor(env.observation_space, grad_iterations=8)
+    short.load_state_dict(full.state_dict())
+    assert short.iterations == 625
+    out_full, out_short = full(obs), short(obs)
+    assert torch.allclose(out_full, out_short)
+    out_short[:, :4].sum().backward()
+    assert short.head.weight.grad is not None and short.head.weight.grad.abs().sum() > 0
+
+
 def route_costs(open_sides: np.ndarray, monsters: np.ndarray, exit_: tuple[int, int]):
     """Cheapest cost from each cell to the exit, by Dijkstra over the observation's planes
     (open up, right, down, left), written apart from the project's solver."""

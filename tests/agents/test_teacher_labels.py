@@ -1,0 +1,103 @@
+"""Teachers that name every action as good as their own (``Agent.label``), and cloning that
+is matched by any of them."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import torch
+
+from agents.imitation import Labels, accuracy, cloning_loss, label_states
+from agents.registry import make_agent
+from agents.sb3 import TrainConfig, new_model, training_env
+from grid_envs.pikachu.paths import removable_with_lengths
+from grid_envs.pikachu.rules import action_to_pair
+
+
+def play_labels(env_id: str, agent_name: str, episodes: int, pick_any: bool, **kwargs):
+    """Each state's label over ``episodes`` games; with ``pick_any`` the move played is a
+    random one of the equally good actions, not the teacher's own."""
+    env = gym.make(env_id, **kwargs)
+    agent = make_agent(agent_name, env, seed=0)
+    rng = np.random.default_rng(0)
+    said, wins = [], 0
+    for episode in range(episodes):
+        obs, _ = env.reset(seed=episode)
+        agent.reset()
+        done = False
+        while not done:
+            action, good = agent.label(env.unwrapped, obs)
+            mask = env.unwrapped.action_masks()
+            said.append((env.unwrapped.game_state(), action, good, mask))
+            move = int(rng.choice(np.flatnonzero(good))) if pick_any else action
+            obs, _, terminated, truncated, info = env.step(move)
+            done = terminated or truncated
+        wins += bool(info.get("is_success"))
+    return said, wins
+
+
+def test_minesweeper_solver_names_only_cells_that_are_safe() -> None:
+    said, _ = play_labels("GridGames/Minesweeper-v0", "solver", 10, pick_any=True)
+    sizes = []
+    for state, action, good, mask in said:
+        assert good[action] and not (good & ~mask).any()
+        if good.sum() > 1:  # sure cells, never a mine
+            assert not state.mines.ravel()[np.flatnonzero(good)].any()
+        sizes.append(int(good.sum()))
+    assert max(sizes) > 1
+
+
+def test_sokoban_solver_names_every_shortest_step_and_still_wins() -> None:
+    said, wins = play_labels("GridGames/Sokoban-Small-v0", "solver", 6, pick_any=True)
+    assert wins == 6  # walking any shortest way, the solver's pushes still finish the board
+    several = 0
+    for _, action, good, mask in said:
+        assert good[action] and not (good & ~mask).any()
+        if good.sum() > 1:
+            several += 1
+            assert not good[4:].any()  # pushes stand alone; ties are walk steps
+    assert several > 0
+
+
+def test_pikachu_greedy_names_every_pair_its_shortest_path_joins() -> None:
+    said, _ = play_labels("GridGames/Pikachu-Small-v0", "greedy", 3, pick_any=False)
+    several = 0
+    for state, action, good, mask in said:
+        assert good[action] and not (good & ~mask).any()
+        pairs, lengths = removable_with_lengths(state.board)
+        length = dict(zip(pairs, lengths, strict=True))
+        named = [length[tuple(sorted(action_to_pair(int(a), state.board.size)))]
+                 for a in np.flatnonzero(good)]  # fmt: skip
+        assert set(named) == {min(lengths)}
+        assert len(named) == sum(n == min(lengths) for n in lengths)
+        several += len(named) > 1
+    assert several > 0
+
+
+def test_lines98_greedy_names_legal_ties_that_hold_its_move() -> None:
+    said, _ = play_labels("GridGames/Lines98-Small-v0", "greedy", 2, pick_any=True)
+    for _, action, good, mask in said:
+        assert good[action] and not (good & ~mask).any()
+
+
+def test_cloning_is_matched_by_any_of_the_equally_good_actions() -> None:
+    env_id, kwargs = "GridGames/Minesweeper-v0", {"rows": 6, "cols": 6, "mines": 4}
+    labels, _ = label_states(env_id, "solver", 200, seed=1, env_kwargs=kwargs, n_envs=4)
+    assert labels.good is not None and labels.good[np.arange(len(labels)), labels.actions].all()
+    config = TrainConfig(
+        env_id=env_id, env_kwargs=kwargs, n_envs=2, n_steps=16, batch_size=32, seed=0
+    )
+    model = new_model(config, training_env(config), tensorboard_log=None)
+    index = np.arange(len(labels))
+    with torch.no_grad():
+        every_legal = Labels(*labels.arrays()[:4], labels.masks.copy())
+        assert float(cloning_loss(model.policy, every_legal, index, value_coef=0)) < 1e-4
+        own = Labels(*labels.arrays()[:4])
+        sets_loss = float(cloning_loss(model.policy, labels, index, value_coef=0))
+        own_loss = float(cloning_loss(model.policy, own, index, value_coef=0))
+    several = labels.good.sum(axis=1) > 1
+    assert several.any() and sets_loss < own_loss
+    assert accuracy(model, labels) >= accuracy(model, own)
+    merged = own.extend(labels)  # a recorded dataset's labels with a teacher's sets
+    assert merged.good is not None and len(merged) == 2 * len(labels)
+    assert np.array_equal(merged.good[: len(labels)], own.targets(slice(None)))
