@@ -6,7 +6,8 @@ random agent and the game's algorithms, then trains the learned policy as
 network, DAgger rounds, MaskablePPO fine-tuning), and evaluates it on the same held-out
 seeds, which no training or teaching episode used. ``budget`` scales the labelled states
 and the PPO steps of every game; ``scratch=True`` also trains MaskablePPO from scratch for
-as many steps, so that the learning curves show what the teacher bought.
+as much wall time as the taught run took, teaching included, so that the table and the
+learning curves show what the teacher bought.
 
 It writes ``table.md`` (with, per game, whether the learned policy beats random with the
 95% intervals apart), ``results.json``, ``results.png`` (bars grouped by game, coloured by
@@ -27,6 +28,7 @@ from agents.registry import list_agents
 from agents.sb3 import COMPARE, HELDOUT_SEED, TrainConfig, default_config, train
 
 COMPARE_ENVS = tuple(COMPARE)
+SCRATCH_STEPS = 50  # a scratch run's step cap, times the taught run's: the time limit binds
 KINDS = {"random": "tab:gray", "algorithm": "tab:blue", "learned": "tab:orange"}
 Curve = list[tuple[int, float, float]]  # (timesteps, mean return, win rate)
 
@@ -38,6 +40,12 @@ class Comparison:
     train_seconds: dict[str, float]  # "<env> taught" / "<env> scratch" -> wall seconds
     configs: dict[str, TrainConfig]  # env -> the taught run's configuration
     out: Path
+
+
+def run_seconds(settings_path: Path) -> float:
+    """A finished run's wall seconds, teaching included, from its ``settings.json``."""
+    settings = json.loads(Path(settings_path).read_text())
+    return float(settings.get("seconds", 0.0)) + float(settings.get("teacher_seconds", 0.0))
 
 
 def kind_of(label: str) -> str:
@@ -95,11 +103,20 @@ def run_compare(
         if scratch or not config.teacher:
             runs.append(("scratch", replace(config, teacher=None)))
         for how, run in runs:
+            taught_seconds = result.train_seconds.get(f"{env_id} taught")
+            if how == "scratch" and taught_seconds:  # the taught run's wall time, in steps
+                steps = run.timesteps * SCRATCH_STEPS
+                run = replace(run, timesteps=steps, time_limit=max(1.0, taught_seconds))
             taught = f"{run.teacher}-taught " if run.teacher else ""
-            log(f"{env_id}: training {taught}MaskablePPO for {run.timesteps} steps")
+            limit = f" or {run.time_limit:.0f} s" if run.time_limit else ""
+            log(f"{env_id}: training {taught}MaskablePPO for {run.timesteps} steps{limit}")
             start = time.perf_counter()
             trained = train(run, out / "runs" / f"{env_id.split('/')[1]}-{how}", progress)
-            result.train_seconds[f"{env_id} {how}"] = time.perf_counter() - start
+            result.train_seconds[f"{env_id} {how}"] = (
+                run_seconds(trained.settings_path)
+                if trained.already_done
+                else time.perf_counter() - start
+            )
             result.curves.setdefault(env_id, {})[how] = trained.curve
             agent = PolicyAgent.load(trained.model_path)
             label = f"{taught}maskable-ppo ({trained.timesteps // 1000}k steps)"

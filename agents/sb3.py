@@ -94,6 +94,8 @@ class TrainConfig:
     teacher_epochs: int = 4  # passes over the labelled states after each round
     cloning_coef: float = 1.0  # the cloning loss kept during PPO, decaying to 0 ...
     cloning_decay: int | None = None  # ... over this many steps (None: half of timesteps)
+    time_limit: float | None = None  # seconds of wall time for the run, teaching included:
+    # PPO stops there and the model so far is saved as the run's (a rerun goes on from it)
 
 
 # Each game's training configuration, declared beside its baselines (agents/<game>.py), in
@@ -317,6 +319,9 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainR
         raise ValueError(f"n_envs must be at least 1, got {config.n_envs!r}")
     if config.timesteps < 1:
         raise ValueError(f"timesteps must be at least 1, got {config.timesteps!r}")
+    if config.time_limit is not None and not config.time_limit > 0:
+        raise ValueError(f"time_limit must be above 0 seconds, got {config.time_limit!r}")
+    began = time.perf_counter()
     if config.teacher is not None:
         _check_teacher(config)
     out = Path(out)
@@ -364,6 +369,8 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainR
     if config.teacher:
         teacher_seconds, cloning = _taught(config, model, out, fresh=resume is None)
         callbacks.append(cloning)
+    if config.time_limit is not None:
+        callbacks.append(_time_limit(began + config.time_limit))
     remaining = config.timesteps - model.num_timesteps
     start = time.perf_counter()
     interrupted = False
@@ -393,6 +400,9 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainR
         "torch_threads": threads,
         "device": str(model.device),
         "teacher_seconds": round(teacher_seconds, 1),
+        "stopped_at_time_limit": bool(
+            config.time_limit is not None and model.num_timesteps < config.timesteps
+        ),
     }
     settings_path = out / "settings.json"
     settings_path.write_text(json.dumps({**settings, "interrupted": interrupted}, indent=2))
@@ -453,6 +463,18 @@ def _has_bar() -> bool:
     except ImportError:
         return False
     return True
+
+
+def _time_limit(deadline: float) -> Any:
+    """A callback that stops ``learn`` at the first step past ``deadline`` (a
+    ``time.perf_counter()``)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class TimeLimit(BaseCallback):
+        def _on_step(self) -> bool:
+            return time.perf_counter() < deadline
+
+    return TimeLimit()
 
 
 def _eval_callback(config: TrainConfig, out: Path, per_env: int) -> Any:

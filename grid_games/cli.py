@@ -240,7 +240,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         shaping=args.shaping, policy=args.policy, vec_env=args.vec_env, threads=args.threads,
         device=args.device, precision=args.precision, teacher=args.teacher,
         teacher_states=args.teacher_steps, dagger_rounds=args.dagger_rounds,
-        teacher_epochs=args.teacher_epochs,
+        teacher_epochs=args.teacher_epochs, time_limit=args.time_limit,
     )  # fmt: skip
     config.env_kwargs = {**config.env_kwargs, **parse_settings(args.set, env)}
     out = args.out or f"runs/{env.split('/')[1]}-{args.algo}-s{args.seed}"
@@ -254,6 +254,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         )
     else:
         print(f"trained {result.timesteps} steps in {result.seconds:.0f} s{resumed}")
+        if result.timesteps < config.timesteps:
+            print(f"stopped at the time limit ({args.time_limit} s, teaching included)")
     print(f"model: {result.model_path}  settings: {result.settings_path}")
     for steps, mean, wins in result.curve:
         print(f"  eval at {steps:>7}: return {mean:7.2f}  win rate {wins:.0%}")
@@ -268,6 +270,8 @@ def _train_rllib(env: str, args: argparse.Namespace) -> int:
         raise ValueError("the rllib backend trains PPO with masks; leave --algo out")
     if args.policy not in (None, "cnn"):
         raise ValueError("the rllib backend trains its CNN policy; leave --policy out")
+    if args.teacher or args.time_limit:
+        raise ValueError("--teacher and --time-limit are the sb3 backend's; leave them out")
     defaults = DEFAULTS.get(env, {})
     config = RLlibConfig(
         env_id=env,
@@ -506,6 +510,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="round 0 the teacher plays, then the learner (default: 3)")  # fmt: skip
     p.add_argument("--teacher-epochs", type=count(1), default=None,
                    help="cloning passes over the labels after each round (default: 4)")  # fmt: skip
+    p.add_argument(
+        "--time-limit", type=count(1), default=None, metavar="SECONDS",
+        help="stop PPO after this much wall time, teaching included, and keep the model "
+        "so far as the run's (default: none)",
+    )  # fmt: skip
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument(
@@ -530,7 +539,8 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     p.add_argument(
         "--scratch", action="store_true",
-        help="also train MaskablePPO from scratch, as many steps, for the curves",
+        help="also train MaskablePPO from scratch for the taught run's wall time, teaching "
+        "included",
     )  # fmt: skip
     p.add_argument("--episodes", type=count(1), default=100, help="evaluation episodes per agent")
     p.add_argument("--seed", type=count(0), default=0)

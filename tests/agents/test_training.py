@@ -61,6 +61,19 @@ def test_a_rerun_resumes_from_the_last_checkpoint(tmp_path: Path) -> None:
     assert second.timesteps >= 1024
 
 
+def test_a_time_limit_stops_training_and_keeps_the_model(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="time_limit must be above 0"):
+        train(tiny("maskable-ppo", time_limit=0), tmp_path / "none", progress=False)
+    assert not (tmp_path / "none").exists()
+    config = tiny("maskable-ppo", time_limit=2)
+    config.timesteps = 10_000_000
+    result = train(config, tmp_path / "run", progress=False)
+    assert 0 < result.timesteps < config.timesteps and result.model_path.exists()
+    settings = json.loads(result.settings_path.read_text())
+    assert settings["stopped_at_time_limit"] and not settings["interrupted"]
+    assert settings["timesteps_done"] == result.timesteps
+
+
 def test_shaping_by_name_trains(tmp_path: Path) -> None:
     config = TrainConfig(
         env_id="GridGames/Knight-v0", timesteps=256, n_envs=1, n_steps=64, batch_size=64,
@@ -109,9 +122,15 @@ def test_compare_teaches_then_tunes_and_writes_its_table_and_plots(tmp_path: Pat
         log=lambda _: None,
     )  # fmt: skip (512 steps: one rollout of 64 envs x 32 steps, 2k)
     labels = [label for _, label, _ in result.rows]
-    assert labels == [
-        "random", "solver", "solver-taught maskable-ppo (2k steps)", "maskable-ppo (2k steps)"
-    ]  # fmt: skip
+    assert labels[:3] == ["random", "solver", "solver-taught maskable-ppo (2k steps)"]
+    assert labels[3].startswith("maskable-ppo (")
+    # from scratch: as much wall time as the taught run took, teaching included
+    scratch = json.loads(
+        (tmp_path / "runs" / "Minesweeper-v0-scratch" / "settings.json").read_text()
+    )
+    taught = result.train_seconds["GridGames/Minesweeper-v0 taught"]
+    assert scratch["time_limit"] == pytest.approx(max(1.0, taught))
+    assert scratch["timesteps"] == 512 * 50
     assert [kind_of(label) for label in labels] == ["random", "algorithm", "learned", "learned"]
     assert set(result.curves["GridGames/Minesweeper-v0"]) == {"taught", "scratch"}
     config = result.configs["GridGames/Minesweeper-v0"]
