@@ -238,7 +238,9 @@ class BatchedEvalCallback(BaseCallback):
     """Every ``eval_freq`` calls (one call a batch step), the model plays the same
     ``episodes`` episodes on a batch (:func:`evaluate_batched`, raw game rewards); the
     results go to ``log_path/evaluations.npz`` in ``EvalCallback``'s layout (timesteps,
-    results, ep_lengths, successes) and the best model to ``best_path/best_model.zip``."""
+    results, ep_lengths, successes) and the best model to ``best_path/best_model.zip``.
+    A fresh run is evaluated once before its first step too: the curve starts where the
+    policy did (a taught run's cloned policy), and that policy can be the best model."""
 
     def __init__(
         self, env_id: str, env_kwargs: dict[str, Any], algo: str, episodes: int,
@@ -266,6 +268,10 @@ class BatchedEvalCallback(BaseCallback):
             self.results, self.lengths = list(data["results"]), list(data["ep_lengths"])
             self.successes = list(data["successes"])
             self.best = max((float(r.mean()) for r in self.results), default=-np.inf)
+
+    def _on_training_start(self) -> None:
+        if not self.timesteps:
+            self.evaluate()
 
     def _on_step(self) -> bool:
         if self.n_calls % self.eval_freq == 0:

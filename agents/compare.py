@@ -4,7 +4,9 @@ For every game (one configuration each, :data:`agents.sb3.COMPARE`) it evaluates
 random agent and the game's algorithms, then trains the learned policy as
 ``grid-games train ENV --teacher NAME`` does (the algorithm's moves cloned into the
 network, DAgger rounds, MaskablePPO fine-tuning), and evaluates it on the same held-out
-seeds, which no training or teaching episode used. ``budget`` scales the labelled states
+seeds, which no training or teaching episode used: the model its evaluations during
+training (validation seeds, the cloned policy's before the first PPO step included) rated
+best, which its label names. ``budget`` scales the labelled states
 and the PPO steps of every game; ``scratch=True`` also trains MaskablePPO from scratch for
 as much wall time as the taught run took, teaching included, so that the table and the
 learning curves show what the teacher bought.
@@ -40,6 +42,17 @@ class Comparison:
     train_seconds: dict[str, float]  # "<env> taught" / "<env> scratch" -> wall seconds
     configs: dict[str, TrainConfig]  # env -> the taught run's configuration
     out: Path
+
+
+def best_model(model_path: Path, curve: Curve) -> tuple[Path, int | None]:
+    """The model a run's evaluations during training rated best (``best/best_model.zip``,
+    their first highest mean return, on validation seeds from 10,000 on, apart from the
+    held-out ones) and the step it was saved at; the final model where there is none."""
+    path = Path(model_path).parent / "best" / "best_model.zip"
+    if not path.exists() or not curve:
+        return Path(model_path), None
+    returns = [mean for _, mean, _ in curve]
+    return path, curve[returns.index(max(returns))][0]
 
 
 def run_seconds(settings_path: Path) -> float:
@@ -118,8 +131,10 @@ def run_compare(
                 else time.perf_counter() - start
             )
             result.curves.setdefault(env_id, {})[how] = trained.curve
-            agent = PolicyAgent.load(trained.model_path)
-            label = f"{taught}maskable-ppo ({trained.timesteps // 1000}k steps)"
+            path, at = best_model(trained.model_path, trained.curve)
+            agent = PolicyAgent.load(path)
+            best = f", best at {at / 1000:.0f}k" if at is not None else ""
+            label = f"{taught}maskable-ppo ({trained.timesteps // 1000}k steps{best})"
             evaluation = evaluate(env_id, agent, episodes, seed + HELDOUT_SEED, kwargs)
             result.rows.append((env_id, label, evaluation))
     write_outputs(result, episodes)

@@ -254,20 +254,30 @@ def cloning_step(
 
 def clone(
     model: Any, labels: Labels, epochs: int = 4, batch_size: int = 256, seed: int = 0,
-    value_coef: float = 0.5, max_grad_norm: float = 0.5,
+    value_coef: float = 0.5, max_grad_norm: float = 0.5, lr: float | None = None,
 ) -> float:  # fmt: skip
-    """Fit ``model``'s policy to ``labels`` with its own optimiser; the share of the
-    labelled states where its greedy legal action is the teacher's, after fitting."""
+    """Fit ``model``'s policy to ``labels`` with its own optimiser, at step size ``lr``
+    (None: the model's own; PPO's is restored after); the share of the labelled states
+    where its greedy legal action is the teacher's, after fitting."""
     policy = model.policy
+    groups = policy.optimizer.param_groups
+    kept = [group["lr"] for group in groups]
+    if lr is not None:
+        for group in groups:
+            group["lr"] = lr
     policy.set_training_mode(True)
     rng = np.random.default_rng(seed)
     n = len(labels)
-    for _ in range(epochs):
-        order = rng.permutation(n)
-        for start in range(0, n, batch_size):
-            index = order[start : start + batch_size]
-            cloning_step(policy, labels, index, 1.0, value_coef, max_grad_norm)
-    policy.set_training_mode(False)
+    try:
+        for _ in range(epochs):
+            order = rng.permutation(n)
+            for start in range(0, n, batch_size):
+                index = order[start : start + batch_size]
+                cloning_step(policy, labels, index, 1.0, value_coef, max_grad_norm)
+    finally:
+        for group, value in zip(groups, kept, strict=True):
+            group["lr"] = value
+        policy.set_training_mode(False)
     return accuracy(model, labels)
 
 
@@ -293,8 +303,8 @@ class TeachResult:
 
 def teach(
     model: Any, env_id: str, teacher: str, states: int, rounds: int = 3, seed: int = 0,
-    env_kwargs: dict[str, Any] | None = None, epochs: int = 4, batch_size: int = 256,
-    gamma: float = 0.99, log: Any = None,
+    env_kwargs: dict[str, Any] | None = None, epochs: int = 4, batch_size: int = 64,
+    gamma: float = 0.99, log: Any = None, lr: float | None = 3e-3,
 ) -> TeachResult:  # fmt: skip
     """Behaviour cloning, then DAgger: ``states`` labelled states in all, split over
     ``rounds`` rounds. Round 0 is the teacher's own play; in every later round the learner
@@ -312,7 +322,7 @@ def teach(
             learner=None if r == 0 else model, beta=beta, gamma=gamma,
         )  # fmt: skip
         labels = new if labels is None else labels.extend(new)
-        acc = clone(model, labels, epochs, batch_size, seed + r)
+        acc = clone(model, labels, epochs, batch_size, seed + r, lr=lr)
         row = {
             "round": r, "moved_by": "teacher" if r == 0 else "learner", "states": len(new),
             "total_states": len(labels), "episodes": stats.episodes,

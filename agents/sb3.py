@@ -92,6 +92,8 @@ class TrainConfig:
     teacher_states: int = 20_000  # labelled states in all, over the DAgger rounds
     dagger_rounds: int = 3  # round 0: the teacher plays; then the learner, the teacher labels
     teacher_epochs: int = 4  # passes over the labelled states after each round
+    teacher_lr: float = 3e-3  # cloning's step size (PPO's own is learning_rate) ...
+    teacher_batch: int = 64  # ... and minibatch
     cloning_coef: float = 1.0  # the cloning loss kept during PPO, decaying to 0 ...
     cloning_decay: int | None = None  # ... over this many steps (None: half of timesteps)
     time_limit: float | None = None  # seconds of wall time for the run, teaching included:
@@ -426,6 +428,11 @@ def _check_teacher(config: TrainConfig) -> None:
         raise ValueError("a teacher trains PPO or MaskablePPO policies, not DQN")
     check_teaching(config.env_id, config.teacher or "", config.teacher_states,
                    config.dagger_rounds)  # fmt: skip
+    if not config.teacher_lr > 0 or config.teacher_batch < 1:
+        raise ValueError(
+            f"teacher_lr must be above 0 and teacher_batch at least 1, got "
+            f"{config.teacher_lr!r} and {config.teacher_batch!r}"
+        )
 
 
 def _taught(config: TrainConfig, model: Any, out: Path, fresh: bool) -> tuple[float, Any]:
@@ -441,7 +448,7 @@ def _taught(config: TrainConfig, model: Any, out: Path, fresh: bool) -> tuple[fl
         result = teach(
             model, config.env_id, config.teacher or "", config.teacher_states,
             config.dagger_rounds, config.seed, config.env_kwargs, config.teacher_epochs,
-            gamma=config.gamma,
+            config.teacher_batch, config.gamma, lr=config.teacher_lr,
         )  # fmt: skip
         folder.mkdir(exist_ok=True)
         np.savez_compressed(folder / "labels.npz", *result.labels.arrays())

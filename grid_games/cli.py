@@ -240,7 +240,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         shaping=args.shaping, policy=args.policy, vec_env=args.vec_env, threads=args.threads,
         device=args.device, precision=args.precision, teacher=args.teacher,
         teacher_states=args.teacher_steps, dagger_rounds=args.dagger_rounds,
-        teacher_epochs=args.teacher_epochs, time_limit=args.time_limit,
+        teacher_epochs=args.teacher_epochs, teacher_lr=args.teacher_lr,
+        time_limit=args.time_limit,
     )  # fmt: skip
     config.env_kwargs = {**config.env_kwargs, **parse_settings(args.set, env)}
     out = args.out or f"runs/{env.split('/')[1]}-{args.algo}-s{args.seed}"
@@ -510,6 +511,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="round 0 the teacher plays, then the learner (default: 3)")  # fmt: skip
     p.add_argument("--teacher-epochs", type=count(1), default=None,
                    help="cloning passes over the labels after each round (default: 4)")  # fmt: skip
+    p.add_argument("--teacher-lr", type=above_zero("step size"), default=None,
+                   help="cloning's step size (default: 0.003; PPO keeps its own)")  # fmt: skip
     p.add_argument(
         "--time-limit", type=count(1), default=None, metavar="SECONDS",
         help="stop PPO after this much wall time, teaching included, and keep the model "

@@ -70,6 +70,23 @@ def test_dagger_labels_the_states_the_learner_reaches() -> None:
     assert totals[0] < totals[1] < totals[2] == len(result.labels)
 
 
+def test_cloning_takes_its_own_step_size_and_gives_ppo_its_own_back(tmp_path: Path) -> None:
+    kwargs = fixed_maze()
+    labels, _ = label_states(KNIGHT, "dijkstra", 64, env_kwargs=kwargs, n_envs=2)
+    model = knight_model(kwargs)
+    groups = model.policy.optimizer.param_groups
+    before = [p.detach().clone() for p in model.policy.parameters()]
+    clone(model, labels, epochs=1, batch_size=64, lr=0.5)  # a step size PPO never uses
+    assert [g["lr"] for g in groups] == [3e-4] * len(groups)
+    after = list(model.policy.parameters())
+    moved = max(float((p - b).abs().max()) for p, b in zip(after, before, strict=True))
+    assert moved > 0.1  # steps of 0.5, not 3e-4
+    config = TrainConfig(env_id=KNIGHT, teacher="dijkstra", teacher_lr=0.0, timesteps=64)
+    with pytest.raises(ValueError, match="teacher_lr must be above 0"):
+        train(config, tmp_path / "run", progress=False)
+    assert not (tmp_path / "run").exists()
+
+
 def test_bad_teacher_settings_are_refused() -> None:
     with pytest.raises(ValueError, match="no agent 'nobody'"):
         label_states(KNIGHT, "nobody", 10)
