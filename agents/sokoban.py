@@ -36,8 +36,10 @@ class SokobanSolverAgent(Agent):
 
     The state comes from ``env.game_state()``. After each action the agent predicts the
     next state; if the env's state differs (a reset, another player's move, a level
-    change) it plans again. If the solver gives up or proves the position unsolvable, the
-    agent plays a random legal action and tries again at the next step.
+    change) it plans again, unless only the player moved: then it walks the shortest way to
+    the plan's next push and goes on with the plan. If the solver gives up or proves the
+    position unsolvable, the agent plays a random legal action and tries again at the next
+    step. As a teacher (:meth:`label`) it names every walk step as short as its own.
 
     Args:
         mode: the solver's mode, ``"fast"`` (default) or ``"optimal"``.

@@ -94,8 +94,9 @@ class Lines98Env(GridEnv):
     On ``Lines98-v0``, the mean score of 200 games seeded 0-199: random 0.5 (26 moves),
     ``greedy`` 420.2 (133 moves), ``lookahead`` 5,209.6 (1,368 moves); of 100 games seeded
     1,000,000 on (``grid-games compare``): random 0.4, greedy 448.8, and the ``lift-drop``
-    policy taught by 2,000 of the greedy agent's states with 10,000 MaskablePPO steps 0.6.
-    No learned policy comes near the greedy agent yet.
+    policy taught by 2,000 of the greedy agent's states with 10,000 MaskablePPO steps 23.7
+    [20.3-27.1] (32 moves); cloned from 5,697 greedy states alone, 37.7 in 30 games. No
+    learned policy comes near the greedy agent yet.
 
     ## Version History
     - v0: first release.
