@@ -169,7 +169,7 @@ def test_a_short_run_on_the_batch_trains_saves_evaluates_and_resumes(
     assert settings["bf16"] == uses_bf16(config) and settings["precision"] == "auto"
     assert settings["device"] == "cpu" and settings["n_epochs"] == 4
     curve = read_curve(tmp_path)
-    assert [steps for steps, _, _ in curve] == [512, 1024]
+    assert [steps for steps, _, _ in curve] == [0, 512, 1024]  # 0: before the first step
     assert (tmp_path / "best" / "best_model.zip").exists()
     assert len(load_results(str(tmp_path / "monitor"))) > 0
     env = gym.make("GridGames/Minesweeper-v0", **kwargs)
@@ -180,7 +180,7 @@ def test_a_short_run_on_the_batch_trains_saves_evaluates_and_resumes(
     config.timesteps = 2048
     again = train(config, tmp_path, progress=False)
     assert again.resumed_from is not None and again.timesteps >= 2048
-    assert [steps for steps, _, _ in read_curve(tmp_path)][:2] == [512, 1024]
+    assert [steps for steps, _, _ in read_curve(tmp_path)][:3] == [0, 512, 1024]
 
 
 def test_the_training_path_is_chosen_by_the_id_and_the_setting() -> None:
