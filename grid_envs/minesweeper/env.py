@@ -101,8 +101,8 @@ class MinesweeperEnv(GridEnv):
     --set rows=9 --set cols=9 --set mines=10 --teacher solver --teacher-steps 60000
     --timesteps 5000000 --time-limit 1800``, 30 minutes on 2 CPU cores shared with
     another run) 80.8% [77.1-84.0]. On 6x6 with 4 mines (``train``'s default board for
-    this id), taught then tuned the same way with 40,000 labelled states: 92.8%
-    [90.2-94.8].
+    this id), taught then tuned the same way with 40,000 labelled states, alone on the 2
+    cores: 93.4% [90.9-95.3].
 
     ## Version History
     - v0: first release.
