@@ -68,14 +68,17 @@ class GreedyAgent(Agent):
                 for src, dst in moves[gains >= gains.max() - 1e-9]]  # fmt: skip
 
     def act(self, env: GridEnv, observation: np.ndarray) -> int:
-        return self.label(env, observation)[0]
+        return self._pick(self.best(env))
 
     def label(self, env: GridEnv, observation: np.ndarray) -> tuple[int, np.ndarray]:
         """A random one of the tied best moves, and all of them."""
         best = self.best(env)
-        if not best:
-            return 0, self.one_hot(env, [0])
-        return best[self.rng.integers(len(best))], self.one_hot(env, best)
+        action = self._pick(best)
+        return action, self.one_hot(env, best or [action])
+
+    def _pick(self, best: list[int]) -> int:
+        """A random one of ``best`` (0 where the game is over)."""
+        return best[self.rng.integers(len(best))] if best else 0
 
 
 class LookaheadAgent(Agent):

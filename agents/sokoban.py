@@ -87,13 +87,9 @@ class SokobanSolverAgent(Agent):
             rules.apply_action(sim, a)
         return actions, expected
 
-    def act(self, env: GridEnv, observation: np.ndarray) -> int:
-        return self.label(env, observation)[0]
-
-    def label(self, env: GridEnv, observation: np.ndarray) -> tuple[int, np.ndarray]:
-        """The plan's next action; where that is a step of the walk to the next push,
-        every step that shortens that walk as much (the plan's walk is one shortest path
-        among many). A push, or a random action when no plan holds, stands alone."""
+    def _next(self, env: GridEnv) -> tuple[int, tuple[int, int] | None]:
+        """The plan's next action (replanning where the state is not the one it expected),
+        and where that action is a walk step, the cell the walk leads to (the next push's)."""
         s = env.game_state()
         plan = self._plans.get(id(env))
         if plan is None or not plan[0] or plan[1][0] != self._key(s):
@@ -102,22 +98,36 @@ class SokobanSolverAgent(Agent):
         actions, expected = plan
         if not actions:
             legal = np.flatnonzero(env.action_masks())
-            action = int(legal[self.rng.integers(len(legal))])
-            return action, self.one_hot(env, [action])
+            return int(legal[self.rng.integers(len(legal))]), None
         self._plans[id(env)] = (actions[1:], expected[1:])
         if actions[0] >= 4 or isinstance(env, SokobanPushEnv):
-            return actions[0], self.one_hot(env, actions[:1])
+            return actions[0], None
         push = next(k for k, a in enumerate(actions) if a >= 4)  # a plan ends with a push
-        return actions[0], self.one_hot(env, [actions[0], *self._shortening(s, expected[push][1])])
+        return actions[0], expected[push][1]
+
+    def act(self, env: GridEnv, observation: np.ndarray) -> int:
+        return self._next(env)[0]
+
+    def label(self, env: GridEnv, observation: np.ndarray) -> tuple[int, np.ndarray]:
+        """The plan's next action; where that is a step of the walk to the next push,
+        every step that shortens that walk as much (the plan's walk is one shortest path
+        among many). A push, or a random action when no plan holds, stands alone."""
+        s = env.game_state()
+        action, target = self._next(env)
+        if target is None:
+            return action, self.one_hot(env, [action])
+        shorter = self._shortening(self._walk_distances(s, target), s.player)
+        return action, self.one_hot(env, [action, *shorter])
 
     @staticmethod
     def _walk_distances(s: SokobanState, target: tuple[int, int]) -> np.ndarray:
+        """Each cell's walking distance to ``target``, the boxes where they stand."""
         return bfs_distances(s.floor & ~s.boxes, target)
 
-    def _shortening(self, s: SokobanState, target: tuple[int, int]) -> list[int]:
-        """The moves from the player's cell one step nearer ``target``, boxes unmoved."""
-        dist = self._walk_distances(s, target)
-        r, c = s.player
+    @staticmethod
+    def _shortening(dist: np.ndarray, cell: tuple[int, int]) -> list[int]:
+        """The moves from ``cell`` one step nearer the target of ``dist``."""
+        r, c = cell
         return [d for d, (dr, dc) in enumerate(rules.DIRECTIONS)
                 if dist[r + dr, c + dc] == dist[r, c] - 1 >= 0]  # fmt: skip
 
@@ -129,19 +139,19 @@ class SokobanSolverAgent(Agent):
             return None
         actions, expected = plan
         push = next((k for k, a in enumerate(actions) if a >= 4), None)
-        if push is None or expected[push][0] != s.boxes.tobytes():
+        boxes = s.boxes.tobytes()
+        if push is None or expected[push][0] != boxes:
             return None
         target = expected[push][1]
         dist = self._walk_distances(s, target)
         if dist[s.player] < 0:
             return None
-        sim = copy.deepcopy(s)
-        walk, keys = [], []
-        while sim.player != target:
-            keys.append(self._key(sim))
-            step = self._shortening(sim, target)[0]
+        walk, keys, (r, c) = [], [], s.player
+        while (r, c) != target:  # the boxes stay put while the player walks
+            keys.append((boxes, (r, c)))
+            step = self._shortening(dist, (r, c))[0]
             walk.append(step)
-            rules.apply_action(sim, step)
+            r, c = r + rules.DIRECTIONS[step][0], c + rules.DIRECTIONS[step][1]
         return walk + actions[push:], keys + expected[push:]
 
 
