@@ -197,6 +197,14 @@ class Solver:
         nearest = [min(row) if row else _BIG for row in self.cost_row]
         self.dead_bb = _bits(c for c in range(self.size) if self.is_floor[c] and nearest[c] >= _BIG)
         self.room = Room(self.is_floor, self.dead_bb, cols, self.goal_bb)
+        # goal areas: the 4-connected groups of goals; area_of[goal] is its area's bitboard
+        self.area_of: dict[int, int] = {}
+        rest = self.goal_bb
+        while rest:
+            area = self._flood(rest & -rest, rest)
+            for g in bit_cells(area):
+                self.area_of[g] = area
+            rest &= ~area
 
     # ----------------------------------------------------------- tables
     def _pull_distances(self, goal: int) -> list[int]:
@@ -394,6 +402,117 @@ class Solver:
             frontier = following
         return None
 
+    def area_orders(self, order: list[int]) -> dict[int, list[int]]:
+        """The packing order split by goal area: each goal's cell -> its area's goals in
+        the order they are filled."""
+        by_area: dict[int, list[int]] = {}
+        for goal in order:
+            by_area.setdefault(self.area_of[goal], []).append(goal)
+        return {g: by_area[self.area_of[g]] for g in order}
+
+    def goal_macro(
+        self, boxes: int, cell: int, player: int, orders: dict[int, list[int]]
+    ) -> list[tuple[int, int]] | None:
+        """A goal macro (Junghanns and Schaeffer's Rolling Stone; FESS and YASS pack goal
+        rooms the same way): the box just pushed onto goal ``cell`` from outside its goal
+        area goes on to the slot of that area the packing order fills next. Returns the
+        pushes that take it there (the other boxes stay put), or None when that slot is
+        ``cell`` itself or out of reach."""
+        others = boxes & ~(1 << cell)
+        target = next((g for g in orders[cell] if not (others >> g) & 1), cell)
+        if target == cell:
+            return None
+        return self.push_path(cell, player, others, target)
+
+    def fill_path(
+        self, boxes: int, reach: int, target: int, keep: int = 0, limit: int = 3000
+    ) -> tuple[tuple[int, int], ...] | None:
+        """The fewest pushes, as (box cell, direction) pairs, that bring some box to the
+        empty goal ``target``, the other boxes fixed; the player's area is ``reach``. The
+        boxes on ``keep`` stay where they are. One backward search from ``target`` (the
+        box pulled away from it) finds the nearest box that fits; None when none does
+        within ``limit`` states. FESS's packing advisor proposes such moves."""
+        offsets, floor = self.offsets, self.floor_bb
+        free = floor & ~boxes
+        if not (free >> target) & 1:
+            return None
+        # back[state] = (the state one push later, that push); a state is (box, area key)
+        back: dict[tuple[int, int], tuple[tuple[int, int], tuple[int, int]] | None] = {}
+        frontier = []
+        for o in offsets:
+            x = target - o  # where the player stands after the last push
+            if (free >> x) & 1:
+                region = self._flood(1 << x, free & ~(1 << target))
+                key = (target, region & -region)
+                if key not in back:
+                    back[key] = None
+                    frontier.append((target, region))
+        while frontier and len(back) < limit:
+            following = []
+            for y, region in frontier:
+                here = (y, region & -region)
+                for d in range(4):
+                    x = y - offsets[d]  # the box came from x, pushed by the player from w
+                    w = x - offsets[d]
+                    if w < 0 or not (floor >> w) & 1 or not (floor >> x) & 1:
+                        continue
+                    if (boxes >> x) & 1:
+                        if keep >> x & 1 or not (reach >> w) & 1:
+                            continue
+                        after = self._flood(1 << x, (free | (1 << x)) & ~(1 << y))
+                        if not after & region:
+                            continue
+                        pushes = [(x, d)]
+                        link = back[here]
+                        while link is not None:
+                            pushes.append(link[1])
+                            link = back[link[0]]
+                        return tuple(pushes)
+                    if not (region >> x) & 1 or not (free >> w) & 1:
+                        continue
+                    before = self._flood(1 << w, free & ~(1 << x))
+                    key = (x, before & -before)
+                    if key not in back:
+                        back[key] = (here, (x, d))
+                        following.append((x, before))
+            frontier = following
+        return None
+
+    def push_path(
+        self, box: int, player: int, others: int, target: int, limit: int = 2000
+    ) -> list[tuple[int, int]] | None:
+        """The fewest pushes, as (box cell, direction) pairs, that take one box from
+        ``box`` to ``target`` with the player starting at ``player`` and the boxes
+        ``others`` fixed; None when none is found within ``limit`` states."""
+        offsets, floor = self.offsets, self.floor_bb & ~others
+        region = self._flood(1 << player, floor & ~(1 << box))
+        start = (box, region & -region)
+        back: dict[tuple[int, int], tuple[tuple[int, int], int, int] | None] = {start: None}
+        frontier = [(box, region)]
+        while frontier and len(back) < limit:
+            following = []
+            for x, region in frontier:
+                here = (x, region & -region)
+                for d in range(4):
+                    p, q = x - offsets[d], x + offsets[d]
+                    if not (region >> p) & 1 or not (floor >> q) & 1:
+                        continue
+                    moved = self._flood(1 << x, floor & ~(1 << q))
+                    key = (q, moved & -moved)
+                    if key in back:
+                        continue
+                    back[key] = (here, x, d)
+                    if q == target:
+                        pushes = []
+                        link = back[key]
+                        while link is not None:
+                            pushes.append((link[1], link[2]))
+                            link = back[link[0]]
+                        return pushes[::-1]
+                    following.append((q, moved))
+            frontier = following
+        return None
+
     # ----------------------------------------------------------- search
     def solve(
         self,
@@ -413,10 +532,11 @@ class Solver:
         if h0 >= _BIG or boxes & self.dead_bb:
             return SolveResult("unsolvable", "", 0, 0, 0, 1, time.perf_counter() - start, mode)
         weights = FAST_WEIGHTS if mode == "fast" else (1.0,)
-        searches = [_Search(self, boxes, player, h0, w) for w in weights]
         order = self.packing_order(player) if mode == "fast" else None
+        orders = self.area_orders(order) if order is not None else None
+        searches = [_Search(self, boxes, player, h0, w, orders) for w in weights]
         if order is not None:  # last: where the others solve a level as fast, theirs is shorter
-            searches.append(_FeatureSearch(self, boxes, player, h0, order))
+            searches.append(_FeatureSearch(self, boxes, player, h0, order, orders))
         expanded = 0
         while True:
             for search in searches:
@@ -448,7 +568,7 @@ class Solver:
     def _finish(
         self,
         last: tuple[int, int],
-        parent: dict[tuple[int, int], tuple[int, int, int, int] | None],
+        parent: dict[tuple[int, int], _Link | None],
         mode: str,
         expanded: int,
         generated: int,
@@ -462,7 +582,7 @@ class Solver:
             if link is None:
                 first = key
                 break
-            pushes.append((link[2], link[3]))
+            pushes.extend(reversed(link[2]))
             key = (link[0], link[1])
         pushes.reverse()
         lurd = self.pushes_to_lurd(first[0], first[1], pushes)
@@ -500,20 +620,32 @@ class Solver:
         return "".join(out)
 
 
+# how a search state was reached: (parent boxes, parent player, the pushes as (box cell, direction))
+_Link = tuple[int, int, tuple[tuple[int, int], ...]]
+
+
 class _Search:
     """One best-first search over pushes, ordered by ``weight * h + g`` (weight 1: A*).
 
     :meth:`run` expands a slice of states and returns ``"open"``, ``"solved"`` (the goal
     state is in ``found``) or ``"exhausted"``; the solver interleaves several of these.
+    With ``orders`` (:meth:`Solver.area_orders`) a push into a goal area becomes a goal
+    macro (:meth:`Solver.goal_macro`) where one applies: one step of several pushes.
     """
 
-    def __init__(self, solver: Solver, boxes: int, player: int, h0: int, weight: float) -> None:
+    def __init__(
+        self,
+        solver: Solver,
+        boxes: int,
+        player: int,
+        h0: int,
+        weight: float,
+        orders: dict[int, list[int]] | None = None,
+    ) -> None:
         self.s = solver
         self.weight = weight
-        # parent[(boxes, player)] = (parent boxes, parent player, box cell pushed, direction)
-        self.parent: dict[tuple[int, int], tuple[int, int, int, int] | None] = {
-            (boxes, player): None
-        }
+        self.orders = orders
+        self.parent: dict[tuple[int, int], _Link | None] = {(boxes, player): None}
         self.best_g = {(boxes, player): 0}
         # the optimal box-goal matching of each open state (and the box order it was
         # built in), reused by its children
@@ -524,6 +656,10 @@ class _Search:
         self.expanded = 0
         self.found: tuple[int, int] | None = None
         self._add(h0, 0, boxes, player)
+
+    def _macros(self, boxes: int, reach: int) -> list[tuple[tuple[int, int], ...]]:
+        """Moves of several pushes to try besides the single pushes (none here)."""
+        return []
 
     # the queue: the one thing the searches of the portfolio do differently
     def _add(self, h: int, g: int, boxes: int, player: int) -> None:
@@ -540,6 +676,7 @@ class _Search:
         s = self.s
         offsets, floor_bb, goal_bb, dead_bb = s.offsets, s.floor_bb, s.goal_bb, s.dead_bb
         parent, best_g, closed, matchings = self.parent, self.best_g, self.closed, self.matchings
+        orders, area_of = self.orders, s.area_of
         stop = self.expanded + budget
         while True:
             if self.expanded >= stop:
@@ -559,14 +696,15 @@ class _Search:
             self.expanded += 1
             restricted = s._pi_corral(bx, reach, free)
             if restricted is not None:
-                moves = restricted
+                paths = [((b, d),) for b, d in restricted]
             else:
-                moves = []
+                paths = []
                 for d in range(4):
                     movers = s._shift(reach, d) & bx
                     targets = s._shift(movers, d) & free & ~dead_bb
                     for t in bit_cells(targets):
-                        moves.append((t - offsets[d], d))
+                        paths.append(((t - offsets[d], d),))
+            paths += self._macros(bx, reach)
             stored = matchings.pop((bx, pl), None)
             if stored is None:
                 cells = bit_cells(bx)
@@ -576,14 +714,23 @@ class _Search:
             else:
                 cells, parent_match, h_here = stored
                 rows = [s.cost_row[c] for c in cells]
-            for b, d in moves:
+            for pushes in paths:
+                b, d = pushes[0]
                 t = b + offsets[d]
+                if len(pushes) == 1 and orders and (goal_bb >> t) & 1 and not (area_of[t] >> b) & 1:
+                    macro = s.goal_macro(bx ^ (1 << b) ^ (1 << t), t, b, orders)
+                    if macro is not None:
+                        pushes += tuple(macro)
+                last, last_d = pushes[-1]
+                t = last + offsets[last_d]
                 nb = bx ^ (1 << b) ^ (1 << t)
-                child = (nb, b)
-                if child in parent and best_g.get(child, 1 << 60) <= g + 1:
+                player = last
+                child = (nb, player)
+                child_g = g + len(pushes)
+                if child in parent and best_g.get(child, 1 << 60) <= child_g:
                     continue
                 if nb & goal_bb == goal_bb:
-                    parent[child] = (bx, pl, b, d)
+                    parent[child] = (bx, pl, pushes)
                     self.found = child
                     return "solved"
                 if s.freeze_deadlock(nb, t):
@@ -591,53 +738,96 @@ class _Search:
                 k = cells.index(b)
                 child_rows = rows[:]
                 child_rows[k] = s.cost_row[t]
-                h, child_match = rematch_after_push(child_rows, parent_match, k, rows[k], h_here)
+                if len(pushes) == 1:
+                    h, child_match = rematch_after_push(
+                        child_rows, parent_match, k, rows[k], h_here
+                    )
+                else:
+                    h, child_match = rematch(child_rows, parent_match, k)
                 if h >= _BIG:
                     continue
                 child_cells = cells[:]
                 child_cells[k] = t
                 matchings[child] = (child_cells, child_match, h)
-                parent[child] = (bx, pl, b, d)
-                best_g[child] = g + 1
+                parent[child] = (bx, pl, pushes)
+                best_g[child] = child_g
                 self.generated += 1
-                self._add(h, g + 1, nb, b)
+                self._add(h, child_g, nb, player)
 
 
 class _FeatureSearch(_Search):
     """A search in feature space, after FESS (Shoham and Schaeffer 2020): states are filed
-    in cells by two features, *packing* (how far the goals are filled in the packing
+    in cells by two features, *packing* (how far the goal areas are filled in the packing
     order, :meth:`Solver.packing_order`) and *connectivity* (how many areas the boxes cut
     the floor into), and the search takes its next state from each non-empty cell in
-    turn: in that cell the lowest matching bound minus half the pushes made (deeper states
-    first). Cycling through the cells keeps a
-    few promising directions alive where one best-first queue sinks into a plateau."""
+    turn. A push that packs a box or joins two areas is advised and costs nothing, any
+    other push costs one; in each cell the state reached at the lowest cost comes first
+    (then the lowest matching bound), so advised lines are followed deep at once while
+    cycling through the cells keeps other directions alive where one best-first queue
+    sinks into a plateau."""
 
-    def __init__(self, solver: Solver, boxes: int, player: int, h0: int, order: list[int]) -> None:
+    def __init__(
+        self,
+        solver: Solver,
+        boxes: int,
+        player: int,
+        h0: int,
+        order: list[int],
+        orders: dict[int, list[int]] | None = None,
+    ) -> None:
         self.prefixes = []
-        filled = 0
-        for goal in order:
-            filled |= 1 << goal
-            self.prefixes.append(filled)
-        self.cells: dict[tuple[int, int], list[tuple[float, int, int, int, int]]] = {}
+        for goals in {id(x): x for x in (orders or {0: order}).values()}.values():
+            filled, prefixes = 0, []
+            for goal in goals:
+                filled |= 1 << goal
+                prefixes.append(filled)
+            self.prefixes.append(prefixes)
+        self.cells: dict[tuple[int, int], list[tuple[int, int, int, int, int, int]]] = {}
         self.keys: list[tuple[int, int]] = []  # the non-empty cells' keys, best first
         self.turn = 0
-        super().__init__(solver, boxes, player, h0, 1.0)
+        self.s = solver
+        # the features and cost of the state being expanded, passed on to its children
+        self.current: tuple[tuple[int, int], int] = (self.features(boxes), 0)
+        super().__init__(solver, boxes, player, h0, 1.0, orders)
+
+    def _macros(self, boxes: int, reach: int) -> list[tuple[tuple[int, int], ...]]:
+        """For each goal area, the push sequence that fills its next goal in the packing
+        order, where a box can get there (:meth:`Solver.fill_path`)."""
+        paths = []
+        for prefixes in self.prefixes:
+            packed = 0
+            for prefix in prefixes:
+                if boxes & prefix != prefix:
+                    break
+                packed = prefix
+            target = (prefixes[-1] & ~packed & ~boxes) if packed != prefixes[-1] else 0
+            if not target:
+                continue
+            nxt = prefixes[bin(packed).count("1")] & ~packed
+            path = self.s.fill_path(boxes, reach, nxt.bit_length() - 1, keep=packed)
+            if path is not None:
+                paths.append(path)
+        return paths
 
     def features(self, boxes: int) -> tuple[int, int]:
         packed = 0
-        for prefix in self.prefixes:
-            if boxes & prefix != prefix:
-                break
-            packed += 1
+        for prefixes in self.prefixes:
+            for prefix in prefixes:
+                if boxes & prefix != prefix:
+                    break
+                packed += 1
         return -packed, self.s.areas(boxes)
 
     def _add(self, h: int, g: int, boxes: int, player: int) -> None:
         key = self.features(boxes)
+        (packed, areas), cost = self.current
+        advised = key[0] < packed or key[1] < areas
+        cost += not advised
         cell = self.cells.get(key)
         if cell is None:
             cell = self.cells[key] = []
             bisect.insort(self.keys, key)
-        heapq.heappush(cell, (h - 0.5 * g, -g, -self.generated, boxes, player))
+        heapq.heappush(cell, (cost, h, -g, -self.generated, boxes, player))
 
     def _next(self) -> tuple[int, int, int] | None:
         if not self.keys:
@@ -645,12 +835,13 @@ class _FeatureSearch(_Search):
         self.turn %= len(self.keys)
         key = self.keys[self.turn]
         cell = self.cells[key]
-        _, neg_g, _, boxes, player = heapq.heappop(cell)
+        cost, _, neg_g, _, boxes, player = heapq.heappop(cell)
         if cell:
             self.turn += 1
         else:
             del self.cells[key]
             del self.keys[self.turn]
+        self.current = (key, cost)
         return -neg_g, boxes, player
 
 
