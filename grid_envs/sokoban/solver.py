@@ -696,7 +696,7 @@ class _Search:
             self.expanded += 1
             restricted = s._pi_corral(bx, reach, free)
             if restricted is not None:
-                paths = [((b, d),) for b, d in restricted]
+                paths: list[tuple[tuple[int, int], ...]] = [((b, d),) for b, d in restricted]
             else:
                 paths = []
                 for d in range(4):
