@@ -187,6 +187,7 @@ class Solver:
         self.floor_bb = _bits(np.flatnonzero(flat_floor))
         goal_cells = [int(i) for i in np.flatnonzero((goals & floor).ravel())]
         self.goal_cells = goal_cells
+        self.goal_index = {g: k for k, g in enumerate(goal_cells)}
         self.goal_bb = _bits(goal_cells)
         self.is_floor = flat_floor.tolist()
         # dist[g][cell]: pushes that bring a lone box from cell to goal g (a pull search)
@@ -425,57 +426,20 @@ class Solver:
         return self.push_path(cell, player, others, target)
 
     def fill_path(
-        self, boxes: int, reach: int, target: int, keep: int = 0, limit: int = 3000
+        self, boxes: int, reach: int, target: int, keep: int = 0, tries: int = 3
     ) -> tuple[tuple[int, int], ...] | None:
-        """The fewest pushes, as (box cell, direction) pairs, that bring some box to the
-        empty goal ``target``, the other boxes fixed; the player's area is ``reach``. The
-        boxes on ``keep`` stay where they are. One backward search from ``target`` (the
-        box pulled away from it) finds the nearest box that fits; None when none does
-        within ``limit`` states. FESS's packing advisor proposes such moves."""
-        offsets, floor = self.offsets, self.floor_bb
-        free = floor & ~boxes
-        if not (free >> target) & 1:
-            return None
-        # back[state] = (the state one push later, that push); a state is (box, area key)
-        back: dict[tuple[int, int], tuple[tuple[int, int], tuple[int, int]] | None] = {}
-        frontier = []
-        for o in offsets:
-            x = target - o  # where the player stands after the last push
-            if (free >> x) & 1:
-                region = self._flood(1 << x, free & ~(1 << target))
-                key = (target, region & -region)
-                if key not in back:
-                    back[key] = None
-                    frontier.append((target, region))
-        while frontier and len(back) < limit:
-            following = []
-            for y, region in frontier:
-                here = (y, region & -region)
-                for d in range(4):
-                    x = y - offsets[d]  # the box came from x, pushed by the player from w
-                    w = x - offsets[d]
-                    if w < 0 or not (floor >> w) & 1 or not (floor >> x) & 1:
-                        continue
-                    if (boxes >> x) & 1:
-                        if keep >> x & 1 or not (reach >> w) & 1:
-                            continue
-                        after = self._flood(1 << x, (free | (1 << x)) & ~(1 << y))
-                        if not after & region:
-                            continue
-                        pushes = [(x, d)]
-                        link = back[here]
-                        while link is not None:
-                            pushes.append(link[1])
-                            link = back[link[0]]
-                        return tuple(pushes)
-                    if not (region >> x) & 1 or not (free >> w) & 1:
-                        continue
-                    before = self._flood(1 << w, free & ~(1 << x))
-                    key = (x, before & -before)
-                    if key not in back:
-                        back[key] = (here, (x, d))
-                        following.append((x, before))
-            frontier = following
+        """The pushes, as (box cell, direction) pairs, that bring a box to the empty goal
+        ``target`` with the other boxes fixed, the player's area being ``reach``: the
+        ``tries`` boxes nearest to it in pushes (those on ``keep`` excepted) are tried in
+        turn. None when none of them gets there. FESS's packing advisor proposes such
+        moves."""
+        dist = self.dist[self.goal_index[target]]
+        near = sorted((dist[c], c) for c in bit_cells(boxes & ~keep) if dist[c] < _BIG)
+        player = (reach & -reach).bit_length() - 1
+        for _, box in near[:tries]:
+            path = self.push_path(box, player, boxes & ~(1 << box), target)
+            if path is not None:
+                return tuple(path)
         return None
 
     def push_path(
@@ -641,10 +605,13 @@ class _Search:
         h0: int,
         weight: float,
         orders: dict[int, list[int]] | None = None,
+        fill: bool = False,
     ) -> None:
         self.s = solver
         self.weight = weight
         self.orders = orders
+        self.prefixes = _prefixes(orders or {})
+        self.fill = fill
         self.parent: dict[tuple[int, int], _Link | None] = {(boxes, player): None}
         self.best_g = {(boxes, player): 0}
         # the optimal box-goal matching of each open state (and the box order it was
@@ -658,8 +625,25 @@ class _Search:
         self._add(h0, 0, boxes, player)
 
     def _macros(self, boxes: int, reach: int) -> list[tuple[tuple[int, int], ...]]:
-        """Moves of several pushes to try besides the single pushes (none here)."""
-        return []
+        """For each goal area, the push sequence that fills its next goal in the packing
+        order, where a box can get there (:meth:`Solver.fill_path`)."""
+        paths: list[tuple[tuple[int, int], ...]] = []
+        if not self.fill:
+            return paths
+        for prefixes in self.prefixes:
+            packed = 0
+            for prefix in prefixes:
+                if boxes & prefix != prefix:
+                    break
+                packed = prefix
+            target = (prefixes[-1] & ~packed & ~boxes) if packed != prefixes[-1] else 0
+            if not target:
+                continue
+            nxt = prefixes[bin(packed).count("1")] & ~packed
+            path = self.s.fill_path(boxes, reach, nxt.bit_length() - 1, keep=packed)
+            if path is not None:
+                paths.append(path)
+        return paths
 
     # the queue: the one thing the searches of the portfolio do differently
     def _add(self, h: int, g: int, boxes: int, player: int) -> None:
@@ -775,39 +759,14 @@ class _FeatureSearch(_Search):
         order: list[int],
         orders: dict[int, list[int]] | None = None,
     ) -> None:
-        self.prefixes = []
-        for goals in {id(x): x for x in (orders or {0: order}).values()}.values():
-            filled, prefixes = 0, []
-            for goal in goals:
-                filled |= 1 << goal
-                prefixes.append(filled)
-            self.prefixes.append(prefixes)
+        self.prefixes = _prefixes(orders or {0: order})
         self.cells: dict[tuple[int, int], list[tuple[int, int, int, int, int, int]]] = {}
         self.keys: list[tuple[int, int]] = []  # the non-empty cells' keys, best first
         self.turn = 0
         self.s = solver
         # the features and cost of the state being expanded, passed on to its children
         self.current: tuple[tuple[int, int], int] = (self.features(boxes), 0)
-        super().__init__(solver, boxes, player, h0, 1.0, orders)
-
-    def _macros(self, boxes: int, reach: int) -> list[tuple[tuple[int, int], ...]]:
-        """For each goal area, the push sequence that fills its next goal in the packing
-        order, where a box can get there (:meth:`Solver.fill_path`)."""
-        paths = []
-        for prefixes in self.prefixes:
-            packed = 0
-            for prefix in prefixes:
-                if boxes & prefix != prefix:
-                    break
-                packed = prefix
-            target = (prefixes[-1] & ~packed & ~boxes) if packed != prefixes[-1] else 0
-            if not target:
-                continue
-            nxt = prefixes[bin(packed).count("1")] & ~packed
-            path = self.s.fill_path(boxes, reach, nxt.bit_length() - 1, keep=packed)
-            if path is not None:
-                paths.append(path)
-        return paths
+        super().__init__(solver, boxes, player, h0, 1.0, orders, fill=True)
 
     def features(self, boxes: int) -> tuple[int, int]:
         packed = 0
@@ -843,6 +802,18 @@ class _FeatureSearch(_Search):
             del self.keys[self.turn]
         self.current = (key, cost)
         return -neg_g, boxes, player
+
+
+def _prefixes(orders: dict[int, list[int]]) -> list[list[int]]:
+    """Per goal area, the goals filled after 1, 2, ... steps of its packing order."""
+    out = []
+    for goals in {id(x): x for x in orders.values()}.values():
+        filled, prefixes = 0, []
+        for goal in goals:
+            filled |= 1 << goal
+            prefixes.append(filled)
+        out.append(prefixes)
+    return out
 
 
 def _bits(cells: object) -> int:
