@@ -688,7 +688,6 @@ class _Search:
                     targets = s._shift(movers, d) & free & ~dead_bb
                     for t in bit_cells(targets):
                         paths.append(((t - offsets[d], d),))
-            paths += self._macros(bx, reach)
             stored = matchings.pop((bx, pl), None)
             if stored is None:
                 cells = bit_cells(bx)
@@ -698,13 +697,16 @@ class _Search:
             else:
                 cells, parent_match, h_here = stored
                 rows = [s.cost_row[c] for c in cells]
+            if orders:  # goal macros, besides the pushes themselves (the search stays complete)
+                for ((b, d),) in paths[:]:
+                    t = b + offsets[d]
+                    if (goal_bb >> t) & 1 and not (area_of[t] >> b) & 1:
+                        macro = s.goal_macro(bx ^ (1 << b) ^ (1 << t), t, b, orders)
+                        if macro is not None:
+                            paths.append(((b, d), *macro))
+            paths += self._macros(bx, reach)
             for pushes in paths:
                 b, d = pushes[0]
-                t = b + offsets[d]
-                if len(pushes) == 1 and orders and (goal_bb >> t) & 1 and not (area_of[t] >> b) & 1:
-                    macro = s.goal_macro(bx ^ (1 << b) ^ (1 << t), t, b, orders)
-                    if macro is not None:
-                        pushes += tuple(macro)
                 last, last_d = pushes[-1]
                 t = last + offsets[last_d]
                 nb = bx ^ (1 << b) ^ (1 << t)

@@ -213,3 +213,90 @@ def test_feature_search_alone_solves_and_replays() -> None:
         assert search.found is not None
         result = solver._finish(search.found, search.parent, "fast", 0, 0, 0.0)
         assert replay_through_env(level, result.solution)["is_success"]
+
+
+# a goal room of three goals behind a doorway (made for these tests)
+GOAL_ROOM = "#########\n#   #...#\n# $ #   #\n#  $    #\n# $ #   #\n#@  #####\n#####"
+
+
+def _push_all(level: Level, pushes: list[tuple[int, int]]) -> tuple[int, int]:
+    """Apply (box cell, direction) pushes with walks in between; (boxes, player) after."""
+    solver = solver_for(level.floor, level.goals)
+    cols = level.floor.shape[1]
+    from grid_envs.sokoban.solver import _bits
+
+    boxes = _bits(np.flatnonzero((level.boxes & level.floor).ravel()))
+    player = level.player[0] * cols + level.player[1]
+    lurd = solver.pushes_to_lurd(boxes, player, pushes)  # raises if a push is out of reach
+    state = rules.new_state(level)
+    for a in rules.lurd_to_actions(state, lurd):
+        rules.apply_action(state, a)
+    return _bits(np.flatnonzero(state.boxes.ravel())), state.player[0] * cols + state.player[1]
+
+
+def test_goal_macro_and_fill_path_take_a_box_to_the_next_slot() -> None:
+    """The packing advisor's move brings a box to the goal the packing order fills first
+    (the far corner of the room); a goal macro carries a box entering the goals to it."""
+    (level,) = parse_xsb(GOAL_ROOM)
+    solver = solver_for(level.floor, level.goals)
+    cols = level.floor.shape[1]
+    player = level.player[0] * cols + level.player[1]
+    order = solver.packing_order(player)
+    assert order == [1 * cols + 7, 1 * cols + 6, 1 * cols + 5]
+    boxes = sum(1 << c for c in (2 * cols + 2, 3 * cols + 3, 4 * cols + 2))  # as drawn
+    reach = solver._flood(1 << player, solver.floor_bb & ~boxes)
+    path = solver.fill_path(boxes, reach, order[0])
+    assert path is not None and len(path) > 1
+    after, _ = _push_all(level, list(path))
+    assert (after >> order[0]) & 1 and bin(after).count("1") == 3
+    # a box pushed up onto the middle goal from below goes on to the first slot
+    orders = solver.area_orders(order)
+    middle = 1 * cols + 6
+    boxes = 1 << middle | 1 << (2 * cols + 2) | 1 << (3 * cols + 2)
+    macro = solver.goal_macro(boxes, middle, middle + cols, orders)
+    assert macro == [(middle, 3)]  # one push right, onto (1, 7)
+
+
+def test_macros_keep_unsolvable_sound_in_a_goal_room() -> None:
+    """Goal macros and packing advice are extra moves, never the only ones: on random
+    box placements in a goal-room level, ``fast`` calls a position unsolvable exactly
+    when brute-force BFS finds no solution."""
+    (level,) = parse_xsb(GOAL_ROOM)
+    rng = random.Random(1)
+    cells = [tuple(c) for c in np.argwhere(level.floor) if tuple(c) != level.player]
+    kinds = set()
+    for _ in range(40):
+        boxes = np.zeros_like(level.boxes)
+        for r, c in rng.sample(cells, 3):
+            boxes[r, c] = True
+        trial = Level(level.walls, level.floor, level.goals, boxes, level.player)
+        if rules.is_solved(rules.new_state(trial)):
+            continue
+        truth = min_pushes(trial)
+        r = solve(trial, mode="fast", time_limit=30)
+        assert r.status != "gave_up"
+        assert (r.status == "unsolvable") == (truth is None), truth
+        if r.solved:
+            assert replay_through_env(trial, r.solution)["is_success"]
+        kinds.add(truth is None)
+    assert kinds == {True, False}
+
+
+def test_a_goal_macro_is_offered_besides_the_push_not_instead() -> None:
+    """The packing order can be wrong for a position (a box may have to stay on the goal
+    it entered), so the push onto the goal stays a child of its own next to the macro;
+    were it dropped, an exhausted search would no longer prove a level unsolvable."""
+    from grid_envs.sokoban.solver import _Search
+
+    (level,) = parse_xsb(GOAL_ROOM)
+    solver = solver_for(level.floor, level.goals)
+    cols = level.floor.shape[1]
+    orders = solver.area_orders(solver.packing_order(level.player[0] * cols + level.player[1]))
+    below, middle, corner = 2 * cols + 6, 1 * cols + 6, 1 * cols + 7
+    rest = 1 << (2 * cols + 2) | 1 << (4 * cols + 2)
+    boxes = rest | 1 << below
+    search = _Search(solver, boxes, 3 * cols + 6, solver.lower_bound(boxes), 1.0, orders)
+    search.run(1)
+    children = {b for b, _ in search.parent}
+    assert rest | 1 << middle in children  # the push up onto the middle goal
+    assert rest | 1 << corner in children  # and the macro on to the first slot
