@@ -1,7 +1,8 @@
 """Solve every level of a collection and print the count, times and failures.
 
     python benchmarks/solve_collection.py ../shared/levels/microban_155.xsb \
-        --time-limit 10 --mode fast [--jobs 2] [--levels 1-50] [--json out.jsonl]
+        --time-limit 10 --mode fast [--jobs 2] [--levels 1-50] [--json out.jsonl] \
+        [--without goal-macros ...]
 
 Each level is solved on one core (``--jobs`` runs that many levels side by side, each in
 its own process). Every solution is replayed through the rules before it counts. The
@@ -26,7 +27,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from grid_envs.sokoban import Level, parse_xsb, read_collection, rules
-from grid_envs.sokoban.solver import solve
+from grid_envs.sokoban.solver import TECHNIQUES, solve
 
 
 def read_levels(path: str) -> list[Level]:
@@ -43,10 +44,10 @@ def read_levels(path: str) -> list[Level]:
     return parse_xsb("\n\n".join(blocks) + "\n", source=path)
 
 
-def _one(job: tuple[str, int, str, float]) -> dict:
-    path, index, mode, limit = job
+def _one(job: tuple[str, int, str, float, tuple[str, ...]]) -> dict:
+    path, index, mode, limit, without = job
     level = read_levels(path)[index]
-    r = solve(level, mode=mode, time_limit=limit)
+    r = solve(level, mode=mode, time_limit=limit, without=without)
     replay_ok = r.solved and rules.solves(level, r.solution)
     return {
         "level": index + 1, "title": level.title, "status": r.status, "solved": replay_ok,
@@ -63,6 +64,10 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--levels", type=str, default="", help="e.g. 1-20,93")
     parser.add_argument("--json", type=str, default="", help="write one JSON line per level")
+    parser.add_argument(
+        "--without", action="append", default=[], choices=TECHNIQUES,
+        help="leave a technique of fast mode out (repeatable), to measure what it buys",
+    )  # fmt: skip
     args = parser.parse_args()
     n = len(read_levels(args.collection))
     wanted = range(n)
@@ -72,7 +77,8 @@ def main() -> None:
             lo, _, hi = part.partition("-")
             picked.extend(range(int(lo) - 1, int(hi or lo)))
         wanted = picked  # type: ignore[assignment]
-    jobs = [(args.collection, i, args.mode, args.time_limit) for i in wanted]
+    without = tuple(args.without)
+    jobs = [(args.collection, i, args.mode, args.time_limit, without) for i in wanted]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         rows = []
         for row in pool.map(_one, jobs):
@@ -91,7 +97,8 @@ def main() -> None:
     times = [r["seconds"] for r in solved]
     nps = [r["nodes_per_second"] for r in rows if r["nodes"] > 100]
     print(f"collection {args.collection}: {len(rows)} levels, mode {args.mode}, "
-          f"{args.time_limit:g} s a level, {args.jobs} job(s)")  # fmt: skip
+          f"{args.time_limit:g} s a level, {args.jobs} job(s)"
+          + (f", without {', '.join(without)}" if without else ""))  # fmt: skip
     print(f"solved {len(solved)}/{len(rows)}")
     if times:
         print(f"time of solved levels: median {statistics.median(times):.3f} s, "

@@ -33,6 +33,7 @@ import bisect
 import heapq
 import time
 from collections import deque
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -48,6 +49,8 @@ MODES = ("optimal", "fast")
 # level, so running a few side by side is far steadier than betting on one.
 FAST_WEIGHTS = (1000.0, 8.0, 1.2)
 _SLICE = 64  # states one search expands before the next one takes a turn
+# what ``fast`` mode adds to plain best-first search, each of which can be left out
+TECHNIQUES = ("feature-search", "goal-macros", "packing-advice")
 
 
 @dataclass(frozen=True)
@@ -485,9 +488,15 @@ class Solver:
         mode: str = "fast",
         time_limit: float | None = 10.0,
         node_limit: int | None = None,
+        without: Collection[str] = (),
     ) -> SolveResult:
+        """Solve from this box layout and player cell. ``without`` names techniques of
+        ``fast`` mode to leave out (:data:`TECHNIQUES`), to measure what each buys."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        unknown = sorted(set(without) - set(TECHNIQUES))
+        if unknown:
+            raise ValueError(f"unknown techniques {unknown}; known: {', '.join(TECHNIQUES)}")
         start = time.perf_counter()
         deadline = start + time_limit if time_limit is not None else float("inf")
         if boxes & self.goal_bb == self.goal_bb:
@@ -497,10 +506,13 @@ class Solver:
             return SolveResult("unsolvable", "", 0, 0, 0, 1, time.perf_counter() - start, mode)
         weights = FAST_WEIGHTS if mode == "fast" else (1.0,)
         order = self.packing_order(player) if mode == "fast" else None
-        orders = self.area_orders(order) if order is not None else None
-        searches = [_Search(self, boxes, player, h0, w, orders) for w in weights]
-        if order is not None:  # last: where the others solve a level as fast, theirs is shorter
-            searches.append(_FeatureSearch(self, boxes, player, h0, order, orders))
+        areas = self.area_orders(order) if order is not None else None
+        macros = None if "goal-macros" in without else areas
+        searches = [_Search(self, boxes, player, h0, w, macros) for w in weights]
+        if areas is not None and "feature-search" not in without:
+            # last: where the others solve a level as fast, theirs is shorter
+            fill = None if "packing-advice" in without else areas
+            searches.append(_FeatureSearch(self, boxes, player, h0, areas, macros, fill))
         expanded = 0
         while True:
             for search in searches:
@@ -593,8 +605,10 @@ class _Search:
 
     :meth:`run` expands a slice of states and returns ``"open"``, ``"solved"`` (the goal
     state is in ``found``) or ``"exhausted"``; the solver interleaves several of these.
-    With ``orders`` (:meth:`Solver.area_orders`) a push into a goal area becomes a goal
-    macro (:meth:`Solver.goal_macro`) where one applies: one step of several pushes.
+    With ``orders`` (:meth:`Solver.area_orders`) a push into a goal area also yields a
+    goal macro (:meth:`Solver.goal_macro`) where one applies: one step of several pushes.
+    With ``fill`` (area orders too) each state also yields the moves of the packing
+    advice (:meth:`_macros`).
     """
 
     def __init__(
@@ -605,13 +619,12 @@ class _Search:
         h0: int,
         weight: float,
         orders: dict[int, list[int]] | None = None,
-        fill: bool = False,
+        fill: dict[int, list[int]] | None = None,
     ) -> None:
         self.s = solver
         self.weight = weight
         self.orders = orders
-        self.prefixes = _prefixes(orders or {})
-        self.fill = fill
+        self.fill = _prefixes(fill or {})
         self.parent: dict[tuple[int, int], _Link | None] = {(boxes, player): None}
         self.best_g = {(boxes, player): 0}
         # the optimal box-goal matching of each open state (and the box order it was
@@ -628,9 +641,7 @@ class _Search:
         """For each goal area, the push sequence that fills its next goal in the packing
         order, where a box can get there (:meth:`Solver.fill_path`)."""
         paths: list[tuple[tuple[int, int], ...]] = []
-        if not self.fill:
-            return paths
-        for prefixes in self.prefixes:
+        for prefixes in self.fill:
             packed = 0
             for prefix in prefixes:
                 if boxes & prefix != prefix:
@@ -758,17 +769,18 @@ class _FeatureSearch(_Search):
         boxes: int,
         player: int,
         h0: int,
-        order: list[int],
+        packing: dict[int, list[int]],
         orders: dict[int, list[int]] | None = None,
+        fill: dict[int, list[int]] | None = None,
     ) -> None:
-        self.prefixes = _prefixes(orders or {0: order})
+        self.prefixes = _prefixes(packing)
         self.cells: dict[tuple[int, int], list[tuple[int, int, int, int, int, int]]] = {}
         self.keys: list[tuple[int, int]] = []  # the non-empty cells' keys, best first
         self.turn = 0
         self.s = solver
         # the features and cost of the state being expanded, passed on to its children
         self.current: tuple[tuple[int, int], int] = (self.features(boxes), 0)
-        super().__init__(solver, boxes, player, h0, 1.0, orders, fill=True)
+        super().__init__(solver, boxes, player, h0, 1.0, orders, fill)
 
     def features(self, boxes: int) -> tuple[int, int]:
         packed = 0
@@ -842,14 +854,19 @@ def solve(
     mode: str = "fast",
     time_limit: float | None = 10.0,
     node_limit: int | None = None,
+    without: Collection[str] = (),
 ) -> SolveResult:
-    """Solve a level (or a game in progress) and return the LURD solution and statistics."""
+    """Solve a level (or a game in progress) and return the LURD solution and statistics.
+
+    ``without`` leaves techniques of ``fast`` mode out (:data:`TECHNIQUES`)."""
     floor, goals = level.floor, level.goals
     solver = solver_for(floor, goals)
     cols = floor.shape[1]
     boxes = _bits(np.flatnonzero((level.boxes & floor).ravel()))
     player = level.player[0] * cols + level.player[1]
-    return solver.solve(boxes, player, mode=mode, time_limit=time_limit, node_limit=node_limit)
+    return solver.solve(
+        boxes, player, mode=mode, time_limit=time_limit, node_limit=node_limit, without=without
+    )
 
 
 def _cap(solver: Solver) -> int:

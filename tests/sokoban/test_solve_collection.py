@@ -33,11 +33,12 @@ def test_solves_an_xsok_file_and_replays_every_answer(tmp_path: Path) -> None:
     out = tmp_path / "rows.jsonl"
     done = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "solve_collection.py"), str(levels),
-         "--time-limit", "5", "--json", str(out)],
+         "--time-limit", "5", "--json", str(out), "--without", "packing-advice"],
         capture_output=True, text=True, timeout=120, cwd=ROOT,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "solved 2/2" in done.stdout
+    assert "without packing-advice" in done.stdout
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [row["title"] for row in rows] == ["1", "2"]
     assert all(row["solved"] and row["pushes"] > 0 for row in rows)

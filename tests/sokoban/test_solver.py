@@ -208,7 +208,9 @@ def test_feature_search_alone_solves_and_replays() -> None:
         player = level.player[0] * cols + level.player[1]
         order = solver.packing_order(player)
         assert order is not None and sorted(order) == sorted(solver.goal_cells)
-        search = _FeatureSearch(solver, boxes, player, solver.lower_bound(boxes), order)
+        areas = solver.area_orders(order)
+        h0 = solver.lower_bound(boxes)
+        search = _FeatureSearch(solver, boxes, player, h0, areas, areas, areas)
         assert search.run(200_000) == "solved"
         assert search.found is not None
         result = solver._finish(search.found, search.parent, "fast", 0, 0, 0.0)
@@ -300,3 +302,14 @@ def test_a_goal_macro_is_offered_besides_the_push_not_instead() -> None:
     children = {b for b, _ in search.parent}
     assert rest | 1 << middle in children  # the push up onto the middle goal
     assert rest | 1 << corner in children  # and the macro on to the first slot
+
+
+def test_techniques_can_be_left_out_and_unknown_names_are_refused() -> None:
+    from grid_envs.sokoban.solver import TECHNIQUES
+
+    (level,) = parse_xsb(GOAL_ROOM)
+    for left_out in [(), TECHNIQUES, *((name,) for name in TECHNIQUES)]:
+        r = solve(level, mode="fast", time_limit=10, without=left_out)
+        assert r.solved and replay_through_env(level, r.solution)["is_success"]
+    with pytest.raises(ValueError, match="unknown techniques \\['goal-macro'\\]"):
+        solve(level, without=("goal-macro",))
