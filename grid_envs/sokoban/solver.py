@@ -507,8 +507,10 @@ class Solver:
         weights = FAST_WEIGHTS if mode == "fast" else (1.0,)
         order = self.packing_order(player) if mode == "fast" else None
         areas = self.area_orders(order) if order is not None else None
+        # goal macros and packing advice in the feature search only: in the weighted
+        # searches macros only widened the tree (Microban 111: twice the states)
         macros = None if "goal-macros" in without else areas
-        searches = [_Search(self, boxes, player, h0, w, macros) for w in weights]
+        searches = [_Search(self, boxes, player, h0, w) for w in weights]
         if areas is not None and "feature-search" not in without:
             # last: where the others solve a level as fast, theirs is shorter
             fill = None if "packing-advice" in without else areas
