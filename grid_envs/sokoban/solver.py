@@ -21,8 +21,10 @@ those keys means no state is expanded twice.
   conservative: a push that a move elsewhere could enable voids the corral.
 
 Modes: ``optimal`` (A*, fewest pushes) and ``fast`` (a portfolio of weighted best-first
-searches on the same bound with the same pruning, interleaved; solutions need not be
-shortest). Both honour a time and a node limit and
+searches on the same bound with the same pruning, interleaved, and a search in feature
+space after FESS with packing advice and goal macros: moves of many pushes that fill the
+goal areas in a packing order worked out backwards; solutions need not be shortest; each
+technique can be left out, :data:`TECHNIQUES`). Both honour a time and a node limit and
 answer ``solved``, ``unsolvable`` (the space was exhausted; every pruning rule is sound) or
 ``gave_up``.
 """
