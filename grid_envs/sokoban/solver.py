@@ -646,16 +646,14 @@ class _Search:
         order, where a box can get there (:meth:`Solver.fill_path`)."""
         paths: list[tuple[tuple[int, int], ...]] = []
         for prefixes in self.fill:
-            packed = 0
-            for prefix in prefixes:
-                if boxes & prefix != prefix:
-                    break
-                packed = prefix
-            target = (prefixes[-1] & ~packed & ~boxes) if packed != prefixes[-1] else 0
-            if not target:
+            done = 0  # goals of this area filled in order so far
+            while done < len(prefixes) and boxes & prefixes[done] == prefixes[done]:
+                done += 1
+            if done == len(prefixes):
                 continue
-            nxt = prefixes[bin(packed).count("1")] & ~packed
-            path = self.s.fill_path(boxes, reach, nxt.bit_length() - 1, keep=packed)
+            packed = prefixes[done - 1] if done else 0
+            goal = (prefixes[done] & ~packed).bit_length() - 1
+            path = self.s.fill_path(boxes, reach, goal, keep=packed)
             if path is not None:
                 paths.append(path)
         return paths
