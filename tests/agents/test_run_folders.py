@@ -76,7 +76,12 @@ def test_ctrl_c_saves_the_model_and_a_checkpoint_then_the_run_goes_on(tmp_path: 
         "--out", str(out), "--no-progress", "--threads", "1",
     ]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
-    child = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env)
+    # Ctrl-C as a terminal sends it: SIGINT at its default, whatever this worker process
+    # set (a child inherits an ignored SIGINT, and Python then never raises KeyboardInterrupt)
+    child = subprocess.Popen(
+        command, stderr=subprocess.PIPE, text=True, env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
     log = out / "monitor" / "batch.monitor.csv"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and (not log.exists() or log.stat().st_size < 200):
