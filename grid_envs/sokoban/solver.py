@@ -646,9 +646,7 @@ class _Search:
         order, where a box can get there (:meth:`Solver.fill_path`)."""
         paths: list[tuple[tuple[int, int], ...]] = []
         for prefixes in self.fill:
-            done = 0  # goals of this area filled in order so far
-            while done < len(prefixes) and boxes & prefixes[done] == prefixes[done]:
-                done += 1
+            done = _filled(prefixes, boxes)
             if done == len(prefixes):
                 continue
             packed = prefixes[done - 1] if done else 0
@@ -785,12 +783,7 @@ class _FeatureSearch(_Search):
         super().__init__(solver, boxes, player, h0, 1.0, orders, fill)
 
     def features(self, boxes: int) -> tuple[int, int]:
-        packed = 0
-        for prefixes in self.prefixes:
-            for prefix in prefixes:
-                if boxes & prefix != prefix:
-                    break
-                packed += 1
+        packed = sum(_filled(prefixes, boxes) for prefixes in self.prefixes)
         return -packed, self.s.areas(boxes)
 
     def _add(self, h: int, g: int, boxes: int, player: int) -> None:
@@ -830,6 +823,14 @@ def _prefixes(orders: dict[int, list[int]]) -> list[list[int]]:
             prefixes.append(filled)
         out.append(prefixes)
     return out
+
+
+def _filled(prefixes: list[int], boxes: int) -> int:
+    """How many goals of an area (its :func:`_prefixes`) ``boxes`` fill in packing order."""
+    done = 0
+    while done < len(prefixes) and boxes & prefixes[done] == prefixes[done]:
+        done += 1
+    return done
 
 
 def _bits(cells: object) -> int:
