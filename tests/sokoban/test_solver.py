@@ -50,20 +50,28 @@ def test_fast_solutions_replay_to_a_win() -> None:
         assert replay_through_env(level, r.solution)["is_success"]
 
 
+def random_layouts(level: Level, boxes: int, count: int, rng: random.Random) -> list[Level]:
+    """``count`` random placements of ``boxes`` boxes in the level's room (the solved ones
+    left out), many of them dead."""
+    cells = [tuple(c) for c in np.argwhere(level.floor) if tuple(c) != level.player]
+    out = []
+    for _ in range(count):
+        placed = np.zeros_like(level.boxes)
+        for r, c in rng.sample(cells, boxes):
+            placed[r, c] = True
+        trial = Level(level.walls, level.floor, level.goals, placed, level.player)
+        if not rules.is_solved(rules.new_state(trial)):
+            out.append(trial)
+    return out
+
+
 def test_never_calls_a_solvable_position_unsolvable() -> None:
     """Random box placements, many of them dead: the solver agrees with BFS on each."""
     rng = random.Random(0)
     template = generated(7, 7, 2, 12, seed=9)
     checked = unsolvable = 0
     for level in template:
-        cells = [tuple(c) for c in np.argwhere(level.floor) if tuple(c) != level.player]
-        for _ in range(8):
-            boxes = np.zeros_like(level.boxes)
-            for r, c in rng.sample(cells, 2):
-                boxes[r, c] = True
-            trial = Level(level.walls, level.floor, level.goals, boxes, level.player)
-            if rules.is_solved(rules.new_state(trial)):
-                continue
+        for trial in random_layouts(level, 2, 8, rng):
             truth = min_pushes(trial)
             for mode in ("optimal", "fast"):
                 r = solve(trial, mode=mode, time_limit=30)
@@ -264,16 +272,8 @@ def test_macros_keep_unsolvable_sound_in_a_goal_room() -> None:
     box placements in a goal-room level, ``fast`` calls a position unsolvable exactly
     when brute-force BFS finds no solution."""
     (level,) = parse_xsb(GOAL_ROOM)
-    rng = random.Random(1)
-    cells = [tuple(c) for c in np.argwhere(level.floor) if tuple(c) != level.player]
     kinds = set()
-    for _ in range(40):
-        boxes = np.zeros_like(level.boxes)
-        for r, c in rng.sample(cells, 3):
-            boxes[r, c] = True
-        trial = Level(level.walls, level.floor, level.goals, boxes, level.player)
-        if rules.is_solved(rules.new_state(trial)):
-            continue
+    for trial in random_layouts(level, 3, 40, random.Random(1)):
         truth = min_pushes(trial)
         r = solve(trial, mode="fast", time_limit=30)
         assert r.status != "gave_up"
