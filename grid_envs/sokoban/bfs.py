@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import deque
 
 from grid_envs.sokoban import rules
-from grid_envs.sokoban.state import Level
+from grid_envs.sokoban.state import Level, SokobanState
 
 
 def min_pushes(level: Level, max_states: int = 2_000_000) -> int | None:
@@ -59,3 +59,72 @@ def min_pushes(level: Level, max_states: int = 2_000_000) -> int | None:
                             seen_states.add(key)
                             queue.append((nb, b, depth + 1))
     return None
+
+
+def position_key(boxes: int, player: int, cells: int) -> int:
+    """One int for a position: the boxes' bitboard and the player's flat cell."""
+    return boxes * cells + player
+
+
+def move_distances(state: SokobanState, max_states: int = 200_000) -> dict[int, int] | None:
+    """Fewest moves (walk steps and pushes alike) that solve the level from every position
+    reachable from ``state``, keyed by :func:`position_key`; -1 where the level can no
+    longer be solved. None where more than ``max_states`` positions are reachable.
+
+    Two breadth-first searches over the whole position graph: forward from ``state`` to
+    list the positions and their successors, then backward from the solved ones. Positions
+    with a box on a dead square are listed but not followed, so every distance is exact.
+    """
+    cols = state.floor.shape[1]
+    cells = state.floor.size
+    floor = state.floor.ravel().tolist()
+    dead = rules.bits(state.floor & (rules.push_distances(state.floor, state.goals) < 0))
+    goals = rules.bits(state.goals)
+    offsets = (-cols, cols, -1, 1)
+    start = position_key(rules.bits(state.boxes), state.player[0] * cols + state.player[1], cells)
+    index = {start: 0}
+    keys = [start]
+    successors: list[list[int]] = []
+    solved: list[int] = []
+    for i, key in enumerate(keys):  # keys grows as positions are found: a BFS queue
+        boxes, player = divmod(key, cells)
+        children: list[int] = []
+        successors.append(children)
+        if boxes & goals == goals:
+            solved.append(i)
+            continue
+        if boxes & dead:  # listed (at -1), not followed: a box there is never solved
+            continue
+        for o in offsets:
+            n = player + o
+            if not floor[n]:
+                continue
+            if (boxes >> n) & 1:
+                t = n + o
+                if not floor[t] or (boxes >> t) & 1:
+                    continue
+                child = (boxes ^ (1 << n) ^ (1 << t)) * cells + n
+            else:
+                child = boxes * cells + n
+            j = index.get(child)
+            if j is None:
+                if len(keys) >= max_states:
+                    return None
+                j = index[child] = len(keys)
+                keys.append(child)
+            children.append(j)
+    predecessors: list[list[int]] = [[] for _ in keys]
+    for i, children in enumerate(successors):
+        for j in children:
+            predecessors[j].append(i)
+    dist = [-1] * len(keys)
+    for i in solved:
+        dist[i] = 0
+    queue = deque(solved)
+    while queue:
+        j = queue.popleft()
+        for i in predecessors[j]:
+            if dist[i] < 0:
+                dist[i] = dist[j] + 1
+                queue.append(i)
+    return dict(zip(keys, dist, strict=True))

@@ -1,6 +1,9 @@
-"""The Sokoban solver agent: wins, follows its plan, replans on surprise."""
+"""The Sokoban agents: the solver wins, follows its plan, replans on surprise; the
+optimal agent plays and names the fewest moves."""
 
 from __future__ import annotations
+
+import copy
 
 import gymnasium as gym
 import numpy as np
@@ -8,6 +11,9 @@ import pytest
 
 from agents import evaluate, list_agents, make_agent
 from agents.sokoban import SOKOBAN_IDS
+from grid_envs.sokoban import rules
+from grid_envs.sokoban.bfs import move_distances
+from tests.sokoban.test_bfs import key_of
 
 
 @pytest.mark.parametrize("env_id", SOKOBAN_IDS)
@@ -39,3 +45,44 @@ def test_solver_agent_replans_when_the_state_changes() -> None:
         steps += 1
     assert agent.last_result is not first
     assert info["is_success"]
+
+
+def test_optimal_agent_plays_the_fewest_moves_and_names_every_action_that_does() -> None:
+    env = gym.make("GridGames/Sokoban-Small-v0")
+    agent = make_agent("optimal", env, seed=0)
+    several = 0
+    for seed in range(5):
+        obs, _ = env.reset(seed=seed)
+        agent.reset()
+        start = copy.deepcopy(env.unwrapped.game_state())
+        table = move_distances(start)
+        assert table is not None
+        steps, done = 0, False
+        while not done:
+            s = env.unwrapped.game_state()
+            action, good = agent.label(env.unwrapped, obs)
+            here = table[key_of(s)]
+            for a in np.flatnonzero(rules.legal_mask(s)):  # named exactly when one nearer
+                child = copy.deepcopy(s)
+                rules.apply_action(child, int(a))
+                assert good[a] == (table.get(key_of(child), -1) == here - 1)
+            several += int(good.sum()) > 1
+            obs, _, terminated, truncated, info = env.step(action)
+            done = terminated or truncated
+            steps += 1
+        assert info["is_success"] and steps == table[key_of(start)]
+    assert several > 0  # ties are named together
+
+
+def test_optimal_agent_plays_as_the_solver_where_the_room_has_too_many_positions() -> None:
+    env = gym.make("GridGames/Sokoban-Small-v0")
+    agent = make_agent("optimal", env, seed=0, max_states=5)
+    obs, _ = env.reset(seed=0)
+    done = False
+    while not done:
+        action, good = agent.label(env.unwrapped, obs)
+        assert good[action] and agent.best(env.unwrapped) is None
+        obs, _, terminated, truncated, info = env.step(action)
+        done = terminated or truncated
+    assert info["is_success"]
+    assert agent.last_result is not None and agent.last_result.solved  # the solver planned
