@@ -23,6 +23,7 @@ state, not only in the states of its own games. That makes it a teacher:
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -115,6 +116,59 @@ class LabelStats:
     @property
     def win_rate(self) -> float:
         return self.wins / max(1, self.episodes)
+
+
+# A game's board symmetries, declared beside its baselines (``SYMMETRIES`` in
+# agents/<game>.py): for a flip of the rows, a flip of the columns and a transpose (done in
+# that order), the (A,) index of the action each action becomes
+ActionMap = Callable[[bool, bool, bool], np.ndarray]
+# one symmetry: flip rows, flip columns, transpose, and the action map's answer for them
+Symmetry = tuple[bool, bool, bool, np.ndarray]
+
+
+def board_symmetries(shape: tuple[int, ...], actions: ActionMap) -> list[Symmetry]:
+    """The mirror images and quarter turns of a board of ``shape`` (..., rows, cols), the
+    identity first: 8 on a square board, 4 (flips only) on another."""
+    square = shape[-1] == shape[-2]
+    return [
+        (rows, cols, transpose, actions(rows, cols, transpose))
+        for transpose in ((False, True) if square else (False,))
+        for rows in (False, True)
+        for cols in (False, True)
+    ]
+
+
+def mirrored(labels: Labels, index: np.ndarray, symmetry: Symmetry) -> Labels:
+    """The states ``index`` of ``labels`` seen through ``symmetry``: the planes flipped
+    and transposed (their last two axes are the board), the actions and masks mapped
+    with them. Cloning on random symmetries of its states learns a rule once for every
+    orientation of the board."""
+    flip_rows, flip_cols, transpose, to = symmetry
+    obs = labels.observations[index]
+    if flip_rows:
+        obs = obs[..., ::-1, :]
+    if flip_cols:
+        obs = obs[..., ::-1]
+    if transpose:
+        obs = obs.swapaxes(-1, -2)
+    back = np.argsort(to)  # the action that becomes each action
+    view = Labels(
+        np.ascontiguousarray(obs), labels.masks[index][:, back], to[labels.actions[index]],
+        labels.returns[index], labels.targets(index)[:, back],
+    )  # fmt: skip
+    view.return_scale = labels.return_scale  # the critic's unit stays the whole set's
+    return view
+
+
+def _minibatch(
+    labels: Labels, index: np.ndarray, symmetries: list[Symmetry] | None, rng: Any
+) -> tuple[Labels, np.ndarray]:
+    """The minibatch ``index`` as cloning takes it: through a random one of
+    ``symmetries`` where there are some."""
+    if not symmetries:
+        return labels, index
+    part = mirrored(labels, index, symmetries[rng.integers(len(symmetries))])
+    return part, np.arange(len(index))
 
 
 def discounted_returns(rewards: list[float], gamma: float) -> list[float]:
@@ -255,10 +309,12 @@ def cloning_step(
 def clone(
     model: Any, labels: Labels, epochs: int = 4, batch_size: int = 256, seed: int = 0,
     value_coef: float = 0.5, max_grad_norm: float = 0.5, lr: float | None = None,
+    symmetries: list[Symmetry] | None = None,
 ) -> float:  # fmt: skip
     """Fit ``model``'s policy to ``labels`` with its own optimiser, at step size ``lr``
     (None: the model's own; PPO's is restored after); the share of the labelled states
-    where its greedy legal action is the teacher's, after fitting."""
+    where its greedy legal action is the teacher's, after fitting. With ``symmetries``
+    (:func:`board_symmetries`) each minibatch is seen through a random one of them."""
     policy = model.policy
     groups = policy.optimizer.param_groups
     kept = [group["lr"] for group in groups]
@@ -272,8 +328,9 @@ def clone(
         for _ in range(epochs):
             order = rng.permutation(n)
             for start in range(0, n, batch_size):
-                index = order[start : start + batch_size]
-                cloning_step(policy, labels, index, 1.0, value_coef, max_grad_norm)
+                part, index = _minibatch(labels, order[start : start + batch_size],
+                                         symmetries, rng)  # fmt: skip
+                cloning_step(policy, part, index, 1.0, value_coef, max_grad_norm)
     finally:
         for group, value in zip(groups, kept, strict=True):
             group["lr"] = value
@@ -305,11 +362,13 @@ def teach(
     model: Any, env_id: str, teacher: str, states: int, rounds: int = 3, seed: int = 0,
     env_kwargs: dict[str, Any] | None = None, epochs: int = 4, batch_size: int = 64,
     gamma: float = 0.99, log: Any = None, lr: float | None = 3e-3,
+    symmetries: list[Symmetry] | None = None,
 ) -> TeachResult:  # fmt: skip
     """Behaviour cloning, then DAgger: ``states`` labelled states in all, split over
     ``rounds`` rounds. Round 0 is the teacher's own play; in every later round the learner
     moves (its greedy legal action) and the teacher labels the states it reaches; after each
-    round the model is cloned again on everything gathered so far."""
+    round the model is cloned again on everything gathered so far (through random
+    ``symmetries`` of its states where there are some, :func:`clone`)."""
     check_teaching(env_id, teacher, states, rounds)
     per_round = max(1, states // rounds)
     labels: Labels | None = None
@@ -322,7 +381,7 @@ def teach(
             learner=None if r == 0 else model, beta=beta, gamma=gamma,
         )  # fmt: skip
         labels = new if labels is None else labels.extend(new)
-        acc = clone(model, labels, epochs, batch_size, seed + r, lr=lr)
+        acc = clone(model, labels, epochs, batch_size, seed + r, lr=lr, symmetries=symmetries)
         row = {
             "round": r, "moved_by": "teacher" if r == 0 else "learner", "states": len(new),
             "total_states": len(labels), "episodes": stats.episodes,
@@ -339,14 +398,16 @@ def teach(
 class CloningCallback(BaseCallback):
     """Keeps the cloned policy while PPO fine-tunes it: after each rollout, ``steps``
     cloning minibatches whose loss is scaled by a weight going linearly from ``coef`` to 0
-    over the first ``decay`` timesteps (then nothing)."""
+    over the first ``decay`` timesteps (then nothing); each through a random one of
+    ``symmetries`` where there are some."""
 
     def __init__(
         self, labels: Labels, coef: float = 1.0, decay: int = 100_000, steps: int = 4,
-        batch_size: int = 256, seed: int = 0,
+        batch_size: int = 256, seed: int = 0, symmetries: list[Symmetry] | None = None,
     ) -> None:  # fmt: skip
         super().__init__()
         self.labels, self.coef, self.decay = labels, coef, decay
+        self.symmetries = symmetries
         self.steps, self.batch_size = steps, batch_size
         self.rng = np.random.default_rng(seed)
 
@@ -365,6 +426,7 @@ class CloningCallback(BaseCallback):
             policy.set_training_mode(True)
             for _ in range(self.steps):
                 index = self.rng.integers(len(self.labels), size=self.batch_size)
-                cloning_step(policy, self.labels, index, weight)
+                part, index = _minibatch(self.labels, index, self.symmetries, self.rng)
+                cloning_step(policy, part, index, weight)
             policy.set_training_mode(False)
         self.logger.record("teacher/cloning_weight", weight)

@@ -113,6 +113,15 @@ COMPARE: dict[str, dict[str, Any]] = {
 }
 
 
+# The board symmetries each game's rules keep, for cloning (agents.imitation.ActionMap),
+# declared beside its baselines; a game that declares none is cloned as its states come
+SYMMETRIES: dict[str, Any] = {
+    env_id: actions
+    for game in GAME_MODULES.values()
+    for env_id, actions in getattr(game, "SYMMETRIES", {}).items()
+}
+
+
 def default_config(env_id: str, **overrides: Any) -> TrainConfig:
     """The game's :data:`DEFAULTS` and its vec env's :data:`PATH_DEFAULTS`, then
     ``overrides`` (None values left out)."""
@@ -440,15 +449,18 @@ def _taught(config: TrainConfig, model: Any, out: Path, fresh: bool) -> tuple[fl
     ``teacher/labels.npz``, the rounds in ``teacher/rounds.json``, the cloned policy in
     ``teacher/cloned.zip``); on a resume, read the labels back. The seconds it took and the
     callback that keeps cloning while PPO fine-tunes."""
-    from agents.imitation import CloningCallback, Labels, teach
+    from agents.imitation import CloningCallback, Labels, board_symmetries, teach
 
     folder = out / "teacher"
     start = time.perf_counter()
+    actions = SYMMETRIES.get(config.env_id)
+    shape = model.observation_space.shape
+    symmetries = board_symmetries(shape, actions) if actions is not None else None
     if fresh or not (folder / "labels.npz").exists():
         result = teach(
             model, config.env_id, config.teacher or "", config.teacher_states,
             config.dagger_rounds, config.seed, config.env_kwargs, config.teacher_epochs,
-            config.teacher_batch, config.gamma, lr=config.teacher_lr,
+            config.teacher_batch, config.gamma, lr=config.teacher_lr, symmetries=symmetries,
         )  # fmt: skip
         folder.mkdir(exist_ok=True)
         np.savez_compressed(folder / "labels.npz", *result.labels.arrays())
@@ -459,7 +471,9 @@ def _taught(config: TrainConfig, model: Any, out: Path, fresh: bool) -> tuple[fl
         with np.load(folder / "labels.npz") as saved:
             labels = Labels(*(saved[f"arr_{i}"] for i in range(len(saved.files))))
     decay = config.cloning_decay if config.cloning_decay is not None else config.timesteps // 2
-    cloning = CloningCallback(labels, config.cloning_coef, decay, seed=config.seed)
+    cloning = CloningCallback(
+        labels, config.cloning_coef, decay, seed=config.seed, symmetries=symmetries
+    )
     return time.perf_counter() - start, cloning
 
 

@@ -10,7 +10,7 @@ import numpy as np
 from agents.base import Agent
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
-from grid_envs.core.grid import bfs_distances
+from grid_envs.core.grid import bfs_distances, mirrored_directions
 from grid_envs.sokoban import rules
 from grid_envs.sokoban.bfs import move_distances, position_key
 from grid_envs.sokoban.push_env import SokobanPushEnv, push_action
@@ -28,6 +28,18 @@ COMPARE: dict[str, dict[str, Any]] = {
     "GridGames/Sokoban-Small-v0": {"teacher": "solver", "teacher_states": 20_000,
                                    "teacher_epochs": 6, "timesteps": 30_000},
 }  # fmt: skip
+
+
+def mirrored_actions(flip_rows: bool, flip_cols: bool, transpose: bool) -> np.ndarray:
+    """Where each move and push goes when the board is mirrored (agents.imitation.ActionMap):
+    the rules know no orientation, so cloning may learn from every mirror image."""
+    moves = mirrored_directions(flip_rows, flip_cols, transpose)
+    return np.concatenate([moves, moves + 4])
+
+
+# the planes observation's board symmetries (the compact view's too); not SokobanPush-v0's
+SYMMETRIES = {env_id: mirrored_actions for env_id in ("GridGames/Sokoban-v0",
+                                                      "GridGames/Sokoban-Small-v0")}  # fmt: skip
 
 SOKOBAN_IDS = ("GridGames/Sokoban-v0", "GridGames/Sokoban-Small-v0", "GridGames/SokobanPush-v0")
 

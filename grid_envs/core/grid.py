@@ -27,6 +27,16 @@ NEIGHBOURS_8: tuple[Cell, ...] = (
 )  # fmt: skip
 
 
+def mirrored_directions(flip_rows: bool, flip_cols: bool, transpose: bool) -> np.ndarray:
+    """Where each of :data:`DIRECTIONS` goes when the board's rows are flipped, then its
+    columns, then it is transposed: (4,) int, the index of the direction it becomes."""
+    out = []
+    for dr, dc in DIRECTIONS:
+        dr, dc = -dr if flip_rows else dr, -dc if flip_cols else dc
+        out.append(DIRECTIONS.index((dc, dr) if transpose else (dr, dc)))
+    return np.asarray(out)
+
+
 def neighbours(cell: Cell, shape: tuple[int, int], connectivity: int = 4) -> Iterator[Cell]:
     """Yield the in-bounds neighbours of ``cell`` (4- or 8-connected)."""
     offsets = _offsets(connectivity)

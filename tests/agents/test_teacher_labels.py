@@ -3,15 +3,26 @@ is matched by any of them."""
 
 from __future__ import annotations
 
+import copy
+
 import gymnasium as gym
 import numpy as np
 import torch
 
-from agents.imitation import Labels, accuracy, cloning_loss, label_states
+from agents.imitation import (
+    Labels,
+    accuracy,
+    board_symmetries,
+    cloning_loss,
+    label_states,
+    mirrored,
+)
 from agents.registry import make_agent
 from agents.sb3 import TrainConfig, new_model, training_env
+from agents.sokoban import mirrored_actions
 from grid_envs.pikachu.paths import removable_with_lengths
 from grid_envs.pikachu.rules import action_to_pair
+from grid_envs.sokoban import rules
 
 
 def play_labels(env_id: str, agent_name: str, episodes: int, pick_any: bool, **kwargs):
@@ -101,3 +112,50 @@ def test_cloning_is_matched_by_any_of_the_equally_good_actions() -> None:
     merged = own.extend(labels)  # a recorded dataset's labels with a teacher's sets
     assert merged.good is not None and len(merged) == 2 * len(labels)
     assert np.array_equal(merged.good[: len(labels)], own.targets(slice(None)))
+
+
+def mirror(board: np.ndarray, symmetry) -> np.ndarray:
+    flip_rows, flip_cols, transpose, _ = symmetry
+    board = board[::-1] if flip_rows else board
+    board = board[:, ::-1] if flip_cols else board
+    return np.ascontiguousarray(board.T if transpose else board)
+
+
+def mirror_cell(cell: tuple[int, int], shape: tuple[int, int], symmetry) -> tuple[int, ...]:
+    at = np.zeros(shape, dtype=bool)
+    at[cell] = True
+    return tuple(int(x) for x in np.argwhere(mirror(at, symmetry))[0])
+
+
+def test_sokoban_symmetries_map_states_actions_and_labels_onto_the_rules() -> None:
+    labels, _ = label_states("GridGames/Sokoban-Small-v0", "optimal", 60, seed=2, n_envs=2)
+    env = gym.make("GridGames/Sokoban-Small-v0")
+    env.reset(seed=5)
+    state = env.unwrapped.game_state()
+    symmetries = board_symmetries(labels.observations.shape, mirrored_actions)
+    assert len(symmetries) == 8 and not any(symmetries[0][:3])
+    seen = set()
+    for symmetry in symmetries:
+        turned = copy.deepcopy(state)
+        turned.floor, turned.goals = mirror(state.floor, symmetry), mirror(state.goals, symmetry)
+        turned.boxes = mirror(state.boxes, symmetry)
+        turned.player = mirror_cell(state.player, state.floor.shape, symmetry)
+        to = symmetry[3]
+        assert np.array_equal(rules.legal_mask(turned)[to], rules.legal_mask(state))
+        for action in np.flatnonzero(rules.legal_mask(state)):  # the same move, turned
+            after, turned_after = copy.deepcopy(state), copy.deepcopy(turned)
+            rules.apply_action(after, int(action))
+            rules.apply_action(turned_after, int(to[action]))
+            assert np.array_equal(mirror(after.boxes, symmetry), turned_after.boxes)
+            assert turned_after.player == mirror_cell(after.player, after.floor.shape, symmetry)
+        view = mirrored(labels, np.arange(len(labels)), symmetry)
+        for k in range(len(labels)):  # the observation turned as the board, the labels with it
+            assert np.array_equal(
+                view.observations[k],
+                np.stack([mirror(plane, symmetry) for plane in labels.observations[k]]),
+            )
+        assert np.array_equal(view.masks[:, to], labels.masks)
+        assert np.array_equal(view.targets(slice(None))[:, to], labels.targets(slice(None)))
+        assert view.masks[np.arange(len(view)), view.actions].all()
+        seen.add(view.observations.tobytes())
+    assert len(seen) == 8  # eight different views of the same states
