@@ -13,12 +13,13 @@ from agents.imitation import (
     Labels,
     accuracy,
     board_symmetries,
+    clone,
     cloning_loss,
     label_states,
     mirrored,
 )
 from agents.registry import make_agent
-from agents.sb3 import TrainConfig, new_model, training_env
+from agents.sb3 import TrainConfig, default_config, new_model, training_env
 from agents.sokoban import mirrored_actions
 from grid_envs.pikachu.paths import removable_with_lengths
 from grid_envs.pikachu.rules import action_to_pair
@@ -159,3 +160,21 @@ def test_sokoban_symmetries_map_states_actions_and_labels_onto_the_rules() -> No
         assert view.masks[np.arange(len(view)), view.actions].all()
         seen.add(view.observations.tobytes())
     assert len(seen) == 8  # eight different views of the same states
+
+
+def test_cloning_through_the_symmetries_learns_the_mirror_images_too() -> None:
+    env_id = "GridGames/Sokoban-Small-v0"
+    labels, _ = label_states(env_id, "optimal", 300, seed=1, n_envs=4)
+    symmetries = board_symmetries(labels.observations.shape, mirrored_actions)
+    index = np.arange(len(labels))
+    turned = [mirrored(labels, index, s) for s in symmetries[1:]]
+    config = default_config(env_id, n_envs=2, n_steps=16, batch_size=32, vec_env="dummy")
+    losses = []
+    for views in (None, symmetries):
+        model = new_model(config, training_env(config), tensorboard_log=None)
+        clone(model, labels, epochs=20, batch_size=32, lr=3e-3, symmetries=views)
+        with torch.no_grad():  # the cloning loss on the states seen in other orientations
+            losses.append(np.mean([float(cloning_loss(model.policy, view, index, value_coef=0))
+                                   for view in turned]))  # fmt: skip
+    plain, through = losses  # plain cloning learns these states in one orientation only
+    assert through < 0.5 * plain, losses
