@@ -119,9 +119,9 @@ class LabelStats:
 
 
 # A game's board symmetries, declared beside its baselines (``SYMMETRIES`` in
-# agents/<game>.py): for a flip of the rows, a flip of the columns and a transpose (done in
-# that order), the (A,) index of the action each action becomes
-ActionMap = Callable[[bool, bool, bool], np.ndarray]
+# agents/<game>.py): for a board of (rows, cols) whose rows are flipped, then its columns,
+# then it is transposed, the (A,) index of the action each action becomes
+ActionMap = Callable[[tuple[int, int], bool, bool, bool], np.ndarray]
 # one symmetry: flip rows, flip columns, transpose, and the action map's answer for them
 Symmetry = tuple[bool, bool, bool, np.ndarray]
 
@@ -129,9 +129,10 @@ Symmetry = tuple[bool, bool, bool, np.ndarray]
 def board_symmetries(shape: tuple[int, ...], actions: ActionMap) -> list[Symmetry]:
     """The mirror images and quarter turns of a board of ``shape`` (..., rows, cols), the
     identity first: 8 on a square board, 4 (flips only) on another."""
-    square = shape[-1] == shape[-2]
+    board = (int(shape[-2]), int(shape[-1]))
+    square = board[0] == board[1]
     return [
-        (rows, cols, transpose, actions(rows, cols, transpose))
+        (rows, cols, transpose, actions(board, rows, cols, transpose))
         for transpose in ((False, True) if square else (False,))
         for rows in (False, True)
         for cols in (False, True)

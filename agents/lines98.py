@@ -22,6 +22,7 @@ import numpy as np
 from agents.base import Agent
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
+from grid_envs.core.grid import mirrored_cells
 from grid_envs.lines98 import rules
 from grid_envs.lines98.heuristic import CLEAR_BONUS, best_gain, move_gains, window_summary
 from grid_envs.lines98.state import EMPTY, Lines98State
@@ -39,6 +40,20 @@ COMPARE: dict[str, dict[str, Any]] = {
                              "teacher_epochs": 8, "timesteps": 10_000,
                              "skip_agents": ("lookahead",)},
 }  # fmt: skip
+
+
+def mirrored_moves(
+    shape: tuple[int, int], flip_rows: bool, flip_cols: bool, transpose: bool
+) -> np.ndarray:
+    """Where each move (source, target) goes when the board is mirrored
+    (agents.imitation.ActionMap): lines run along rows, columns and both diagonals and
+    balls land on free cells at random, so the rules know no orientation."""
+    to = mirrored_cells(shape, flip_rows, flip_cols, transpose)
+    return (to[:, None] * to.size + to[None, :]).ravel()
+
+
+# the planes observation's board symmetries, for cloning
+SYMMETRIES = {env_id: mirrored_moves for env_id in TRAINING}
 
 LINES98_IDS = ("GridGames/Lines98*",)
 LOST = -1e9  # the worth of a board the game ends on

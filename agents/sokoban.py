@@ -30,7 +30,9 @@ COMPARE: dict[str, dict[str, Any]] = {
 }  # fmt: skip
 
 
-def mirrored_actions(flip_rows: bool, flip_cols: bool, transpose: bool) -> np.ndarray:
+def mirrored_actions(
+    shape: tuple[int, int], flip_rows: bool, flip_cols: bool, transpose: bool
+) -> np.ndarray:
     """Where each move and push goes when the board is mirrored (agents.imitation.ActionMap):
     the rules know no orientation, so cloning may learn from every mirror image."""
     moves = mirrored_directions(flip_rows, flip_cols, transpose)

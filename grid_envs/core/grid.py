@@ -37,6 +37,20 @@ def mirrored_directions(flip_rows: bool, flip_cols: bool, transpose: bool) -> np
     return np.asarray(out)
 
 
+def mirrored_cells(
+    shape: tuple[int, int], flip_rows: bool, flip_cols: bool, transpose: bool
+) -> np.ndarray:
+    """Where each flat cell of a ``shape`` board goes when its rows are flipped, then its
+    columns, then it is transposed: (rows * cols,) int, the flat cell it becomes."""
+    board = np.arange(shape[0] * shape[1]).reshape(shape)
+    board = board[::-1] if flip_rows else board
+    board = board[:, ::-1] if flip_cols else board
+    board = board.T if transpose else board
+    to = np.empty(board.size, dtype=np.int64)
+    to[board.ravel()] = np.arange(board.size)
+    return to
+
+
 def neighbours(cell: Cell, shape: tuple[int, int], connectivity: int = 4) -> Iterator[Cell]:
     """Yield the in-bounds neighbours of ``cell`` (4- or 8-connected)."""
     offsets = _offsets(connectivity)

@@ -18,6 +18,7 @@ from agents.imitation import (
     label_states,
     mirrored,
 )
+from agents.lines98 import mirrored_moves
 from agents.registry import make_agent
 from agents.sb3 import TrainConfig, default_config, new_model, training_env
 from agents.sokoban import mirrored_actions
@@ -178,3 +179,30 @@ def test_cloning_through_the_symmetries_learns_the_mirror_images_too() -> None:
                                    for view in turned]))  # fmt: skip
     plain, through = losses  # plain cloning learns these states in one orientation only
     assert through < 0.5 * plain, losses
+
+
+def test_lines98_symmetries_map_boards_moves_and_lines_onto_the_rules() -> None:
+    from grid_envs.lines98 import rules as lines
+
+    env = gym.make("GridGames/Lines98-v0")
+    obs, _ = env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(6):  # a few moves in: balls of several colours, some regions cut off
+        obs, *_ = env.step(int(rng.choice(np.flatnonzero(env.unwrapped.action_masks()))))
+    board = env.unwrapped.game_state().board
+    symmetries = board_symmetries(obs.shape, mirrored_moves)
+    assert len(symmetries) == 8
+    for symmetry in symmetries:
+        to = symmetry[3]
+        turned = mirror(board, symmetry)
+        assert np.array_equal(lines.legal_mask(turned)[to], lines.legal_mask(board))
+        cells = mirror(np.arange(board.size).reshape(board.shape), symmetry).ravel()
+        pairs = 0
+        for cell in range(board.size):  # a line through a cell is a line through its image
+            found = {tuple(sorted(line)) for line in lines.lines_through(board, cell, 2)}
+            image = {tuple(sorted(int(np.flatnonzero(cells == c)[0]) for c in line))
+                     for line in found}  # fmt: skip
+            there = lines.lines_through(turned, int(np.flatnonzero(cells == cell)[0]), 2)
+            assert image == {tuple(sorted(line)) for line in there}
+            pairs += len(found)
+        assert pairs > 0  # two balls of a colour side by side, along some axis
