@@ -19,13 +19,14 @@ from grid_envs.sokoban.state import SokobanState
 
 # The configuration `grid-games train` uses by default (agents.sb3.DEFAULTS): the registered
 # boards, the moves and pushes read at the player's cell off a CNN that covers the room;
-# `compare` (agents.sb3.COMPARE) teaches it on Sokoban-Small-v0 (7x7, 2 boxes) with the solver
+# `compare` (agents.sb3.COMPARE) teaches it on Sokoban-Small-v0 (7x7, 2 boxes) with the
+# fewest-moves agent
 TRAINING: dict[str, dict[str, Any]] = {
     "GridGames/Sokoban-v0": {"policy": "player"},
     "GridGames/Sokoban-Small-v0": {"policy": "player"},
 }
 COMPARE: dict[str, dict[str, Any]] = {
-    "GridGames/Sokoban-Small-v0": {"teacher": "solver", "teacher_states": 20_000,
+    "GridGames/Sokoban-Small-v0": {"teacher": "optimal", "teacher_states": 20_000,
                                    "teacher_epochs": 6, "timesteps": 30_000},
 }  # fmt: skip
 
