@@ -77,7 +77,7 @@ class PikachuEnv(GridEnv):
     version: random 18.0% cleared [13.3-23.9] and greedy (the shortest path first) 24.5%
     [19.1-30.9] of 200; the planner (1 s a plan) 74% [60-84] of 50; the ``pairs`` policy
     taught by 1,000 of the planner's states, then 10,000 MaskablePPO steps (``grid-games
-    compare``) 21% [14-30] of 100, no better than random (23% [16-32] on those deals). With
+    compare``) 19% [13-28] of 100, no better than random (23% [16-32] on those deals). With
     reshuffles (``Pikachu-Shuffle-v0``) every one of them clears every deal.
 
     ## Version History
