@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections import deque
 
+import numpy as np
+
 from grid_envs.sokoban import rules
 from grid_envs.sokoban.state import Level, SokobanState
 
@@ -72,59 +74,75 @@ def move_distances(state: SokobanState, max_states: int = 200_000) -> dict[int, 
     longer be solved. None where more than ``max_states`` positions are reachable.
 
     Two breadth-first searches over the whole position graph: forward from ``state`` to
-    list the positions and their successors, then backward from the solved ones. Positions
-    with a box on a dead square are listed but not followed, so every distance is exact.
+    list the positions and their successors, then backward from the solved ones (a layer
+    at a time, in numpy). Positions with a box on a dead square are listed but not
+    followed, so every distance is exact.
     """
     cols = state.floor.shape[1]
     cells = state.floor.size
     floor = state.floor.ravel().tolist()
     dead = rules.bits(state.floor & (rules.push_distances(state.floor, state.goals) < 0))
     goals = rules.bits(state.goals)
-    offsets = (-cols, cols, -1, 1)
+    # per floor cell, its floor neighbours: (cell, its bit, the cell beyond's bit or 0)
+    steps = [
+        [(c + o, 1 << (c + o), (1 << (c + 2 * o)) if floor[c + 2 * o] else 0)
+         for o in (-cols, cols, -1, 1) if floor[c + o]] if floor[c] else []
+        for c in range(cells)
+    ]  # fmt: skip
     start = position_key(rules.bits(state.boxes), state.player[0] * cols + state.player[1], cells)
     index = {start: 0}
     keys = [start]
-    successors: list[list[int]] = []
+    children: list[int] = []  # every position's successors, one after another
+    counts: list[int] = []  # how many each position has
     solved: list[int] = []
     for i, key in enumerate(keys):  # keys grows as positions are found: a BFS queue
         boxes, player = divmod(key, cells)
-        children: list[int] = []
-        successors.append(children)
-        if boxes & goals == goals:
-            solved.append(i)
+        if boxes & goals == goals or boxes & dead:  # a box on a dead square is never solved
+            counts.append(0)
+            if boxes & goals == goals:
+                solved.append(i)
             continue
-        if boxes & dead:  # listed (at -1), not followed: a box there is never solved
-            continue
-        for o in offsets:
-            n = player + o
-            if not floor[n]:
-                continue
-            if (boxes >> n) & 1:
-                t = n + o
-                if not floor[t] or (boxes >> t) & 1:
+        before = len(children)
+        for n, here, beyond in steps[player]:
+            if boxes & here:
+                if not beyond or boxes & beyond:
                     continue
-                child = (boxes ^ (1 << n) ^ (1 << t)) * cells + n
+                child = (boxes ^ here ^ beyond) * cells + n
             else:
                 child = boxes * cells + n
             j = index.get(child)
             if j is None:
-                if len(keys) >= max_states:
-                    return None
                 j = index[child] = len(keys)
                 keys.append(child)
             children.append(j)
-    predecessors: list[list[int]] = [[] for _ in keys]
-    for i, children in enumerate(successors):
-        for j in children:
-            predecessors[j].append(i)
-    dist = [-1] * len(keys)
-    for i in solved:
-        dist[i] = 0
-    queue = deque(solved)
-    while queue:
-        j = queue.popleft()
-        for i in predecessors[j]:
-            if dist[i] < 0:
-                dist[i] = dist[j] + 1
-                queue.append(i)
-    return dict(zip(keys, dist, strict=True))
+        counts.append(len(children) - before)
+        if len(keys) > max_states:
+            return None
+    dist = _backward_distances(np.asarray(counts), np.asarray(children, dtype=np.int64), solved)
+    return dict(zip(keys, dist.tolist(), strict=True))
+
+
+def _backward_distances(counts: np.ndarray, children: np.ndarray, solved: list[int]) -> np.ndarray:
+    """Each position's BFS distance to the nearest of ``solved`` along the edges
+    (position k has the ``counts[k]`` successors that follow in ``children``); -1 if none."""
+    n = len(counts)
+    parents = np.repeat(np.arange(n), counts)
+    order = np.argsort(children, kind="stable")
+    parents, into = parents[order], children[order]  # the edges grouped by their head
+    first = np.searchsorted(into, np.arange(n + 1))
+    dist = np.full(n, -1, dtype=np.int64)
+    frontier = np.asarray(solved, dtype=np.int64)
+    dist[frontier] = 0
+    depth = 0
+    while frontier.size:
+        depth += 1
+        lo, sizes = first[frontier], first[frontier + 1] - first[frontier]
+        total = int(sizes.sum())
+        if not total:
+            break
+        # the edges into the frontier, gathered without a Python loop
+        at = np.repeat(lo - np.cumsum(sizes) + sizes, sizes) + np.arange(total)
+        found = parents[at]
+        frontier = np.unique(found[dist[found] < 0])
+        dist[frontier] = depth
+    return dist
