@@ -34,6 +34,7 @@ import torch
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.registry import describe_agent, make_agent
+from grid_envs.core.grid import mirror_board
 
 TEACHER_SEED = 20_000  # round r's episodes seeded seed + this + r * ROUND_SEEDS + k
 ROUND_SEEDS = 100_000
@@ -145,13 +146,7 @@ def mirrored(labels: Labels, index: np.ndarray, symmetry: Symmetry) -> Labels:
     with them. Cloning on random symmetries of its states learns a rule once for every
     orientation of the board."""
     flip_rows, flip_cols, transpose, to = symmetry
-    obs = labels.observations[index]
-    if flip_rows:
-        obs = obs[..., ::-1, :]
-    if flip_cols:
-        obs = obs[..., ::-1]
-    if transpose:
-        obs = obs.swapaxes(-1, -2)
+    obs = mirror_board(labels.observations[index], flip_rows, flip_cols, transpose)
     back = np.argsort(to)  # the action that becomes each action
     view = Labels(
         np.ascontiguousarray(obs), labels.masks[index][:, back], to[labels.actions[index]],

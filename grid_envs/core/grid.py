@@ -28,8 +28,8 @@ NEIGHBOURS_8: tuple[Cell, ...] = (
 
 
 def mirrored_directions(flip_rows: bool, flip_cols: bool, transpose: bool) -> np.ndarray:
-    """Where each of :data:`DIRECTIONS` goes when the board's rows are flipped, then its
-    columns, then it is transposed: (4,) int, the index of the direction it becomes."""
+    """Where each of :data:`DIRECTIONS` goes under :func:`mirror_board`: (4,) int, the
+    index of the direction it becomes."""
     out = []
     for dr, dc in DIRECTIONS:
         dr, dc = -dr if flip_rows else dr, -dc if flip_cols else dc
@@ -37,15 +37,23 @@ def mirrored_directions(flip_rows: bool, flip_cols: bool, transpose: bool) -> np
     return np.asarray(out)
 
 
+def mirror_board(
+    board: np.ndarray, flip_rows: bool, flip_cols: bool, transpose: bool
+) -> np.ndarray:
+    """``board`` (its last two axes rows and columns) with its rows flipped, then its
+    columns, then transposed: a view. The one order every board symmetry here follows."""
+    board = board[..., ::-1, :] if flip_rows else board
+    board = board[..., ::-1] if flip_cols else board
+    return board.swapaxes(-1, -2) if transpose else board
+
+
 def mirrored_cells(
     shape: tuple[int, int], flip_rows: bool, flip_cols: bool, transpose: bool
 ) -> np.ndarray:
-    """Where each flat cell of a ``shape`` board goes when its rows are flipped, then its
-    columns, then it is transposed: (rows * cols,) int, the flat cell it becomes."""
-    board = np.arange(shape[0] * shape[1]).reshape(shape)
-    board = board[::-1] if flip_rows else board
-    board = board[:, ::-1] if flip_cols else board
-    board = board.T if transpose else board
+    """Where each flat cell of a ``shape`` board goes under :func:`mirror_board`:
+    (rows * cols,) int, the flat cell it becomes."""
+    board = mirror_board(np.arange(shape[0] * shape[1]).reshape(shape), flip_rows, flip_cols,
+                         transpose)  # fmt: skip
     to = np.empty(board.size, dtype=np.int64)
     to[board.ravel()] = np.arange(board.size)
     return to
