@@ -81,7 +81,7 @@ def move_distances(state: SokobanState, max_states: int = 200_000) -> dict[int, 
     cols = state.floor.shape[1]
     cells = state.floor.size
     floor = state.floor.ravel().tolist()
-    dead = rules.bits(state.floor & (rules.push_distances(state.floor, state.goals) < 0))
+    dead = rules.bits(rules.dead_squares(state.floor, state.goals))
     goals = rules.bits(state.goals)
     # per floor cell, its floor neighbours: (cell, its bit, the cell beyond's bit or 0)
     steps = [
