@@ -111,14 +111,16 @@ class LiftDropExtractor(BaseFeaturesExtractor):
 
 
 class _Dilated(nn.Module):
-    """Residual 3x3 'same' convolutions with dilations 1, 2, 4, 8, ...: after ``depth``
-    blocks a cell sees ``2 ** depth - 1`` cells each way, the whole board in a few layers."""
+    """Residual 3x3 'same' convolutions with dilations 1, 2, 4, 8, then 1, 2, 4, 8 again:
+    after 4 blocks a cell sees 15 cells each way (a 10x10 room whole), and each further
+    cycle of 4 passes what every cell holds across the room once more."""
 
     def __init__(self, planes: int, width: int, depth: int) -> None:
         super().__init__()
         self.stem = nn.Sequential(nn.Conv2d(planes, width, 3, padding=1), nn.ReLU())
         self.blocks = nn.ModuleList(
-            nn.Conv2d(width, width, 3, padding=2**k, dilation=2**k) for k in range(depth)
+            nn.Conv2d(width, width, 3, padding=2 ** (k % 4), dilation=2 ** (k % 4))
+            for k in range(depth)
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -178,12 +179,18 @@ def discounted_returns(rewards: list[float], gamma: float) -> list[float]:
 def label_states(
     env_id: str, teacher: str, states: int, seed: int = 0, env_kwargs: dict[str, Any] | None = None,
     learner: Any = None, beta: float = 1.0, n_envs: int = 16, gamma: float = 0.99,
+    workers: int = 1, stride: int = 1,
 ) -> tuple[Labels, LabelStats]:  # fmt: skip
     """At least ``states`` labelled states from whole episodes on ``n_envs`` single envs.
 
-    The k-th episode started is seeded ``seed + k``. In each state the teacher names its
-    action; the action played is the teacher's with probability ``beta``, else the
-    ``learner``'s (an SB3 model; its greedy legal action), decided per episode.
+    The k-th episode started is seeded ``seed + k * stride``. In each state the teacher
+    names its action; the action played is the teacher's with probability ``beta``, else
+    the ``learner``'s (an SB3 model; its greedy legal action), decided per episode.
+
+    With ``workers`` above 1, that many processes label a share each, worker ``w`` the
+    episodes seeded ``seed + w + k * workers`` (:func:`_label_in_parallel`): a teacher that
+    searches (Sokoban's fewest-moves table) labels ``workers`` times as fast on as many
+    free cores. The labels are the same for the same ``workers``, whatever the machine.
     """
     from agents.batched import policy_actions
     from agents.policy import algo_of
@@ -194,6 +201,12 @@ def label_states(
         raise ValueError(f"beta must be in [0, 1], got {beta}")
     if learner is None and beta < 1.0:
         raise ValueError("beta < 1 needs a learner to move")
+    if workers < 1 or stride < 1:
+        raise ValueError(f"workers and stride must be at least 1, got {workers} and {stride}")
+    if workers > 1:
+        return _label_in_parallel(
+            env_id, teacher, states, seed, env_kwargs, learner, beta, n_envs, gamma, workers
+        )
     envs = [gym.make(env_id, **(env_kwargs or {})) for _ in range(n_envs)]
     games: list[Any] = [env.unwrapped for env in envs]
     teachers = [make_agent(teacher, env, seed=seed + i) for i, env in enumerate(envs)]
@@ -209,7 +222,7 @@ def label_states(
 
     def start(i: int) -> dict[str, Any]:
         nonlocal started
-        obs, _ = envs[i].reset(seed=seed + started)
+        obs, _ = envs[i].reset(seed=seed + started * stride)
         started += 1
         teachers[i].reset()
         return {"obs": obs, "teacher_moves": rng.random() < beta, "obs_list": [], "masks": [],
@@ -263,6 +276,59 @@ def label_states(
         np.stack(good_out),
     )  # fmt: skip
     return labels_out, stats
+
+
+def _label_in_parallel(
+    env_id: str, teacher: str, states: int, seed: int, env_kwargs: dict[str, Any] | None,
+    learner: Any, beta: float, n_envs: int, gamma: float, workers: int,
+) -> tuple[Labels, LabelStats]:  # fmt: skip
+    """:func:`label_states` split over ``workers`` fresh processes (spawned: a forked torch
+    can hang), one torch thread each; the learner goes to them as a saved zip. The parts
+    come back in worker order, their statistics summed."""
+    import multiprocessing
+    import tempfile
+
+    from agents.policy import algo_of
+
+    share = -(-states // workers)
+    with tempfile.TemporaryDirectory(prefix="gridgames-labels-") as folder:
+        saved = None
+        if learner is not None:
+            saved = (str(Path(folder) / "learner.zip"), algo_of(learner))
+            learner.save(saved[0])
+        jobs = [
+            (env_id, teacher, share, seed + w, env_kwargs, saved, beta, max(1, n_envs // workers),
+             gamma, workers)
+            for w in range(workers)
+        ]  # fmt: skip
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+            parts = pool.map(_label_part, jobs)
+    labels = parts[0][0]
+    stats = LabelStats()
+    agreed = 0.0
+    for i, (part, part_stats) in enumerate(parts):
+        labels = labels if i == 0 else labels.extend(part)
+        stats.episodes += part_stats.episodes
+        stats.wins += part_stats.wins
+        stats.returns += part_stats.returns
+        agreed += part_stats.agreement * len(part)
+    stats.agreement = agreed / len(labels) if learner is not None else 1.0
+    return labels, stats
+
+
+def _label_part(job: tuple[Any, ...]) -> tuple[Labels, LabelStats]:
+    """One worker's share of :func:`_label_in_parallel` (a top-level function, so that a
+    spawned process can run it)."""
+    env_id, teacher, states, seed, env_kwargs, saved, beta, n_envs, gamma, stride = job
+    torch.set_num_threads(1)
+    learner = None
+    if saved is not None:
+        from agents.policy import algo_class
+
+        learner = algo_class(saved[1]).load(saved[0], device="cpu")
+    return label_states(
+        env_id, teacher, states, seed, env_kwargs, learner, beta, n_envs, gamma, stride=stride
+    )
 
 
 def _masked_log_probs(policy: Any, obs: Any, masks: Any) -> Any:
@@ -358,13 +424,14 @@ def teach(
     model: Any, env_id: str, teacher: str, states: int, rounds: int = 3, seed: int = 0,
     env_kwargs: dict[str, Any] | None = None, epochs: int = 4, batch_size: int = 64,
     gamma: float = 0.99, log: Any = None, lr: float | None = 3e-3,
-    symmetries: list[Symmetry] | None = None,
+    symmetries: list[Symmetry] | None = None, workers: int = 1,
 ) -> TeachResult:  # fmt: skip
     """Behaviour cloning, then DAgger: ``states`` labelled states in all, split over
     ``rounds`` rounds. Round 0 is the teacher's own play; in every later round the learner
     moves (its greedy legal action) and the teacher labels the states it reaches; after each
     round the model is cloned again on everything gathered so far (through random
-    ``symmetries`` of its states where there are some, :func:`clone`)."""
+    ``symmetries`` of its states where there are some, :func:`clone`). ``workers``
+    processes label each round (:func:`label_states`)."""
     check_teaching(env_id, teacher, states, rounds)
     per_round = max(1, states // rounds)
     labels: Labels | None = None
@@ -374,7 +441,7 @@ def teach(
         beta = 1.0 if r == 0 else 0.0
         new, stats = label_states(
             env_id, teacher, per_round, seed + TEACHER_SEED + r * ROUND_SEEDS, env_kwargs,
-            learner=None if r == 0 else model, beta=beta, gamma=gamma,
+            learner=None if r == 0 else model, beta=beta, gamma=gamma, workers=workers,
         )  # fmt: skip
         labels = new if labels is None else labels.extend(new)
         acc = clone(model, labels, epochs, batch_size, seed + r, lr=lr, symmetries=symmetries)

@@ -87,10 +87,11 @@ def finished_result(out: Path, steps: int) -> TrainResult:
 
 
 RUN_KEYS = (
-    "env_id", "algo", "env_kwargs", "shaping", "policy", "features_dim", "teacher", "seed",
+    "env_id", "algo", "env_kwargs", "shaping", "policy", "features_dim", "net_width",
+    "net_depth", "teacher", "seed",
 )  # fmt: skip
 # what a run folder saved before a key existed meant
-BEFORE_KEYS = {"policy": "cnn", "teacher": None}
+BEFORE_KEYS = {"policy": "cnn", "teacher": None, "net_width": None, "net_depth": None}
 
 
 def check_same_run(

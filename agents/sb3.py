@@ -79,6 +79,8 @@ class TrainConfig:
     n_epochs: int = 4
     ent_coef: float = 0.01
     features_dim: int = 128
+    net_width: int | None = None  # the network's channels (None: the policy's own) ...
+    net_depth: int | None = None  # ... and convolutions (board policies; None: their own)
     precision: str = "auto"  # "bf16": the network's layers in bfloat16 (float32 weights);
     # "auto": bf16 where the device computes it in hardware, else "fp32"
     eval_freq: int = 5_000  # timesteps between evaluations
@@ -94,6 +96,7 @@ class TrainConfig:
     teacher_epochs: int = 4  # passes over the labelled states after each round
     teacher_lr: float = 3e-3  # cloning's step size (PPO's own is learning_rate) ...
     teacher_batch: int = 64  # ... and minibatch
+    teacher_workers: int = 1  # processes that label each round (one torch thread each)
     cloning_coef: float = 1.0  # the cloning loss kept during PPO, decaying to 0 ...
     cloning_decay: int | None = None  # ... over this many steps (None: half of timesteps)
     time_limit: float | None = None  # seconds of wall time for the run, teaching included:
@@ -212,12 +215,14 @@ def policy_of(config: TrainConfig, actions: int) -> tuple[Any, dict[str, Any]]:
     if config.precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, got {config.precision!r}")
     bf16 = uses_bf16(config)
+    size = _net_size(config)
     if config.policy == "cnn":
         return "CnnPolicy", {
             "features_extractor_class": small_grid_cnn(),
-            "features_extractor_kwargs": {"features_dim": config.features_dim, "bf16": bf16},
+            "features_extractor_kwargs": {"features_dim": config.features_dim, "bf16": bf16,
+                                          **size},
             "normalize_images": False,
-        }
+        }  # fmt: skip
     if config.algo == "dqn":
         raise ValueError(
             f"the {config.policy} policy is an actor-critic: train it with PPO or MaskablePPO"
@@ -230,10 +235,10 @@ def policy_of(config: TrainConfig, actions: int) -> tuple[Any, dict[str, Any]]:
                   "pairs": bp.PairLogitsExtractor}  # fmt: skip
     if config.policy in extractors:  # the board's planes are all they need
         kwargs["features_extractor_class"] = extractors[config.policy]
-        kwargs["features_extractor_kwargs"] = {"bf16": bf16}
+        kwargs["features_extractor_kwargs"] = {"bf16": bf16, **size}
     elif config.policy == "cells":
         kwargs["features_extractor_class"] = bp.CellLogitsExtractor
-        kwargs["features_extractor_kwargs"] = {"actions": actions, "bf16": bf16}
+        kwargs["features_extractor_kwargs"] = {"actions": actions, "bf16": bf16, **size}
     else:  # "player"
         from grid_envs.sokoban.state import PLAYER, PLAYER_ON_GOAL
 
@@ -245,9 +250,25 @@ def policy_of(config: TrainConfig, actions: int) -> tuple[Any, dict[str, Any]]:
 
         kwargs["features_extractor_class"] = bp.PlayerLogitsExtractor
         kwargs["features_extractor_kwargs"] = {
-            "actions": actions, "player_planes": (PLAYER, PLAYER_ON_GOAL), "bf16": bf16
+            "actions": actions, "player_planes": (PLAYER, PLAYER_ON_GOAL), "bf16": bf16, **size
         }  # fmt: skip
     return (bp.MaskableLogitsPolicy if config.algo == "maskable-ppo" else bp.LogitsPolicy), kwargs
+
+
+def _net_size(config: TrainConfig) -> dict[str, int]:
+    """The extractor's ``width`` and ``depth`` where the config sets them; a depth only for
+    the policies built of stacked convolutions (not "cnn", two layers, nor "maze-vi", whose
+    sweeps are the board's size)."""
+    size = {}
+    for name, value in (("width", config.net_width), ("depth", config.net_depth)):
+        if value is None:
+            continue
+        if not isinstance(value, int) or value < 1:
+            raise ValueError(f"net_{name} must be a whole number of at least 1, got {value!r}")
+        size[name] = value
+    if "depth" in size and config.policy in ("cnn", "maze-vi"):
+        raise ValueError(f"the {config.policy} policy has no depth to set; leave net_depth out")
+    return size
 
 
 def new_model(config: TrainConfig, venv: Any, tensorboard_log: str | None) -> Any:
@@ -437,6 +458,8 @@ def _check_teacher(config: TrainConfig) -> None:
         raise ValueError("a teacher trains PPO or MaskablePPO policies, not DQN")
     check_teaching(config.env_id, config.teacher or "", config.teacher_states,
                    config.dagger_rounds)  # fmt: skip
+    if config.teacher_workers < 1:
+        raise ValueError(f"teacher_workers must be at least 1, got {config.teacher_workers!r}")
     if not config.teacher_lr > 0 or config.teacher_batch < 1:
         raise ValueError(
             f"teacher_lr must be above 0 and teacher_batch at least 1, got "
@@ -461,6 +484,7 @@ def _taught(config: TrainConfig, model: Any, out: Path, fresh: bool) -> tuple[fl
             model, config.env_id, config.teacher or "", config.teacher_states,
             config.dagger_rounds, config.seed, config.env_kwargs, config.teacher_epochs,
             config.teacher_batch, config.gamma, lr=config.teacher_lr, symmetries=symmetries,
+            workers=config.teacher_workers,
         )  # fmt: skip
         folder.mkdir(exist_ok=True)
         np.savez_compressed(folder / "labels.npz", *result.labels.arrays())

@@ -241,7 +241,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         device=args.device, precision=args.precision, teacher=args.teacher,
         teacher_states=args.teacher_steps, dagger_rounds=args.dagger_rounds,
         teacher_epochs=args.teacher_epochs, teacher_lr=args.teacher_lr,
-        time_limit=args.time_limit,
+        teacher_workers=args.teacher_workers, time_limit=args.time_limit,
+        net_width=args.net_width, net_depth=args.net_depth,
     )  # fmt: skip
     config.env_kwargs = {**config.env_kwargs, **parse_settings(args.set, env)}
     out = args.out or f"runs/{env.split('/')[1]}-{args.algo}-s{args.seed}"
@@ -480,6 +481,10 @@ def build_parser() -> argparse.ArgumentParser:
         "(Pikachu's: a key product per pair of cells), player (Sokoban's: read at the "
         "player's cell); cnn: a dense head",
     )  # fmt: skip
+    p.add_argument("--net-width", type=count(1), default=None, metavar="CHANNELS",
+                   help="the network's channels (default: the policy's own)")  # fmt: skip
+    p.add_argument("--net-depth", type=count(1), default=None, metavar="LAYERS",
+                   help="the board policy's convolutions (default: its own, 4)")  # fmt: skip
     p.add_argument("--seed", type=count(0), default=0)
     p.add_argument(
         "--n-envs", type=count(1), default=None,
@@ -513,6 +518,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cloning passes over the labels after each round (default: 4)")  # fmt: skip
     p.add_argument("--teacher-lr", type=above_zero("step size"), default=None,
                    help="cloning's step size (default: 0.003; PPO keeps its own)")  # fmt: skip
+    p.add_argument("--teacher-workers", type=count(1), default=None,
+                   help="processes that label each round, one per core (default: 1)")  # fmt: skip
     p.add_argument(
         "--time-limit", type=count(1), default=None, metavar="SECONDS",
         help="stop PPO after this much wall time, teaching included, and keep the model "

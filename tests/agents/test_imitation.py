@@ -70,6 +70,26 @@ def test_dagger_labels_the_states_the_learner_reaches() -> None:
     assert totals[0] < totals[1] < totals[2] == len(result.labels)
 
 
+def test_workers_label_the_episodes_one_process_would_split_between_them() -> None:
+    # worker w plays the episodes seeded seed + w, seed + w + 2, ...: the same labels as
+    # two single-process calls with that stride, in worker order
+    kwargs = fixed_maze()
+    both, stats = label_states(KNIGHT, "dijkstra", 120, seed=7, n_envs=4, workers=2)
+    parts = [label_states(KNIGHT, "dijkstra", 60, seed=7 + w, n_envs=2, stride=2) for w in (0, 1)]
+    assert len(both) >= 120
+    for got, want in zip(both.arrays(), parts[0][0].extend(parts[1][0]).arrays(), strict=True):
+        assert np.array_equal(got, want)
+    assert stats.episodes == sum(part.episodes for _, part in parts) and stats.win_rate == 1.0
+    # the learner moves in the workers too (a saved copy of it), and they say how it agreed
+    learner = knight_model(kwargs)
+    labels, stats = label_states(KNIGHT, "dijkstra", 100, env_kwargs=kwargs, learner=learner,
+                                 beta=0.0, n_envs=4, workers=2)  # fmt: skip
+    assert len(labels) >= 100 and 0.0 <= stats.agreement < 1.0 and stats.win_rate < 1.0
+    assert labels.masks[np.arange(len(labels)), labels.actions].all()
+    with pytest.raises(ValueError, match="workers and stride must be at least 1"):
+        label_states(KNIGHT, "dijkstra", 10, workers=0)
+
+
 def test_cloning_takes_its_own_step_size_and_gives_ppo_its_own_back(tmp_path: Path) -> None:
     kwargs = fixed_maze()
     labels, _ = label_states(KNIGHT, "dijkstra", 64, env_kwargs=kwargs, n_envs=2)

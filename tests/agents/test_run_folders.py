@@ -52,6 +52,13 @@ def test_a_new_seed_into_a_finished_run_is_refused(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "config.json").read_text())["seed"] == 0
 
 
+def test_another_network_size_into_a_finished_run_is_refused(tmp_path: Path) -> None:
+    train(tiny(), tmp_path, progress=False)
+    with pytest.raises(ValueError, match="net_width"):
+        train(tiny(net_width=8), tmp_path, progress=False)
+    assert json.loads((tmp_path / "config.json").read_text())["net_width"] is None
+
+
 def test_a_run_whose_env_fails_writes_nothing_and_the_fixed_command_runs(
     tmp_path: Path,
 ) -> None:

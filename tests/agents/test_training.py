@@ -379,6 +379,26 @@ def test_player_logits_are_read_at_the_players_cell() -> None:
         policy_of(default_config("GridGames/Knight-v0", policy="player"), 4)
 
 
+def test_the_network_size_is_a_setting() -> None:
+    """``net_width`` and ``net_depth`` reach the extractor; the player trunk's dilations
+    cycle 1, 2, 4, 8 past four blocks; a policy without a depth refuses one."""
+    from agents.board_policies import PlayerLogitsExtractor
+
+    config = default_config("GridGames/Sokoban-v0", net_width=16, net_depth=6)
+    _, kwargs = policy_of(config, 8)
+    net = PlayerLogitsExtractor(gym.make(config.env_id).observation_space,
+                                **kwargs["features_extractor_kwargs"])  # fmt: skip
+    assert [b.dilation[0] for b in net.trunk.blocks] == [1, 2, 4, 8, 1, 2]
+    assert {b.out_channels for b in net.trunk.blocks} == {16}
+    knight = "GridGames/Knight-v0"
+    _, kwargs = policy_of(default_config(knight, policy="cnn", net_width=8), 4)
+    assert kwargs["features_extractor_kwargs"]["width"] == 8
+    with pytest.raises(ValueError, match="the cnn policy has no depth"):
+        policy_of(default_config(knight, policy="cnn", net_depth=3), 4)
+    with pytest.raises(ValueError, match="net_width must be a whole number of at least 1"):
+        policy_of(default_config(knight, net_width=0), 4)
+
+
 def plays_legally(agent: PolicyAgent, env_id: str, moves: int, **kwargs) -> None:
     env = gym.make(env_id, **kwargs)
     obs, _ = env.reset(seed=0)
