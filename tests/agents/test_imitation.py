@@ -104,6 +104,9 @@ def test_cloning_takes_its_own_step_size_and_gives_ppo_its_own_back(tmp_path: Pa
     config = TrainConfig(env_id=KNIGHT, teacher="dijkstra", teacher_lr=0.0, timesteps=64)
     with pytest.raises(ValueError, match="teacher_lr must be above 0"):
         train(config, tmp_path / "run", progress=False)
+    config = TrainConfig(env_id=KNIGHT, teacher="dijkstra", teacher_workers=0, timesteps=64)
+    with pytest.raises(ValueError, match="teacher_workers must be at least 1"):
+        train(config, tmp_path / "run", progress=False)
     assert not (tmp_path / "run").exists()
 
 
