@@ -390,6 +390,11 @@ def test_the_network_size_is_a_setting() -> None:
                                 **kwargs["features_extractor_kwargs"])  # fmt: skip
     assert [b.dilation[0] for b in net.trunk.blocks] == [1, 2, 4, 8, 1, 2]
     assert {b.out_channels for b in net.trunk.blocks} == {16}
+    # Sokoban-v0's 8 blocks go with its player policy; another policy comes at its own size
+    cnn = default_config("GridGames/Sokoban-v0", policy="cnn")
+    assert (cnn.net_width, cnn.net_depth) == (None, None)
+    assert "depth" not in policy_of(cnn, 8)[1]["features_extractor_kwargs"]
+    assert default_config("GridGames/Sokoban-v0", policy="player").net_depth == 8
     knight = "GridGames/Knight-v0"
     _, kwargs = policy_of(default_config(knight, policy="cnn", net_width=8), 4)
     assert kwargs["features_extractor_kwargs"]["width"] == 8
