@@ -304,10 +304,11 @@ def _label_in_parallel(
         with multiprocessing.get_context("spawn").Pool(workers) as pool:
             parts = pool.map(_label_part, jobs)
     labels = parts[0][0]
+    for part, _ in parts[1:]:
+        labels = labels.extend(part)
     stats = LabelStats()
     agreed = 0.0
-    for i, (part, part_stats) in enumerate(parts):
-        labels = labels if i == 0 else labels.extend(part)
+    for part, part_stats in parts:
         stats.episodes += part_stats.episodes
         stats.wins += part_stats.wins
         stats.returns += part_stats.returns
