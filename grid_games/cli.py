@@ -272,8 +272,12 @@ def _train_rllib(env: str, args: argparse.Namespace) -> int:
         raise ValueError("the rllib backend trains PPO with masks; leave --algo out")
     if args.policy not in (None, "cnn"):
         raise ValueError("the rllib backend trains its CNN policy; leave --policy out")
-    if args.teacher or args.time_limit:
-        raise ValueError("--teacher and --time-limit are the sb3 backend's; leave them out")
+    sb3_only = {"--teacher": args.teacher, "--teacher-workers": args.teacher_workers,
+                "--time-limit": args.time_limit, "--net-width": args.net_width,
+                "--net-depth": args.net_depth}  # fmt: skip
+    given = [flag for flag, value in sb3_only.items() if value]
+    if given:
+        raise ValueError(f"{', '.join(given)}: the sb3 backend's options; leave them out")
     defaults = DEFAULTS.get(env, {})
     config = RLlibConfig(
         env_id=env,
@@ -484,7 +488,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--net-width", type=count(1), default=None, metavar="CHANNELS",
                    help="the network's channels (default: the policy's own)")  # fmt: skip
     p.add_argument("--net-depth", type=count(1), default=None, metavar="LAYERS",
-                   help="the board policy's convolutions (default: its own, 4)")  # fmt: skip
+                   help="the board policy's convolutions (default: the game's own)")  # fmt: skip
     p.add_argument("--seed", type=count(0), default=0)
     p.add_argument(
         "--n-envs", type=count(1), default=None,

@@ -36,6 +36,16 @@ def test_eval_unknown_env_and_agent() -> None:
     assert cli.main(["eval", "Sokoban-v0", "--agent", "nope", "--episodes", "1"]) == 2
 
 
+def test_rllib_refuses_the_sb3_options_by_name(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    args = ["train", "Knight-v0", "--backend", "rllib", "--out", str(out)]
+    assert cli.main([*args, "--net-depth", "6", "--teacher-workers", "2"]) == 2
+    assert "--teacher-workers, --net-depth: the sb3 backend's options" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_play_in_the_terminal(
     tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
