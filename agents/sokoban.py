@@ -12,7 +12,7 @@ from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
 from grid_envs.core.grid import bfs_distances, mirrored_directions
 from grid_envs.sokoban import rules
-from grid_envs.sokoban.bfs import move_distances, position_key
+from grid_envs.sokoban.bfs import MoveTable, move_distances, position_key
 from grid_envs.sokoban.push_env import SokobanPushEnv, push_action
 from grid_envs.sokoban.solver import solve
 from grid_envs.sokoban.state import SokobanState
@@ -173,15 +173,15 @@ class SokobanSolverAgent(Agent):
 
 
 class SokobanOptimalAgent(SokobanSolverAgent):
-    """Plays the fewest moves: a breadth-first search over every position reachable from
-    the level's start (:func:`grid_envs.sokoban.bfs.move_distances`) gives each position's
+    """Plays the fewest moves: a breadth-first search backward from the solved positions
+    (:func:`grid_envs.sokoban.bfs.move_distances`, once a room) gives every position its
     exact distance to the solution, and the agent plays a random one of the actions that
     shorten it by one. As a teacher it names them all: every action that starts a
     fewest-moves solution, in any position the learner reaches. Where more than
-    ``max_states`` positions are reachable, it plays and teaches as ``solver`` does.
+    ``max_states`` positions can be solved, it plays and teaches as ``solver`` does.
 
     Args:
-        max_states: the most positions one level's table may hold.
+        max_states: the most positions one room's table may hold.
         mode, time_limit: the fallback solver's (see ``solver``).
     """
 
@@ -193,7 +193,7 @@ class SokobanOptimalAgent(SokobanSolverAgent):
     ) -> None:  # fmt: skip
         self.max_states = max_states
         # per env: the level's room (floor and goals) and its table, None where too large
-        self._tables: dict[int, tuple[bytes, dict[int, int] | None]] = {}
+        self._tables: dict[int, tuple[bytes, MoveTable | None]] = {}
         super().__init__(env, seed, mode, time_limit)
 
     def reset(self) -> None:
@@ -206,16 +206,15 @@ class SokobanOptimalAgent(SokobanSolverAgent):
         s = env.game_state()
         cells, cols = s.floor.size, s.floor.shape[1]
         boxes, player = rules.bits(s.boxes), s.player[0] * cols + s.player[1]
-        key = position_key(boxes, player, cells)
         room = s.floor.tobytes() + s.goals.tobytes()
         mine = self._tables.get(id(env))
-        if mine is None or mine[0] != room or (mine[1] is not None and key not in mine[1]):
+        if mine is None or mine[0] != room:  # a table holds every position of its room
             mine = self._tables[id(env)] = (room, move_distances(s, self.max_states))
         table = mine[1]
         if table is None:
             return None
         legal = np.flatnonzero(rules.legal_mask(s))
-        here = table[key]
+        here = table[position_key(boxes, player, cells)]
         if here < 0:
             return [int(a) for a in legal]
         good = []
@@ -223,7 +222,7 @@ class SokobanOptimalAgent(SokobanSolverAgent):
             d = int(a) % 4
             n = player + (-cols, cols, -1, 1)[d]
             child = boxes ^ (1 << n) ^ (1 << (2 * n - player)) if a >= 4 else boxes
-            if table.get(position_key(child, n, cells), -1) == here - 1:
+            if table[position_key(child, n, cells)] == here - 1:
                 good.append(int(a))
         return good
 
@@ -243,5 +242,5 @@ register_agent(
 )
 register_agent(
     "optimal", SokobanOptimalAgent, SOKOBAN_IDS[:2],
-    "fewest moves, from a breadth-first search over every position (rooms of up to 1M)",
+    "fewest moves, from a breadth-first search over every position (up to 1M a room)",
 )  # fmt: skip

@@ -1,6 +1,7 @@
-"""Sokoban figures: generator speed and difficulty, and env steps/s next to FrozenLake.
+"""Sokoban figures: generator speed and difficulty, the fewest-moves table's size and
+time (what the ``optimal`` teacher builds once a level), and env steps/s next to FrozenLake.
 
-    python benchmarks/sokoban_env.py [--repeats 5] [--bfs-levels 40]
+    python benchmarks/sokoban_env.py [--repeats 5] [--bfs-levels 40] [--table-levels 20]
 
 Every timing is the median of ``--repeats`` runs; the env rate is also given as a ratio to
 FrozenLake-v1's, measured in the same run (timings on shared machines are noisy).
@@ -17,7 +18,7 @@ import numpy as np
 
 import grid_envs  # noqa: F401
 from grid_envs.sokoban import SokobanGenerator
-from grid_envs.sokoban.bfs import min_pushes
+from grid_envs.sokoban.bfs import min_pushes, move_distances
 
 
 def levels_per_second(gen: SokobanGenerator, n: int, repeats: int) -> float:
@@ -53,12 +54,31 @@ def steps_per_second(env_id: str, steps: int, repeats: int, masked: bool) -> flo
     return statistics.median(rates)
 
 
+def table_figures(env_id: str, levels: int) -> str:
+    """The fewest-moves table on the first ``levels`` levels of ``env_id``: positions that
+    can be solved and seconds to build, median and largest."""
+    env = gym.make(env_id)
+    sizes, seconds = [], []
+    for seed in range(levels):
+        env.reset(seed=seed)
+        start = time.perf_counter()
+        table = move_distances(env.unwrapped.game_state())
+        seconds.append(time.perf_counter() - start)
+        assert table is not None, f"{env_id} level {seed} has too many positions"
+        sizes.append(len(table))
+    return (
+        f"{statistics.median(sizes):,.0f} positions (largest {max(sizes):,}), "
+        f"{statistics.median(seconds):.3f} s (slowest {max(seconds):.3f} s)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--levels", type=int, default=1000)
     parser.add_argument("--steps", type=int, default=50_000)
     parser.add_argument("--bfs-levels", type=int, default=40)
+    parser.add_argument("--table-levels", type=int, default=20)
     args = parser.parse_args()
 
     print("generator (one core, median of repeats)")
@@ -75,6 +95,10 @@ def main() -> None:
             f"{'/'.join(f'{p:g}' for p in pct)}, max {max(optimal)}; "
             f"certificate pushes median {np.median([g.pushes for g in sample]):g}"
         )
+
+    print(f"fewest-moves table (one core, {args.table_levels} levels, median)")
+    for env_id in ("GridGames/Sokoban-v0", "GridGames/Sokoban-Small-v0"):
+        print(f"  {env_id}: {table_figures(env_id, args.table_levels)}")
 
     print("single env, random agent, resets included (median of repeats)")
     frozen = steps_per_second("FrozenLake-v1", args.steps, args.repeats, masked=False)

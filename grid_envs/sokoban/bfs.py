@@ -1,8 +1,12 @@
-"""A plain breadth-first search over pushes: the exact reference for small levels.
+"""Exact breadth-first searches: the fewest pushes, and the fewest moves from every position.
 
-It finds the fewest pushes (not moves) that solve a level, pruning only dead squares, which
-is sound, so its answer is exact. It is slow on big levels on purpose: it is the oracle that
-the generator's difficulty report and the solver's tests are checked against.
+:func:`min_pushes` finds the fewest pushes (not moves) that solve a level, pruning only dead
+squares, which is sound, so its answer is exact. It is slow on big levels on purpose: it is
+the oracle that the generator's difficulty report and the solver's tests are checked
+against.
+
+:func:`move_distances` gives every position of a room its fewest moves to the solution in
+one backward search, in numpy: the table that the ``optimal`` agent plays and teaches from.
 """
 
 from __future__ import annotations
@@ -68,81 +72,136 @@ def position_key(boxes: int, player: int, cells: int) -> int:
     return boxes * cells + player
 
 
-def move_distances(state: SokobanState, max_states: int = 200_000) -> dict[int, int] | None:
-    """Fewest moves (walk steps and pushes alike) that solve the level from every position
-    reachable from ``state``, keyed by :func:`position_key`; -1 where the level can no
-    longer be solved. None where more than ``max_states`` positions are reachable.
+# A table numbers a position by the set of floor cells its boxes stand on (its rank among
+# all such sets, in the combinatorial number system) and the player's floor cell; it gives
+# up on rooms where that numbering passes MAX_SPACE
+MAX_SPACE = 1 << 25
 
-    Two breadth-first searches over the whole position graph: forward from ``state`` to
-    list the positions and their successors, then backward from the solved ones (a layer
-    at a time, in numpy). Positions with a box on a dead square are listed but not
-    followed, so every distance is exact.
+
+class _Room:
+    """A room's floor cells numbered 0..F-1, their neighbours, and the numbering of
+    positions with ``boxes`` boxes: ``rank(box cells) * F + player cell``."""
+
+    def __init__(self, floor: np.ndarray, boxes: int) -> None:
+        cols = floor.shape[1]
+        self.cells = floor.size
+        self.flat = np.flatnonzero(floor.ravel())
+        self.floor = len(self.flat)
+        self.index = np.full(floor.size, -1, dtype=np.int64)
+        self.index[self.flat] = np.arange(self.floor)
+        # per floor cell and direction (up, down, left, right), the floor neighbour, -1 for a
+        # wall; a last row of -1 stands for the wall, so that beyond a wall reads as wall too
+        self.near = np.full((self.floor + 1, 4), -1, dtype=np.int64)
+        for d, o in enumerate((-cols, cols, -1, 1)):
+            self.near[:-1, d] = self.index[self.flat + o]
+        self.boxes = boxes
+        self.binom = np.zeros((self.floor + 1, boxes + 1), dtype=np.int64)  # C(n, k)
+        self.binom[:, 0] = 1
+        for n in range(1, self.floor + 1):
+            self.binom[n, 1:] = self.binom[n - 1, 1:] + self.binom[n - 1, :-1]
+        self.space = int(self.binom[self.floor, boxes]) * self.floor
+
+    def number(self, cells: np.ndarray, player: np.ndarray) -> np.ndarray:
+        """The numbers of positions whose boxes stand on ``cells`` (n, boxes; each row in
+        increasing order) with the player on ``player`` (n,)."""
+        rank = np.zeros(len(cells), dtype=np.int64)
+        for i in range(self.boxes):
+            rank += self.binom[cells[:, i], i + 1]
+        return rank * self.floor + player
+
+
+def _holds(cells: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Whether row k of ``cells`` (n, boxes) holds ``at[k]``: a column at a time, faster
+    than a comparison of the whole array reduced along its short axis."""
+    out = np.zeros(len(cells), dtype=bool)
+    for i in range(cells.shape[1]):
+        out |= cells[:, i] == at
+    return out
+
+
+class MoveTable:
+    """Fewest moves to the solution from every position of one room (its floor, goals and
+    number of boxes): ``table[position_key(...)]`` reads them, -1 where the position can
+    no longer be solved. ``len(table)`` is the number of positions that can be.
+
+    Only those positions are kept, as numbers (:class:`_Room`), sorted, beside their
+    distances: a look-up is a binary search.
     """
-    cols = state.floor.shape[1]
-    cells = state.floor.size
-    floor = state.floor.ravel().tolist()
-    dead = rules.bits(rules.dead_squares(state.floor, state.goals))
-    goals = rules.bits(state.goals)
-    # per floor cell, its floor neighbours: (cell, its bit, the cell beyond's bit or 0)
-    steps = [
-        [(c + o, 1 << (c + o), (1 << (c + 2 * o)) if floor[c + 2 * o] else 0)
-         for o in (-cols, cols, -1, 1) if floor[c + o]] if floor[c] else []
-        for c in range(cells)
-    ]  # fmt: skip
-    start = position_key(rules.bits(state.boxes), state.player[0] * cols + state.player[1], cells)
-    index = {start: 0}
-    keys = [start]
-    children: list[int] = []  # every position's successors, one after another
-    counts: list[int] = []  # how many each position has
-    solved: list[int] = []
-    for i, key in enumerate(keys):  # keys grows as positions are found: a BFS queue
-        boxes, player = divmod(key, cells)
-        if boxes & goals == goals or boxes & dead:  # a box on a dead square is never solved
-            counts.append(0)
-            if boxes & goals == goals:
-                solved.append(i)
-            continue
-        before = len(children)
-        for n, here, beyond in steps[player]:
-            if boxes & here:
-                if not beyond or boxes & beyond:
-                    continue
-                child = (boxes ^ here ^ beyond) * cells + n
-            else:
-                child = boxes * cells + n
-            j = index.get(child)
-            if j is None:
-                j = index[child] = len(keys)
-                keys.append(child)
-            children.append(j)
-        counts.append(len(children) - before)
-        if len(keys) > max_states:
-            return None
-    dist = _backward_distances(np.asarray(counts), np.asarray(children, dtype=np.int64), solved)
-    return dict(zip(keys, dist.tolist(), strict=True))
+
+    def __init__(self, room: _Room, numbers: np.ndarray, dist: np.ndarray) -> None:
+        self._room, self._numbers, self._dist = room, numbers, dist
+
+    def __getitem__(self, key: int) -> int:
+        """Moves to the solution from the position ``key``; -1 where it cannot be solved.
+        A key that is no position of this room (a box or the player off the floor,
+        another number of boxes) raises KeyError."""
+        room = self._room
+        boxes, player = divmod(key, room.cells)
+        if not 0 <= boxes < 1 << room.cells:
+            raise KeyError(key)
+        cells = [i for i in range(room.cells) if boxes >> i & 1]
+        if len(cells) != room.boxes:
+            raise KeyError(key)
+        floor = room.index[[*cells, player]]
+        if (floor < 0).any() or floor[-1] in floor[:-1]:
+            raise KeyError(key)
+        number = int(room.number(floor[None, :-1], floor[-1:])[0])
+        row = int(np.searchsorted(self._numbers, number))
+        hit = row < len(self._numbers) and self._numbers[row] == number
+        return int(self._dist[row]) if hit else -1
+
+    def __len__(self) -> int:
+        return len(self._numbers)
 
 
-def _backward_distances(counts: np.ndarray, children: np.ndarray, solved: list[int]) -> np.ndarray:
-    """Each position's BFS distance to the nearest of ``solved`` along the edges
-    (position k has the ``counts[k]`` successors that follow in ``children``); -1 if none."""
-    n = len(counts)
-    parents = np.repeat(np.arange(n), counts)
-    order = np.argsort(children, kind="stable")
-    parents, into = parents[order], children[order]  # the edges grouped by their head
-    first = np.searchsorted(into, np.arange(n + 1))
-    dist = np.full(n, -1, dtype=np.int64)
-    frontier = np.asarray(solved, dtype=np.int64)
+def move_distances(state: SokobanState, max_states: int = 1_000_000) -> MoveTable | None:
+    """Fewest moves (walk steps and pushes alike) that solve ``state``'s level from any
+    position of its room, as a :class:`MoveTable`. None where more than ``max_states``
+    positions can be solved, or where the room's numbering of positions passes
+    :data:`MAX_SPACE` (many boxes in a large room).
+
+    One breadth-first search backward from the solved positions, by reverse moves and
+    pulls, a layer at a time in numpy over the positions' numbers. A pulled box never
+    lands on a dead square, and the solved positions are where the game ends, so every
+    distance is exact; a position it never meets cannot be solved.
+    """
+    room = _Room(state.floor, int(state.boxes.sum()))
+    if room.space > MAX_SPACE:
+        return None
+    goals = room.index[np.flatnonzero(state.goals.ravel())]
+    if len(goals) != room.boxes:
+        raise ValueError(f"the level has {room.boxes} boxes and {len(goals)} goals")
+    free = np.setdiff1d(np.arange(room.floor), goals)
+    cells = np.repeat(goals[None], len(free), axis=0)  # the frontier's boxes, row by row
+    frontier = room.number(cells, free)
+    dist = np.full(room.space, -1, dtype=np.int32)
     dist[frontier] = 0
+    scratch = np.zeros(room.space, dtype=np.int64)  # for removing repeats in linear time
+    found = len(frontier)
     depth = 0
-    while frontier.size:
+    while len(frontier):
         depth += 1
-        lo, sizes = first[frontier], first[frontier + 1] - first[frontier]
-        total = int(sizes.sum())
-        if not total:
-            break
-        # the edges into the frontier, gathered without a Python loop
-        at = np.repeat(lo - np.cumsum(sizes) + sizes, sizes) + np.arange(total)
-        found = parents[at]
-        frontier = np.unique(found[dist[found] < 0])
+        player = frontier % room.floor
+        base = frontier - player  # the number with the player on floor cell 0
+        # the player stepped here from the cell behind (d ^ 1 is the opposite of d), pushing
+        # the box ahead (direction d) or not: undo the step, then the push too
+        cells, player, base = np.tile(cells, (4, 1)), np.tile(player, 4), np.tile(base, 4)
+        d = np.repeat(np.arange(4), len(frontier))
+        behind, ahead = room.near[player, d ^ 1], room.near[player, d]
+        ok = (behind >= 0) & ~_holds(cells, behind)
+        push = ok & _holds(cells, ahead)
+        pulled = np.sort(np.where(cells[push] == ahead[push, None], player[push, None],
+                                  cells[push]), axis=1)  # fmt: skip
+        before = np.concatenate([base[ok] + behind[ok], room.number(pulled, behind[push])])
+        cells = np.concatenate([cells[ok], pulled])
+        new = dist[before] < 0
+        before, cells = before[new], cells[new]
+        scratch[before] = np.arange(len(before))
+        first = scratch[before] == np.arange(len(before))
+        frontier, cells = before[first], cells[first]
         dist[frontier] = depth
-    return dist
+        found += len(frontier)
+        if found > max_states:
+            return None
+    numbers = np.flatnonzero(dist >= 0)
+    return MoveTable(room, numbers, dist[numbers])

@@ -8,8 +8,9 @@ from collections import deque
 
 import gymnasium as gym
 import numpy as np
+import pytest
 
-from grid_envs.sokoban import rules
+from grid_envs.sokoban import bfs, rules
 from grid_envs.sokoban.bfs import move_distances, position_key
 from grid_envs.sokoban.levels import parse_xsb
 from grid_envs.sokoban.state import SokobanState
@@ -68,14 +69,38 @@ def test_a_position_that_cannot_be_solved_reads_minus_one() -> None:
     rules.apply_action(pushed, rules.PUSH_RIGHT)  # the box onto the goal: solved
     table = move_distances(start)
     assert table is not None and table[key_of(start)] == 1 and table[key_of(pushed)] == 0
-    stuck = parse_xsb("######\n#@ $ #\n#.   #\n######")[0]  # box goes along the top wall
-    table = move_distances(rules.new_state(stuck))
-    assert table is not None and set(table.values()) == {-1}
+    stuck = rules.new_state(parse_xsb("######\n#@ $ #\n#.   #\n######")[0])
+    table = move_distances(stuck)  # the box can only go along the top wall
+    assert table is not None and table[key_of(stuck)] == -1
+    rules.apply_action(stuck, rules.PUSH_RIGHT - 4)  # a walk step: still -1, still a key
+    assert table[key_of(stuck)] == -1
 
 
-def test_move_distances_give_up_past_max_states() -> None:
+def test_one_table_serves_every_position_of_its_room_and_no_other_key() -> None:
+    first = rules.new_state(parse_xsb("#######\n#@    #\n# $ $ #\n#  .. #\n#######")[0])
+    near = rules.new_state(parse_xsb("#######\n#    @#\n#  $$ #\n#  .. #\n#######")[0])
+    stuck = rules.new_state(parse_xsb("#######\n#   $@#\n#  $  #\n#  .. #\n#######")[0])
+    table = move_distances(first)
+    assert table is not None and len(table) > 0
+    for s in (first, near, stuck):  # boxes elsewhere, the player elsewhere: one table
+        truth = fewest_moves(s)
+        assert table[key_of(s)] == (-1 if truth is None else truth)
+    assert table[key_of(stuck)] == -1 < table[key_of(near)]
+    cells = first.floor.size
+    with pytest.raises(KeyError):
+        table[position_key(1, 8, cells)]  # one box, on a wall
+    with pytest.raises(KeyError):
+        table[position_key(rules.bits(first.boxes), 0, cells)]  # the player on a wall
+
+
+def test_move_distances_give_up_past_max_states_or_past_the_numbering() -> None:
     start = states(1)[0]
     full = move_distances(start)
     assert full is not None and len(full) > 10
     assert move_distances(start, max_states=10) is None
-    assert move_distances(start, max_states=len(full)) == full
+    again = move_distances(start, max_states=len(full))
+    assert again is not None and again[key_of(start)] == full[key_of(start)]
+    room = bfs._Room(start.floor, int(start.boxes.sum()))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bfs, "MAX_SPACE", room.space - 1)
+        assert move_distances(start) is None
