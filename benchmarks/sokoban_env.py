@@ -1,5 +1,5 @@
 """Sokoban figures: generator speed and difficulty, the fewest-moves table's size and
-time (what the ``optimal`` teacher builds once a level), and env steps/s next to FrozenLake.
+time (what the ``optimal`` teacher builds once a room), and env steps/s next to FrozenLake.
 
     python benchmarks/sokoban_env.py [--repeats 5] [--bfs-levels 40] [--table-levels 20]
 
@@ -64,7 +64,8 @@ def table_figures(env_id: str, levels: int) -> str:
         start = time.perf_counter()
         table = move_distances(env.unwrapped.game_state())
         seconds.append(time.perf_counter() - start)
-        assert table is not None, f"{env_id} level {seed} has too many positions"
+        if table is None:
+            raise SystemExit(f"{env_id} level {seed}: too many positions for a table")
         sizes.append(len(table))
     return (
         f"{statistics.median(sizes):,.0f} positions (largest {max(sizes):,}), "

@@ -72,7 +72,7 @@ def test_a_position_that_cannot_be_solved_reads_minus_one() -> None:
     stuck = rules.new_state(parse_xsb("######\n#@ $ #\n#.   #\n######")[0])
     table = move_distances(stuck)  # the box can only go along the top wall
     assert table is not None and table[key_of(stuck)] == -1
-    rules.apply_action(stuck, rules.PUSH_RIGHT - 4)  # a walk step: still -1, still a key
+    rules.apply_action(stuck, rules.MOVE_RIGHT)  # a walk step: still -1, still a key
     assert table[key_of(stuck)] == -1
 
 
