@@ -62,7 +62,7 @@ def table_figures(env_id: str, levels: int) -> str:
     for seed in range(levels):
         env.reset(seed=seed)
         start = time.perf_counter()
-        table = move_distances(env.unwrapped.game_state())
+        table = move_distances(env.unwrapped.game_state())  # type: ignore[attr-defined]
         seconds.append(time.perf_counter() - start)
         if table is None:
             raise SystemExit(f"{env_id} level {seed}: too many positions for a table")
