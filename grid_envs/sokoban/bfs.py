@@ -139,7 +139,7 @@ class MoveTable:
         boxes, player = divmod(key, room.cells)
         if not 0 <= boxes < 1 << room.cells:
             raise KeyError(key)
-        cells = [i for i in range(room.cells) if boxes >> i & 1]
+        cells = rules.bit_cells(boxes)
         if len(cells) != room.boxes:
             raise KeyError(key)
         floor = room.index[[*cells, player]]
