@@ -355,29 +355,37 @@ class Solver:
             n += 1
         return n
 
-    def packing_order(self, player: int, limit: int = 4000) -> list[int] | None:
+    def packing_order(self, player: int, boxes: int = 0, limit: int = 4000) -> list[int] | None:
         """An order to fill the goals in, worked out backwards (as goal-room packing in
         FESS and YASS does): from all goals filled, take out again and again the box that
-        can be *pulled* off the goals back to the player's side in the fewest pulls, the
-        other goal boxes in place. Filling the goals in the reverse order never walls a goal
-        in. None when at some point no box comes out (or the room is too large to try)."""
+        can be *pulled* off the goals in the fewest pulls, the other goal boxes in place.
+        Filling the goals in the reverse order never walls a goal in. A box counts as out
+        when it is back on a cell where one of ``boxes`` (the start's) stands off the goals
+        and the player's area holds ``player``: the route a box really comes in by. Where
+        no box gets that far (or ``boxes`` is 0), any cell off the goals on the player's
+        side will do. None when at some point no box comes out (or the room is too large
+        to try)."""
+        sources = boxes & ~self.goal_bb
         remaining = self.goal_bb
         removed: list[int] = []
         while remaining:
             best: tuple[int, int] | None = None
-            for b in bit_cells(remaining):
-                pulls = self._pull_out(b, remaining & ~(1 << b), player, limit)
-                if pulls is not None and (best is None or pulls < best[0]):
-                    best = (pulls, b)
+            for to in (sources, self.floor_bb) if sources else (self.floor_bb,):
+                for b in bit_cells(remaining):
+                    pulls = self._pull_out(b, remaining & ~(1 << b), player, to, limit)
+                    if pulls is not None and (best is None or pulls < best[0]):
+                        best = (pulls, b)
+                if best is not None:
+                    break
             if best is None:
                 return None
             removed.append(best[1])
             remaining &= ~(1 << best[1])
         return removed[::-1]
 
-    def _pull_out(self, box: int, others: int, player: int, limit: int) -> int | None:
-        """The fewest pulls that take the box at ``box`` off the goals to a cell from
-        which the player's area holds ``player``, with the boxes ``others`` fixed."""
+    def _pull_out(self, box: int, others: int, player: int, to: int, limit: int) -> int | None:
+        """The fewest pulls that take the box at ``box`` to a cell of ``to`` off the goals
+        from which the player's area holds ``player``, with the boxes ``others`` fixed."""
         offsets, floor = self.offsets, self.floor_bb & ~others
         frontier = []
         seen: set[tuple[int, int]] = set()
@@ -399,7 +407,7 @@ class Solver:
                     if not (region >> p) & 1 or not (floor >> q) & 1:
                         continue
                     moved = self._flood(1 << q, floor & ~(1 << p))
-                    if not (self.goal_bb >> p) & 1 and (moved >> player) & 1:
+                    if ((to & ~self.goal_bb) >> p) & 1 and (moved >> player) & 1:
                         return pulls
                     key = (p, moved & -moved)
                     if key not in seen:
@@ -507,7 +515,7 @@ class Solver:
         if h0 >= _BIG or boxes & self.dead_bb:
             return SolveResult("unsolvable", "", 0, 0, 0, 1, time.perf_counter() - start, mode)
         weights = FAST_WEIGHTS if mode == "fast" else (1.0,)
-        order = self.packing_order(player) if mode == "fast" else None
+        order = self.packing_order(player, boxes) if mode == "fast" else None
         areas = self.area_orders(order) if order is not None else None
         # goal macros and packing advice in the feature search only: in the weighted
         # searches macros only widened the tree (Microban 111: twice the states)

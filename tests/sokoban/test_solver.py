@@ -11,7 +11,15 @@ import pytest
 
 from grid_envs.sokoban import Level, SokobanGenerator, parse_xsb, rules
 from grid_envs.sokoban.bfs import min_pushes
-from grid_envs.sokoban.solver import hungarian, rematch, rematch_after_push, solve, solver_for
+from grid_envs.sokoban.rules import bit_cells
+from grid_envs.sokoban.solver import (
+    Solver,
+    hungarian,
+    rematch,
+    rematch_after_push,
+    solve,
+    solver_for,
+)
 from grid_envs.wrappers import get_potential
 
 
@@ -203,6 +211,39 @@ def test_packing_order_fills_a_dead_end_from_its_far_end() -> None:
     solver = solver_for(level.floor, level.goals)
     order = solver.packing_order(level.player[0] * cols + level.player[1])
     assert order == [1 * cols + 7, 1 * cols + 6, 1 * cols + 5]
+
+
+def _can_follow(solver: Solver, order: list[int], starts: int, player: int) -> bool:
+    """Whether the goals can be filled in ``order``, each by a box from one of the
+    ``starts`` cells pushed alone, the goals before it already filled."""
+    filled = 0
+    for goal in order:
+        if all(solver.push_path(s, player, filled, goal) is None for s in bit_cells(starts)):
+            return False
+        filled |= 1 << goal
+    return True
+
+
+def test_packing_order_brings_boxes_in_from_where_they_stand() -> None:
+    """Pulled out only to the player's side, a box may leave the goals by a way no box can
+    come in by (here: the goals' right, which boxes reach only over the goals); pulled
+    back to where boxes stand, every goal of the order can be filled in turn."""
+    from grid_envs.sokoban.solver import _bits
+
+    (level,) = parse_xsb(
+        "########\n####@ ##\n####  ##\n#### * #\n#### ..#\n## # $$#\n##.$   #\n########"
+    )
+    solver = solver_for(level.floor, level.goals)
+    cols = level.floor.shape[1]
+    player = level.player[0] * cols + level.player[1]
+    boxes = _bits(np.flatnonzero((level.boxes & level.floor).ravel()))
+    starts = boxes & ~solver.goal_bb
+    player_side = solver.packing_order(player)
+    box_side = solver.packing_order(player, boxes)
+    assert player_side is not None and box_side is not None
+    assert sorted(box_side) == sorted(solver.goal_cells)
+    assert not _can_follow(solver, player_side, starts, player)
+    assert _can_follow(solver, box_side, starts, player)
 
 
 def test_feature_search_alone_solves_and_replays() -> None:
