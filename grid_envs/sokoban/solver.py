@@ -23,8 +23,8 @@ those keys means no state is expanded twice.
 Modes: ``optimal`` (A*, fewest pushes) and ``fast`` (a portfolio of weighted best-first
 searches on the same bound with the same pruning, interleaved, and a search in feature
 space after FESS with packing advice and goal macros: moves of many pushes that fill the
-goal areas in a packing order worked out backwards; solutions need not be shortest; each
-technique can be left out, :data:`TECHNIQUES`). Both honour a time and a node limit and
+goal areas in a packing order worked out backwards along the routes the boxes can come
+in by; solutions need not be shortest; each technique can be left out, :data:`TECHNIQUES`). Both honour a time and a node limit and
 answer ``solved``, ``unsolvable`` (the space was exhausted; every pruning rule is sound) or
 ``gave_up``.
 """
@@ -52,7 +52,7 @@ MODES = ("optimal", "fast")
 FAST_WEIGHTS = (1000.0, 8.0, 1.2)
 _SLICE = 64  # states one search expands before the next one takes a turn
 # what ``fast`` mode adds to plain best-first search, each of which can be left out
-TECHNIQUES = ("feature-search", "goal-macros", "packing-advice")
+TECHNIQUES = ("feature-search", "goal-macros", "packing-advice", "box-routes")
 
 
 @dataclass(frozen=True)
@@ -515,7 +515,8 @@ class Solver:
         if h0 >= _BIG or boxes & self.dead_bb:
             return SolveResult("unsolvable", "", 0, 0, 0, 1, time.perf_counter() - start, mode)
         weights = FAST_WEIGHTS if mode == "fast" else (1.0,)
-        order = self.packing_order(player, boxes) if mode == "fast" else None
+        starts = 0 if "box-routes" in without else boxes
+        order = self.packing_order(player, starts) if mode == "fast" else None
         areas = self.area_orders(order) if order is not None else None
         # goal macros and packing advice in the feature search only: in the weighted
         # searches macros only widened the tree (Microban 111: twice the states)
