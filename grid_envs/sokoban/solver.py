@@ -24,9 +24,9 @@ Modes: ``optimal`` (A*, fewest pushes) and ``fast`` (a portfolio of weighted bes
 searches on the same bound with the same pruning, interleaved, and a search in feature
 space after FESS with packing advice and goal macros: moves of many pushes that fill the
 goal areas in a packing order worked out backwards along the routes the boxes can come
-in by; solutions need not be shortest; each technique can be left out, :data:`TECHNIQUES`). Both honour a time and a node limit and
-answer ``solved``, ``unsolvable`` (the space was exhausted; every pruning rule is sound) or
-``gave_up``.
+in by; solutions need not be shortest; each technique can be left out, :data:`TECHNIQUES`).
+Both honour a time and a node limit and answer ``solved``, ``unsolvable`` (the space was
+exhausted; every pruning rule is sound) or ``gave_up``.
 """
 
 from __future__ import annotations
@@ -51,6 +51,13 @@ MODES = ("optimal", "fast")
 # level, so running a few side by side is far steadier than betting on one.
 FAST_WEIGHTS = (1000.0, 8.0, 1.2)
 _SLICE = 64  # states one search expands before the next one takes a turn
+# The near-greedy searches crack a level within seconds or not at all (Microban: every level
+# they solve, in under 10 s; XSokoban 1-50: none). After EARLY_SECONDS they stop, and the
+# feature search, the one that finishes large levels, takes FEATURE_SLICES turns to the
+# A*-like search's one.
+EARLY_SECONDS = 10.0
+GREEDY_WEIGHT = 2.0  # searches weighted above this are the near-greedy ones
+FEATURE_SLICES = 2
 # what ``fast`` mode adds to plain best-first search, each of which can be left out
 TECHNIQUES = ("feature-search", "goal-macros", "packing-advice", "box-routes")
 
@@ -528,8 +535,13 @@ class Solver:
             searches.append(_FeatureSearch(self, boxes, player, h0, areas, macros, fill))
         expanded = 0
         while True:
+            late = time.perf_counter() - start > EARLY_SECONDS
             for search in searches:
-                budget = _SLICE if node_limit is None else min(_SLICE, node_limit - expanded)
+                feature = isinstance(search, _FeatureSearch)
+                if late and not feature and search.weight > GREEDY_WEIGHT:
+                    continue
+                share = _SLICE * (FEATURE_SLICES if late and feature else 1)
+                budget = share if node_limit is None else min(share, node_limit - expanded)
                 if budget <= 0:
                     generated = sum(x.generated for x in searches)
                     return self._gave_up("node limit", mode, expanded, generated, start)
