@@ -354,3 +354,38 @@ def test_techniques_can_be_left_out_and_unknown_names_are_refused() -> None:
         assert r.solved and replay_through_env(level, r.solution)["is_success"]
     with pytest.raises(ValueError, match="unknown techniques \\['goal-macro'\\]"):
         solve(level, without=("goal-macro",))
+
+
+def test_after_the_early_seconds_only_the_feature_and_a_star_like_searches_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past ``EARLY_SECONDS`` the near-greedy searches get no more turns and the feature
+    search gets ``FEATURE_SLICES`` slices a turn; before it, every search gets one. (The
+    searches are kept from reporting success, so turns go on until one runs out of states.)"""
+    from grid_envs.sokoban import solver as module
+
+    turns: list[tuple[str, float, int]] = []
+    run = module._Search.run
+
+    def counted(self: module._Search, budget: int) -> str:
+        turns.append((type(self).__name__, self.weight, budget))
+        outcome = run(self, budget)
+        return "open" if outcome == "solved" else outcome
+
+    monkeypatch.setattr(module._Search, "run", counted)
+    (level,) = parse_xsb(GOAL_ROOM)
+    everyone = {("_Search", w) for w in module.FAST_WEIGHTS} | {("_FeatureSearch", 1.0)}
+
+    solve(level, time_limit=0.2)  # "unsolvable" once a search runs out of states
+    assert {(name, weight) for name, weight, _ in turns} == everyone
+    assert {budget for *_, budget in turns} == {module._SLICE}
+
+    turns.clear()
+    monkeypatch.setattr(module, "EARLY_SECONDS", -1.0)
+    solve(level, time_limit=0.2)  # "unsolvable" once a search runs out of states
+    assert {(name, weight) for name, weight, _ in turns} == {
+        (name, weight) for name, weight in everyone if weight <= module.GREEDY_WEIGHT
+    }
+    assert {budget for name, _, budget in turns if name == "_FeatureSearch"} == {
+        module.FEATURE_SLICES * module._SLICE
+    }
