@@ -24,9 +24,10 @@ Modes: ``optimal`` (A*, fewest pushes) and ``fast`` (a portfolio of weighted bes
 searches on the same bound with the same pruning, interleaved, and a search in feature
 space after FESS with packing advice and goal macros: moves of many pushes that fill the
 goal areas in a packing order worked out backwards along the routes the boxes can come
-in by; solutions need not be shortest; each technique can be left out, :data:`TECHNIQUES`).
-Both honour a time and a node limit and answer ``solved``, ``unsolvable`` (the space was
-exhausted; every pruning rule is sound) or ``gave_up``.
+in by; solutions need not be shortest; each technique can be left out, :data:`TECHNIQUES`;
+after :data:`EARLY_SECONDS` the near-greedy searches stop and the feature search takes
+more turns). Both honour a time and a node limit and answer ``solved``, ``unsolvable``
+(the space was exhausted; every pruning rule is sound) or ``gave_up``.
 """
 
 from __future__ import annotations
