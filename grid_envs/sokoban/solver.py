@@ -395,6 +395,7 @@ class Solver:
         """The fewest pulls that take the box at ``box`` to a cell of ``to`` off the goals
         from which the player's area holds ``player``, with the boxes ``others`` fixed."""
         offsets, floor = self.offsets, self.floor_bb & ~others
+        targets = to & ~self.goal_bb
         frontier = []
         seen: set[tuple[int, int]] = set()
         for o in offsets:
@@ -415,7 +416,7 @@ class Solver:
                     if not (region >> p) & 1 or not (floor >> q) & 1:
                         continue
                     moved = self._flood(1 << q, floor & ~(1 << p))
-                    if ((to & ~self.goal_bb) >> p) & 1 and (moved >> player) & 1:
+                    if (targets >> p) & 1 and (moved >> player) & 1:
                         return pulls
                     key = (p, moved & -moved)
                     if key not in seen:
