@@ -9,9 +9,10 @@ import numpy as np
 from agents.base import Agent
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
-from grid_envs.pikachu.paths import removable_with_lengths
-from grid_envs.pikachu.rules import pair_to_action
-from grid_envs.pikachu.solver import plan, remove
+from grid_envs.pikachu.paths import removable_pairs, removable_with_lengths
+from grid_envs.pikachu.rules import pair_to_action, tiles_by_kind
+from grid_envs.pikachu.solver import plan, proved_dead_after, remove
+from grid_envs.pikachu.state import EMPTY
 
 # The configuration `grid-games train` uses by default (agents.sb3.DEFAULTS): on Pikachu-v0 a
 # pair's logit is read off the board (a dense head over its 10,296 pairs clones the planner no
@@ -24,7 +25,7 @@ TRAINING: dict[str, dict[str, Any]] = {
     },
 }
 COMPARE: dict[str, dict[str, Any]] = {  # the planner plays a deal in about 3 s: too slow to
-    # evaluate on 100 deals here, or to label the learner's own states (it replans on each)
+    # evaluate on 100 deals here, or to label many of the learner's own states
     "GridGames/Pikachu-v0": {"teacher": "planner", "teacher_states": 1_000, "dagger_rounds": 1,
                              "timesteps": 10_000, "skip_agents": ("planner",)},
 }  # fmt: skip
@@ -63,43 +64,146 @@ class GreedyAgent(Agent):
         return best[0], self.one_hot(env, best)
 
 
+def most_mobile_pairs(board: np.ndarray) -> list[int]:
+    """The actions of the removable pairs that leave the most removable pairs behind (no
+    gravity: a pair that connects now connects after any removal), in board order."""
+    pairs = sorted(removable_pairs(board))
+    if not pairs:
+        return []
+    left = [len(removable_pairs(remove(board, pair, "none"))) for pair in pairs]
+    most = max(left)
+    return [pair_to_action(*pair, board.size) for pair, n in zip(pairs, left, strict=True)
+            if n == most]  # fmt: skip
+
+
+class MobilityAgent(Agent):
+    """Removes the pair after which the most pairs can be removed: a look one move ahead
+    at how far the board is from being stuck (the ``mobility`` potential)."""
+
+    name = "mobility"
+
+    def act(self, env: GridEnv, observation: np.ndarray) -> int:
+        best = most_mobile_pairs(env.game_state().board)
+        return best[0] if best else 0
+
+    def label(self, env: GridEnv, observation: np.ndarray) -> tuple[int, np.ndarray]:
+        """The first of the pairs that leave the most moves, and all of them."""
+        best = most_mobile_pairs(env.game_state().board) or [0]
+        return best[0], self.one_hot(env, best)
+
+
 class PlannerAgent(Agent):
     """Plans a full clear from the env's state (``time_limit`` seconds) and follows it.
 
-    It replans when the board is not the one it expected (a reshuffle, gravity it did not
-    plan for, a reset) and falls back to the greedy rule when the planner finds no clear.
+    Without gravity a removal only frees cells, so a plan stays a clear after any of its
+    pairs is removed early, in any order: the agent keeps its plan while the board holds
+    exactly the tiles of the plan's pairs not yet removed (whoever removed the others), and
+    replans otherwise (a pair off the plan, a reshuffle, a reset). With gravity it keeps a
+    plan only while the board is the one it expected. Where the planner finds no clear it
+    falls back to the greedy rule.
     """
 
     name = "planner"
 
     def __init__(self, env: Any = None, seed: int | None = None, time_limit: float = 1.0) -> None:
         self.time_limit = time_limit
-        self._plans: dict[int, tuple[list[int], list[bytes]]] = {}
+        self._plans: dict[int, _Plan] = {}
         super().__init__(env, seed)
 
     def reset(self) -> None:
         self._plans.clear()
 
+    def _plan(self, env: GridEnv) -> _Plan | None:
+        """The env's plan, kept or made afresh; None where the planner finds no clear."""
+        board = env.game_state().board
+        gravity = getattr(env, "gravity", "none")
+        kept = self._plans.get(id(env))
+        if kept is not None and kept.fits(board, gravity):
+            return kept
+        result = plan(board, gravity, self.time_limit)
+        if not result.cleared:
+            self._plans.pop(id(env), None)
+            return None
+        self._plans[id(env)] = made = _Plan(board, result.moves, gravity)
+        return made
+
     def act(self, env: GridEnv, observation: np.ndarray) -> int:
         board = env.game_state().board
-        e: Any = env
-        actions, expected = self._plans.get(id(env), ([], []))
-        if not actions or expected[0] != board.tobytes():
-            actions, expected = [], []
-            result = plan(board, e.gravity, self.time_limit)
-            if result.cleared:
-                sim = board.copy()
-                for pair in result.moves:
-                    expected.append(sim.tobytes())
-                    actions.append(pair_to_action(*pair, board.size))
-                    sim = remove(sim, pair, e.gravity)
-        if actions:
-            self._plans[id(env)] = (actions[1:], expected[1:])
-            return actions[0]
-        self._plans.pop(id(env), None)
+        current = self._plan(env)
+        if current is not None:
+            return pair_to_action(*current.next_pair(), board.size)
         action = greedy_action(board)
         return 0 if action is None else action
 
+    def label(self, env: GridEnv, observation: np.ndarray) -> tuple[int, np.ndarray]:
+        """The plan's next pair, and as its equals every legal pair not known to spoil the
+        clear: the plan's pairs that connect now, the safe pairs (a kind's last two tiles,
+        or a kind whose tiles can all be paired off now), and any other pair unless the
+        board it leaves is proved impossible to clear (:func:`proved_dead_after`).
+
+        Without gravity the order of a plan's connecting pairs does not matter, and most
+        pairs off the plan are as good (another pairing of their kind clears too), so
+        cloning is asked to learn which pairs lose, not the planner's order or its choice
+        among equal pairings. Where no clear is known (a lost board) every legal pair is
+        named: such a state teaches nothing. With gravity the plan's next pair alone."""
+        action = self.act(env, observation)
+        current = self._plans.get(id(env))
+        if current is None:
+            return action, env.action_masks()
+        if current.gravity != "none":
+            return action, self.one_hot(env, [action])
+        board = env.game_state().board
+        now = set(removable_pairs(board))
+        sure = (now & set(current.pairs)) | set(safe_pairs(board, now))
+        equals = sure | {p for p in now - sure if not proved_dead_after(board, p, self.time_limit)}
+        return action, self.one_hot(env, [pair_to_action(i, j, board.size) for i, j in equals])
+
+
+class _Plan:
+    """A clear's pairs in order, and how to tell whether it still holds on a board."""
+
+    def __init__(self, board: np.ndarray, moves: tuple[tuple[int, int], ...], gravity: str):
+        self.gravity = gravity
+        self.pairs = list(moves)
+        self.board = board.copy()  # with gravity: the board the next pair is played on
+
+    def fits(self, board: np.ndarray, gravity: str) -> bool:
+        """Whether the plan still clears ``board`` (dropping the pairs already removed)."""
+        if gravity != self.gravity:
+            return False
+        if gravity != "none":
+            return bool(np.array_equal(board, self.board))
+        flat, mine = board.ravel(), self.board.ravel()
+        left = [(i, j) for i, j in self.pairs if flat[i] != EMPTY or flat[j] != EMPTY]
+        cells = [c for pair in left for c in pair]
+        if np.count_nonzero(flat) != len(cells) or not np.array_equal(flat[cells], mine[cells]):
+            return False
+        self.pairs = left
+        return True
+
+    def next_pair(self) -> tuple[int, int]:
+        """The plan's next pair; with gravity the plan moves on to the board it leaves."""
+        pair = self.pairs[0]
+        if self.gravity != "none":
+            self.pairs = self.pairs[1:]
+            self.board = remove(self.board, pair, self.gravity)
+        return pair
+
+
+def safe_pairs(board: np.ndarray, removable: set[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The pairs among ``removable`` that cannot spoil a clear without gravity: a kind's
+    last two tiles, or a pair of a kind whose four tiles make two removable pairs now."""
+    tiles = tiles_by_kind(board)
+    flat = board.ravel()
+    out = []
+    for i, j in removable:
+        kind = tiles[int(flat[i])]
+        others = tuple(c for c in kind if c not in (i, j))
+        if not others or (len(others) == 2 and others in removable):
+            out.append((i, j))
+    return out
+
 
 register_agent("greedy", GreedyAgent, PIKACHU_IDS, "the pair with the shortest path")
+register_agent("mobility", MobilityAgent, PIKACHU_IDS, "the pair that leaves the most moves")
 register_agent("planner", PlannerAgent, PIKACHU_IDS, "search for a full clear, 1 s a plan")

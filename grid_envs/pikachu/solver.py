@@ -305,6 +305,19 @@ def _settle(
         return None
 
 
+def proved_dead_after(board: np.ndarray, pair: tuple[int, int], time_limit: float = 1.0) -> bool:
+    """Whether removing ``pair`` leaves a board proved impossible to clear (no gravity): the
+    safe moves and the probes of the planner's root (``_settle``) find no pairing left.
+
+    Sound, not complete: False also where the proof needs a deeper search, or more than
+    ``time_limit`` seconds."""
+    child = remove(board, pair, "none")
+    try:
+        return _settle(child, {}, frozenset(), set(), time.perf_counter() + time_limit) is None
+    except _OutOfTime:
+        return False
+
+
 def _plan_partners(
     root: _Node,
     dead: set,
