@@ -18,6 +18,8 @@ its logit directly, the same way on every cell:
 * :class:`PairLogitsExtractor` ("pairs", Pikachu's default): a pair of cells scores the
   product of the cells' keys plus each cell's worth, read off a CNN whose cells see the
   whole board.
+* :class:`KindPairsExtractor` ("kind-pairs"): the same scores, off a trunk that sees where
+  tiles stand and, for each tile, the tiles of its own kind, but not which kind it is.
 
 Each extractor returns the logits followed by ``value_dim`` features pooled from the same
 trunk for the critic. :class:`LogitsPolicy` (PPO) and :class:`MaskableLogitsPolicy`
@@ -207,6 +209,100 @@ class PairLogitsExtractor(BaseFeaturesExtractor):
             value = self.value(_pooled(hidden)).float()
         key, worth = out[:, : self.keys], out[:, self.keys]  # (b, keys, n), (b, n)
         pairs = torch.bmm(key.transpose(1, 2), key) / self.keys**0.5  # (b, n, n)
+        pairs = pairs + worth[:, :, None] + worth[:, None, :]
+        return torch.cat([pairs.flatten(1)[:, self.upper], value], dim=1)
+
+
+def _sight(occupied: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Which cells see each other along a row, and along a column: ``(b, R, C, C)`` and
+    ``(b, C, R, R)``, 1 where no tile stands strictly between two different cells of one
+    line (the straight segments Onet's paths are made of), divided by how many a cell
+    sees. ``occupied``: (b, R, C) floats, 1 where a tile stands."""
+
+    def along(lines: torch.Tensor) -> torch.Tensor:  # (b, L, n): the cells of each line
+        n = lines.shape[-1]
+        before = torch.cumsum(lines, dim=-1) - lines  # tiles strictly before each cell
+        upto = torch.cumsum(lines, dim=-1)  # tiles up to each cell, it included
+        # between a < c: tiles before c less tiles up to a
+        between = before[..., None, :] - upto[..., :, None]  # (b, L, a, c)
+        low = torch.triu(torch.ones(n, n, device=lines.device), diagonal=1)
+        seen = (between.abs() < 0.5).float() * low
+        seen = seen + seen.transpose(-1, -2)
+        return seen / seen.sum(dim=-1, keepdim=True).clamp(min=1)
+
+    return along(occupied), along(occupied.transpose(1, 2))
+
+
+class _KindBlock(nn.Module):
+    """A residual step of :class:`KindPairsExtractor`: a cell hears its 3x3 neighbours, the
+    cells it sees along its row and its column, and the tiles of its own kind."""
+
+    def __init__(self, width: int) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(width, width, 3, padding=1)
+        self.row, self.col, self.kin = (nn.Linear(width, width) for _ in range(3))
+
+    def forward(
+        self, hidden: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor, kin: torch.Tensor
+    ) -> torch.Tensor:
+        b, width, height, length = hidden.shape
+        out = self.conv(hidden)
+        cells = hidden.permute(0, 2, 3, 1)  # (b, R, C, width)
+        out = out + self.row(torch.einsum("brcd,brdw->brcw", rows, cells)).permute(0, 3, 1, 2)
+        out = out + self.col(torch.einsum("bcrs,bscw->brcw", cols, cells)).permute(0, 3, 1, 2)
+        heard = torch.bmm(kin, cells.reshape(b, height * length, width))
+        out = out + self.kin(heard).transpose(1, 2).reshape(b, width, height, length)
+        return hidden + torch.relu(out)
+
+
+class KindPairsExtractor(BaseFeaturesExtractor):
+    """Pikachu's one-hot kind planes to one logit per pair of cells, as
+    :class:`PairLogitsExtractor`, from a trunk that cannot tell the kinds apart.
+
+    The board gets the empty ring around it that Onet's paths may use. The trunk sees only
+    which cells hold a tile; each block adds to a cell's features its 3x3 neighbours', the
+    mean of those it sees along its row and its column (no tile between), and the mean of
+    the other tiles of its kind. Renaming the kinds leaves the logits as they are, so a
+    pattern learnt on one kind holds for all 36 (the ``pairs`` trunk's first convolution
+    weighs every kind apart).
+    """
+
+    upper: torch.Tensor
+    inner: torch.Tensor  # the board's cells among the ringed board's, row by row
+
+    def __init__(
+        self, observation_space: gym.spaces.Box, width: int = 32, depth: int = 4,
+        keys: int = 16, value_dim: int = 64, bf16: bool = False,
+    ) -> None:  # fmt: skip
+        _, rows, cols = observation_space.shape
+        cells = rows * cols
+        super().__init__(observation_space, cells * (cells - 1) // 2 + value_dim)
+        upper = torch.triu_indices(cells, cells, offset=1)
+        self.register_buffer("upper", upper[0] * cells + upper[1])
+        ringed = torch.arange((rows + 2) * (cols + 2)).reshape(rows + 2, cols + 2)
+        self.register_buffer("inner", ringed[1:-1, 1:-1].flatten())
+        self.stem = nn.Conv2d(3, width, 3, padding=1)  # occupied, the board, the ring
+        self.blocks = nn.ModuleList(_KindBlock(width) for _ in range(depth))
+        self.head = nn.Conv2d(width, keys + 1, 1)
+        self.value = nn.Sequential(nn.Linear(2 * width, value_dim), nn.ReLU())
+        self.keys, self.bf16 = keys, bf16
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        planes = nn.functional.pad(observations.float(), (1, 1, 1, 1))
+        occupied = planes.sum(dim=1).clamp(max=1)  # (b, R, C)
+        board = nn.functional.pad(torch.ones_like(occupied[:, 1:-1, 1:-1]), (1, 1, 1, 1))
+        rows, cols = _sight(occupied)
+        flat = planes.flatten(2)  # (b, kinds, N)
+        kin = torch.bmm(flat.transpose(1, 2), flat)  # 1 between tiles of one kind
+        kin = kin * (1 - torch.eye(kin.shape[-1], device=kin.device))
+        kin = kin / kin.sum(dim=2, keepdim=True).clamp(min=1)
+        hidden = torch.relu(self.stem(torch.stack([occupied, board, 1 - board], dim=1)))
+        for block in self.blocks:
+            hidden = block(hidden, rows, cols, kin)
+        out = self.head(hidden).flatten(2)[:, :, self.inner]  # (b, keys + 1, n)
+        value = self.value(_pooled(hidden))
+        key, worth = out[:, : self.keys], out[:, self.keys]
+        pairs = torch.bmm(key.transpose(1, 2), key) / self.keys**0.5
         pairs = pairs + worth[:, :, None] + worth[:, None, :]
         return torch.cat([pairs.flatten(1)[:, self.upper], value], dim=1)
 

@@ -45,7 +45,7 @@ from agents.runs import (
     saved_steps,
 )
 
-POLICIES = ("cnn", "cells", "lift-drop", "maze-vi", "pairs", "player")
+POLICIES = ("cnn", "cells", "kind-pairs", "lift-drop", "maze-vi", "pairs", "player")
 VEC_ENVS = ("batched", "dummy")
 # rollout and update sizes per kind of vec env, where a run does not set them: a batch
 # collects cheaply, so its PPO takes a larger rollout in fewer epochs (Atari's PPO uses 4);
@@ -70,7 +70,7 @@ class TrainConfig:
     n_envs: int = 64
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     shaping: str | None = None
-    policy: str = "cnn"  # or "cells", "lift-drop", "maze-vi", "pairs", "player" (PPO,
+    policy: str = "cnn"  # or "cells", "kind-pairs", "lift-drop", "maze-vi", "pairs", "player" (PPO,
     # MaskablePPO; agents.board_policies)
     gamma: float = 0.99
     learning_rate: float = 3e-4
@@ -237,7 +237,7 @@ def policy_of(config: TrainConfig, actions: int) -> tuple[Any, dict[str, Any]]:
 
     kwargs: dict[str, Any] = {"normalize_images": False}
     extractors = {"lift-drop": bp.LiftDropExtractor, "maze-vi": bp.MazeValueExtractor,
-                  "pairs": bp.PairLogitsExtractor}  # fmt: skip
+                  "pairs": bp.PairLogitsExtractor, "kind-pairs": bp.KindPairsExtractor}  # fmt: skip
     if config.policy in extractors:  # the board's planes are all they need
         kwargs["features_extractor_class"] = extractors[config.policy]
         kwargs["features_extractor_kwargs"] = {"bf16": bf16, **size}

@@ -357,6 +357,44 @@ def test_pair_logits_follow_the_action_numbering_and_the_pair_rule() -> None:
         assert pair_to_action(i, j, 16) == pair_to_action(j, i, 16)
 
 
+def test_kind_pairs_logits_ignore_the_kinds_names_and_see_along_lines(tmp_path: Path) -> None:
+    """Renaming the kinds leaves every logit as it is (the trunk sees where tiles stand and
+    which share a kind, not which kind); two cells of a line see each other exactly when
+    no tile stands between them; the policy trains, saves, loads and plays legal pairs."""
+    import torch
+
+    from agents.board_policies import KindPairsExtractor, _sight
+
+    env = gym.make("GridGames/Pikachu-v0", rows=4, cols=4, kinds=4)
+    obs, _ = env.reset(seed=0)
+    net = KindPairsExtractor(env.observation_space, width=8, depth=2, keys=4)
+    renamed = obs[[2, 0, 3, 1]]
+    with torch.no_grad():
+        out, again = net(torch.as_tensor(np.stack([obs, renamed])))
+    assert out.shape == (120 + 64,)
+    assert torch.allclose(out, again, atol=1e-5)
+    grid = obs.argmax(axis=0) + obs.any(axis=0)  # kinds 1.., 0 empty
+    a, b = (int(c) for c in np.flatnonzero(grid.ravel() == 1)[:1].tolist()
+            + np.flatnonzero(grid.ravel() == 2)[:1].tolist())  # fmt: skip
+    swapped = obs.reshape(4, 16).copy()  # tiles of two kinds trade places: the logits change
+    swapped[:, [a, b]] = swapped[:, [b, a]]
+    swapped = swapped.reshape(obs.shape)
+    with torch.no_grad():
+        assert not torch.allclose(net(torch.as_tensor(swapped[None]))[0], out, atol=1e-5)
+    row = torch.tensor([[[0.0, 1, 0, 0, 1, 0]]])
+    sees = (_sight(row)[0][0, 0] > 0).int().tolist()
+    assert sees[0] == [0, 1, 0, 0, 0, 0]  # the first tile stops the view
+    assert sees[1] == [1, 0, 1, 1, 1, 0]
+    assert sees[2] == [0, 1, 0, 1, 1, 0]
+    config = default_config(
+        "GridGames/Pikachu-v0", policy="kind-pairs", timesteps=256, n_envs=2, n_steps=64,
+        batch_size=64, env_kwargs={"rows": 4, "cols": 4, "kinds": 4}, eval_freq=10_000,
+        checkpoint_freq=10_000,
+    )  # fmt: skip
+    agent = PolicyAgent.load(train(config, tmp_path, progress=False).model_path)
+    plays_legally(agent, "GridGames/Pikachu-v0", 8, rows=4, cols=4, kinds=4)
+
+
 def test_player_logits_are_read_at_the_players_cell() -> None:
     """The 8 logits are the head's output at the player's cell, off a trunk whose last
     dilation covers the room; only Sokoban's planes and moves are accepted."""
