@@ -296,11 +296,12 @@ class KindPairsExtractor(BaseFeaturesExtractor):
         kin = torch.bmm(flat.transpose(1, 2), flat)  # 1 between tiles of one kind
         kin = kin * (1 - torch.eye(kin.shape[-1], device=kin.device))
         kin = kin / kin.sum(dim=2, keepdim=True).clamp(min=1)
-        hidden = torch.relu(self.stem(torch.stack([occupied, board, 1 - board], dim=1)))
-        for block in self.blocks:
-            hidden = block(hidden, rows, cols, kin)
-        out = self.head(hidden).flatten(2)[:, :, self.inner]  # (b, keys + 1, n)
-        value = self.value(_pooled(hidden))
+        with mixed(observations, self.bf16):
+            hidden = torch.relu(self.stem(torch.stack([occupied, board, 1 - board], dim=1)))
+            for block in self.blocks:
+                hidden = block(hidden, *(m.to(hidden.dtype) for m in (rows, cols, kin)))
+            out = self.head(hidden).flatten(2)[:, :, self.inner].float()  # (b, keys + 1, n)
+            value = self.value(_pooled(hidden)).float()
         key, worth = out[:, : self.keys], out[:, self.keys]
         pairs = torch.bmm(key.transpose(1, 2), key) / self.keys**0.5
         pairs = pairs + worth[:, :, None] + worth[:, None, :]
