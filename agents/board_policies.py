@@ -168,6 +168,22 @@ class PlayerLogitsExtractor(BaseFeaturesExtractor):
         return torch.cat([(logits * here).sum(dim=(2, 3)), value], dim=1)
 
 
+def _upper(cells: int) -> torch.Tensor:
+    """The flat (i, j) entries, i < j, of a cells x cells matrix, row by row as Pikachu's
+    actions."""
+    upper = torch.triu_indices(cells, cells, offset=1)
+    return upper[0] * cells + upper[1]
+
+
+def _pair_scores(out: torch.Tensor, keys: int, upper: torch.Tensor) -> torch.Tensor:
+    """Each pair's logit ``k_i . k_j / sqrt(d) + w_i + w_j`` from ``out`` (b, keys + 1, n):
+    every cell's key, then its worth; (b, pairs) in :func:`_upper`'s order."""
+    key, worth = out[:, :keys], out[:, keys]  # (b, keys, n), (b, n)
+    pairs = torch.bmm(key.transpose(1, 2), key) / keys**0.5  # (b, n, n)
+    pairs = pairs + worth[:, :, None] + worth[:, None, :]
+    return pairs.flatten(1)[:, upper]
+
+
 class PairLogitsExtractor(BaseFeaturesExtractor):
     """Planes ``(P, rows, cols)`` to one logit per unordered pair of cells ``i < j``
     (Pikachu's actions, row by row of the upper triangle), then ``value_dim`` features.
@@ -180,7 +196,7 @@ class PairLogitsExtractor(BaseFeaturesExtractor):
     """
 
     scale: torch.Tensor
-    upper: torch.Tensor  # the flat (i, j) entries, i < j, of a cells x cells matrix
+    upper: torch.Tensor  # :func:`_upper`
 
     def __init__(
         self, observation_space: gym.spaces.Box, width: int = 32, depth: int = 4,
@@ -191,8 +207,7 @@ class PairLogitsExtractor(BaseFeaturesExtractor):
         pairs = cells * (cells - 1) // 2
         super().__init__(observation_space, pairs + value_dim)
         self.register_buffer("scale", plane_scale(observation_space))
-        upper = torch.triu_indices(cells, cells, offset=1)  # row by row, as the actions
-        self.register_buffer("upper", upper[0] * cells + upper[1])
+        self.register_buffer("upper", _upper(cells))
         self.trunk = _trunk(planes, width, depth)
         self.board = nn.Linear(2 * width, width)  # the whole board, added back to each cell
         self.mix = nn.Sequential(nn.Conv2d(width, width, 3, padding=1), nn.ReLU())
@@ -207,10 +222,7 @@ class PairLogitsExtractor(BaseFeaturesExtractor):
             hidden = self.mix(hidden + board)
             out = self.head(hidden).flatten(2).float()  # (b, keys + 1, n)
             value = self.value(_pooled(hidden)).float()
-        key, worth = out[:, : self.keys], out[:, self.keys]  # (b, keys, n), (b, n)
-        pairs = torch.bmm(key.transpose(1, 2), key) / self.keys**0.5  # (b, n, n)
-        pairs = pairs + worth[:, :, None] + worth[:, None, :]
-        return torch.cat([pairs.flatten(1)[:, self.upper], value], dim=1)
+        return torch.cat([_pair_scores(out, self.keys, self.upper), value], dim=1)
 
 
 def _sight(occupied: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -221,8 +233,8 @@ def _sight(occupied: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 
     def along(lines: torch.Tensor) -> torch.Tensor:  # (b, L, n): the cells of each line
         n = lines.shape[-1]
-        before = torch.cumsum(lines, dim=-1) - lines  # tiles strictly before each cell
         upto = torch.cumsum(lines, dim=-1)  # tiles up to each cell, it included
+        before = upto - lines  # tiles strictly before each cell
         # between a < c: tiles before c less tiles up to a
         between = before[..., None, :] - upto[..., :, None]  # (b, L, a, c)
         low = torch.triu(torch.ones(n, n, device=lines.device), diagonal=1)
@@ -277,8 +289,7 @@ class KindPairsExtractor(BaseFeaturesExtractor):
         _, rows, cols = observation_space.shape
         cells = rows * cols
         super().__init__(observation_space, cells * (cells - 1) // 2 + value_dim)
-        upper = torch.triu_indices(cells, cells, offset=1)
-        self.register_buffer("upper", upper[0] * cells + upper[1])
+        self.register_buffer("upper", _upper(cells))
         ringed = torch.arange((rows + 2) * (cols + 2)).reshape(rows + 2, cols + 2)
         self.register_buffer("inner", ringed[1:-1, 1:-1].flatten())
         self.stem = nn.Conv2d(3, width, 3, padding=1)  # occupied, the board, the ring
@@ -302,10 +313,7 @@ class KindPairsExtractor(BaseFeaturesExtractor):
                 hidden = block(hidden, *(m.to(hidden.dtype) for m in (rows, cols, kin)))
             out = self.head(hidden).flatten(2)[:, :, self.inner].float()  # (b, keys + 1, n)
             value = self.value(_pooled(hidden)).float()
-        key, worth = out[:, : self.keys], out[:, self.keys]
-        pairs = torch.bmm(key.transpose(1, 2), key) / self.keys**0.5
-        pairs = pairs + worth[:, :, None] + worth[:, None, :]
-        return torch.cat([pairs.flatten(1)[:, self.upper], value], dim=1)
+        return torch.cat([_pair_scores(out, self.keys, self.upper), value], dim=1)
 
 
 class MazeValueExtractor(BaseFeaturesExtractor):

@@ -10,8 +10,8 @@ from agents.base import Agent
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
 from grid_envs.pikachu.paths import removable_pairs, removable_with_lengths
-from grid_envs.pikachu.rules import pair_to_action, tiles_by_kind
-from grid_envs.pikachu.solver import plan, proved_dead_after, remove
+from grid_envs.pikachu.rules import pair_to_action
+from grid_envs.pikachu.solver import plan, proved_dead_after, remove, safety_ranks
 from grid_envs.pikachu.state import EMPTY
 
 # The configuration `grid-games train` uses by default (agents.sb3.DEFAULTS): on Pikachu-v0 a
@@ -193,15 +193,8 @@ class _Plan:
 def safe_pairs(board: np.ndarray, removable: set[tuple[int, int]]) -> list[tuple[int, int]]:
     """The pairs among ``removable`` that cannot spoil a clear without gravity: a kind's
     last two tiles, or a pair of a kind whose four tiles make two removable pairs now."""
-    tiles = tiles_by_kind(board)
-    flat = board.ravel()
-    out = []
-    for i, j in removable:
-        kind = tiles[int(flat[i])]
-        others = tuple(c for c in kind if c not in (i, j))
-        if not others or (len(others) == 2 and others in removable):
-            out.append((i, j))
-    return out
+    pairs = sorted(removable)
+    return [pair for pair, rank in zip(pairs, safety_ranks(board, pairs), strict=True) if rank < 2]
 
 
 register_agent("greedy", GreedyAgent, PIKACHU_IDS, "the pair with the shortest path")

@@ -49,25 +49,32 @@ class PlanResult:
         return self.status == "cleared"
 
 
+def safety_ranks(board: np.ndarray, pairs: list[tuple[int, int]]) -> list[int]:
+    """For each of the removable ``pairs``: 0 where it holds its kind's last two tiles, 1
+    where the kind's other two tiles make a removable pair too (the kind pairs off now),
+    else 2. Without gravity a pair ranked 0 or 1 cannot spoil a clear."""
+    tiles = tiles_by_kind(board)
+    flat = board.ravel()
+    available = set(pairs)
+    ranks = []
+    for i, j in pairs:
+        kind_tiles = tiles[int(flat[i])]
+        if len(kind_tiles) == 2:
+            ranks.append(0)
+            continue
+        others = tuple(c for c in kind_tiles if c not in (i, j))
+        ranks.append(1 if len(others) == 2 and others in available else 2)
+    return ranks
+
+
 def ordered_moves(board: np.ndarray) -> list[tuple[int, int]]:
     """The removable pairs in the order the planner tries them (see the module doc)."""
     pairs, lengths = removable_with_lengths(board)
     if not pairs:
         return []
-    tiles = tiles_by_kind(board)
-    flat = board.ravel()
-    available = set(pairs)
-    keyed = []
-    for (i, j), length in zip(pairs, lengths, strict=True):
-        kind_tiles = tiles[int(flat[i])]
-        if len(kind_tiles) == 2:
-            rank = 0
-        else:
-            others = tuple(c for c in kind_tiles if c not in (i, j))
-            rank = 1 if len(others) == 2 and others in available else 2
-        keyed.append((rank, length, i, j))
-    keyed.sort()
-    return [(i, j) for _, _, i, j in keyed]
+    ranks = safety_ranks(board, pairs)
+    keyed = sorted(zip(ranks, lengths, pairs, strict=True))
+    return [pair for _, _, pair in keyed]
 
 
 def remove(board: np.ndarray, pair: tuple[int, int], gravity: str) -> np.ndarray:
