@@ -112,6 +112,105 @@ class LiftDropExtractor(BaseFeaturesExtractor):
         return torch.cat([logits.flatten(1), value], dim=1)
 
 
+class _LineBlock(nn.Module):
+    """A residual step of :class:`ColourLinesExtractor`. Each window of ``span`` cells that
+    fits on the board along a row, a column or either diagonal reads its cells in order,
+    with the same weights in all four directions; each cell then hears the mean of what the
+    windows through it send back to its place in them, plus its 3x3 neighbours and the mean
+    over the colours. (Convolutions over one line of the kernel: a diagonal is the
+    kernel's diagonal.)"""
+
+    share: torch.Tensor  # (1, 1, R, C): 1 / how many windows pass through each cell
+
+    def __init__(self, width: int, span: int, colours: int, rows: int, cols: int) -> None:
+        super().__init__()
+        self.read = nn.Parameter(torch.empty(width, width, span))
+        self.send = nn.Parameter(torch.empty(width, width, span))
+        for weight in (self.read, self.send):
+            nn.init.kaiming_uniform_(weight, a=5**0.5)
+        self.bias = nn.Parameter(torch.zeros(width))
+        self.conv = nn.Conv2d(width, width, 3, padding=1)
+        self.mix = nn.Conv2d(width, width, 1, bias=False)
+        ones = torch.ones(1, 1, rows, cols)
+        through = sum(nn.functional.conv_transpose2d(
+            nn.functional.conv2d(ones, kernel), kernel.abs().sign())
+            for kernel in self.kernels(torch.ones(1, 1, span)))  # fmt: skip
+        self.register_buffer("share", 1 / through.clamp(min=1))
+        self.colours = colours
+
+    @staticmethod
+    def kernels(weight: torch.Tensor) -> list[torch.Tensor]:
+        """A (out, in, span) line kernel laid along a row, a column and both diagonals."""
+        diagonal = torch.diag_embed(weight)
+        return [weight.unsqueeze(2), weight.unsqueeze(3), diagonal, diagonal.flip(3)]
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:  # (b * colours, width, R, C)
+        out = self.conv(hidden)
+        sends = self.kernels(self.send.to(hidden.dtype))
+        for read, send in zip(self.kernels(self.read.to(hidden.dtype)), sends, strict=True):
+            windows = torch.relu(nn.functional.conv2d(hidden, read, self.bias.to(hidden.dtype)))
+            out = out + nn.functional.conv_transpose2d(windows, send.transpose(0, 1)) * self.share
+        n = hidden.shape[0]
+        mean = hidden.unflatten(0, (n // self.colours, self.colours)).mean(dim=1)
+        out = out + self.mix(mean).repeat_interleave(self.colours, dim=0)
+        return hidden + torch.relu(out)
+
+
+class ColourLinesExtractor(BaseFeaturesExtractor):
+    """Lines98's planes to the move logits of :class:`LiftDropExtractor`, from one trunk
+    run once per colour, that sees the board through that colour's eyes: its balls, its
+    announced balls, the other colours' balls and announced balls, the empty cells and the
+    board. Each block adds to a cell what the windows of ``span`` cells through it hold in
+    the four directions of the lines (:class:`_LineBlock`), as the greedy agent's *lines in
+    the making* do, with its 3x3 neighbours and the mean over the colours.
+
+    The colour's run gives two planes: what putting a ball of that colour on each cell is
+    worth (``drop``), and what taking that colour's ball away is (``lift``, read where a
+    ball of that colour stands). Renaming the colours leaves the logits as they are, so a
+    pattern learnt for one colour holds for all.
+    """
+
+    def __init__(
+        self, observation_space: gym.spaces.Box, width: int = 32, depth: int = 3,
+        span: int = 5, value_dim: int = 64, bf16: bool = False,
+    ) -> None:  # fmt: skip
+        planes, rows, cols = observation_space.shape
+        self.colours, self.cells = planes // 2, rows * cols
+        super().__init__(observation_space, self.cells * self.cells + value_dim)
+        span = min(span, rows, cols)
+        self.stem = nn.Conv2d(6, width, 1)
+        self.blocks = nn.ModuleList(
+            _LineBlock(width, span, self.colours, rows, cols) for _ in range(depth)
+        )
+        self.head = nn.Conv2d(width, 2, 1)  # lift, drop
+        self.value = nn.Sequential(nn.Linear(2 * width, value_dim), nn.ReLU())
+        self.bf16 = bf16
+
+    def views(self, observations: torch.Tensor) -> torch.Tensor:
+        """(b * colours, 6, R, C): each colour's view of the board, colour by colour."""
+        obs = observations.float()
+        balls, announced = obs[:, : self.colours], obs[:, self.colours :]
+        others = balls.sum(dim=1, keepdim=True) - balls
+        coming = announced.sum(dim=1, keepdim=True) - announced
+        empty = (1 - balls.sum(dim=1, keepdim=True)).expand_as(balls)
+        board = torch.ones_like(balls)
+        return torch.stack([balls, announced, others, coming, empty, board], dim=2).flatten(0, 1)
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        b = observations.shape[0]
+        with mixed(observations, self.bf16):
+            hidden = self.stem(self.views(observations))
+            for block in self.blocks:
+                hidden = block(hidden)
+            planes = self.head(hidden).float().unflatten(0, (b, self.colours)).flatten(3)
+            pooled = _pooled(hidden).unflatten(0, (b, self.colours)).mean(dim=1)
+            value = self.value(pooled).float()
+        balls = observations.float()[:, : self.colours].flatten(2)  # (b, C, n)
+        lift = (planes[:, :, 0] * balls).sum(dim=1)  # (b, n): the ball's own colour's run
+        logits = lift.unsqueeze(2) + torch.einsum("bcs,bct->bst", balls, planes[:, :, 1])
+        return torch.cat([logits.flatten(1), value], dim=1)
+
+
 class _Dilated(nn.Module):
     """Residual 3x3 'same' convolutions with dilations 1, 2, 4, 8, then 1, 2, 4, 8 again:
     after 4 blocks a cell sees 15 cells each way (a 10x10 room whole), and each further

@@ -45,7 +45,8 @@ from agents.runs import (
     saved_steps,
 )
 
-POLICIES = ("cnn", "cells", "kind-pairs", "lift-drop", "maze-vi", "pairs", "player")
+POLICIES = ("cnn", "cells", "colour-lines", "kind-pairs", "lift-drop", "maze-vi", "pairs",
+            "player")
 VEC_ENVS = ("batched", "dummy")
 # rollout and update sizes per kind of vec env, where a run does not set them: a batch
 # collects cheaply, so its PPO takes a larger rollout in fewer epochs (Atari's PPO uses 4);
@@ -237,7 +238,8 @@ def policy_of(config: TrainConfig, actions: int) -> tuple[Any, dict[str, Any]]:
 
     kwargs: dict[str, Any] = {"normalize_images": False}
     extractors = {"lift-drop": bp.LiftDropExtractor, "maze-vi": bp.MazeValueExtractor,
-                  "pairs": bp.PairLogitsExtractor, "kind-pairs": bp.KindPairsExtractor}  # fmt: skip
+                  "pairs": bp.PairLogitsExtractor, "kind-pairs": bp.KindPairsExtractor,
+                  "colour-lines": bp.ColourLinesExtractor}  # fmt: skip
     if config.policy in extractors:  # the board's planes are all they need
         kwargs["features_extractor_class"] = extractors[config.policy]
         kwargs["features_extractor_kwargs"] = {"bf16": bf16, **size}
