@@ -133,7 +133,7 @@ class _LineBlock(nn.Module):
         self.mix = nn.Conv2d(width, width, 1, bias=False)
         ones = torch.ones(1, 1, rows, cols)
         through = sum(nn.functional.conv_transpose2d(
-            nn.functional.conv2d(ones, kernel), kernel.abs().sign())
+            nn.functional.conv2d(ones, kernel).sign(), kernel)
             for kernel in self.kernels(torch.ones(1, 1, span)))  # fmt: skip
         self.register_buffer("share", 1 / through.clamp(min=1))
         self.colours = colours

@@ -332,10 +332,21 @@ def _label_part(job: tuple[Any, ...]) -> tuple[Labels, LabelStats]:
     )
 
 
-def _masked_log_probs(policy: Any, obs: Any, masks: Any) -> Any:
-    """The policy's log-probabilities over the legal actions only (illegal: -inf)."""
-    logits = policy.get_distribution(obs).distribution.logits
+def _masked_log_probs(logits: Any, masks: Any) -> Any:
+    """Log-probabilities over the legal actions only (illegal: -inf)."""
     return torch.log_softmax(logits.masked_fill(~masks, -1e9), dim=1)
+
+
+def _logits_and_values(policy: Any, obs: Any) -> tuple[Any, Any]:
+    """An actor-critic's action logits and values from one pass of its features extractor
+    (``get_distribution`` and ``predict_values`` would run it once each)."""
+    features = policy.extract_features(obs)
+    if policy.share_features_extractor:
+        latent_pi, latent_vf = policy.mlp_extractor(features)
+    else:
+        latent_pi = policy.mlp_extractor.forward_actor(features[0])
+        latent_vf = policy.mlp_extractor.forward_critic(features[1])
+    return policy.action_net(latent_pi), policy.value_net(latent_vf).flatten()
 
 
 def cloning_loss(policy: Any, labels: Labels, index: np.ndarray, value_coef: float = 0.5) -> Any:
@@ -347,10 +358,9 @@ def cloning_loss(policy: Any, labels: Labels, index: np.ndarray, value_coef: flo
     obs, _ = policy.obs_to_tensor(labels.observations[index])
     masks = torch.as_tensor(labels.masks[index], device=device)
     targets = torch.as_tensor(labels.targets(index), device=device)
-    log_probs = _masked_log_probs(policy, obs, masks)
-    loss = -torch.logsumexp(log_probs.masked_fill(~targets, -1e9), dim=1).mean()
+    logits, values = _logits_and_values(policy, obs)
+    loss = -torch.logsumexp(_masked_log_probs(logits, masks).masked_fill(~targets, -1e9), dim=1).mean()
     if value_coef:
-        values = policy.predict_values(obs).flatten()
         returns = torch.as_tensor(labels.returns[index], device=device)
         error = torch.nn.functional.mse_loss(values, returns) / labels.return_scale
         loss = loss + value_coef * error

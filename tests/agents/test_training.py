@@ -306,6 +306,57 @@ def test_lift_drop_logits_are_lift_plus_drop_of_the_moved_colour() -> None:
             np.testing.assert_allclose(logits[b, source], planes[b, 0, source] + drop, atol=1e-5)
 
 
+def test_colour_lines_logits_ignore_the_colours_names_and_read_the_lines(
+    tmp_path: Path,
+) -> None:
+    """Renaming the colours leaves every logit as it is; a block's cell hears the cells on
+    its four lines up to four away and its 3x3 neighbours, nothing else; the logits are
+    lift plus drop of the moved ball's colour; the policy trains, loads and plays legally."""
+    import torch
+
+    from agents.board_policies import ColourLinesExtractor
+
+    env = gym.make("GridGames/Lines98-v0")
+    obs, _ = env.reset(seed=1)
+    net = ColourLinesExtractor(env.observation_space, width=8, depth=2, value_dim=4)
+    order = [3, 0, 6, 1, 5, 2, 4]
+    renamed = np.concatenate([obs[:7][order], obs[7:][order]])
+    with torch.no_grad():
+        out, again = net(torch.as_tensor(np.stack([obs, renamed])))
+    assert out.shape == (81 * 81 + 4,)
+    assert torch.allclose(out, again, atol=1e-4)
+    block = net.blocks[0]  # how many windows of 5 pass through a corner, an edge, the centre
+    assert [round(1 / float(block.share[0, 0, r, c])) for r, c in ((0, 0), (0, 4), (4, 4))] == [
+        3, 8, 20]  # fmt: skip
+    hidden = torch.rand(1, 8, 9, 9, generator=torch.Generator().manual_seed(0)).requires_grad_()
+    block(torch.cat([hidden] * 7)).sum(dim=0)[:, 4, 4].sum().backward()
+    heard = (hidden.grad[0].abs().sum(dim=0) > 0).numpy()
+    lines = np.zeros((9, 9), dtype=bool)
+    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        for k in range(-4, 5):
+            lines[4 + dr * k, 4 + dc * k] = True
+    lines[3:6, 3:6] = True
+    assert (heard == lines).all()
+    with torch.no_grad():
+        views = net.views(torch.as_tensor(obs[None]))
+        hidden = net.stem(views)
+        for each in net.blocks:
+            hidden = each(hidden)
+        planes = net.head(hidden).flatten(2).numpy()  # (colours, 2, n)
+    logits = out[: 81 * 81].numpy().reshape(81, 81)
+    for source in np.flatnonzero(obs[:7].any(axis=0)):
+        colour = int(obs[:7].reshape(7, 81)[:, source].argmax())
+        np.testing.assert_allclose(
+            logits[source], planes[colour, 0, source] + planes[colour, 1], atol=1e-4
+        )
+    config = default_config(
+        "GridGames/Lines98-Small-v0", policy="colour-lines", timesteps=256, n_envs=1,
+        n_steps=128, batch_size=64, eval_freq=10_000, checkpoint_freq=10_000,
+    )  # fmt: skip
+    agent = PolicyAgent.load(train(config, tmp_path, progress=False).model_path)
+    plays_legally(agent, "GridGames/Lines98-Small-v0", 20)
+
+
 def test_cell_logits_follow_the_action_numbering() -> None:
     """Action ``plane * n + r * cols + c`` is the head's plane ``plane`` at (r, c)."""
     import torch
