@@ -359,7 +359,8 @@ def cloning_loss(policy: Any, labels: Labels, index: np.ndarray, value_coef: flo
     masks = torch.as_tensor(labels.masks[index], device=device)
     targets = torch.as_tensor(labels.targets(index), device=device)
     logits, values = _logits_and_values(policy, obs)
-    loss = -torch.logsumexp(_masked_log_probs(logits, masks).masked_fill(~targets, -1e9), dim=1).mean()
+    log_probs = _masked_log_probs(logits, masks)
+    loss = -torch.logsumexp(log_probs.masked_fill(~targets, -1e9), dim=1).mean()
     if value_coef:
         returns = torch.as_tensor(labels.returns[index], device=device)
         error = torch.nn.functional.mse_loss(values, returns) / labels.return_scale

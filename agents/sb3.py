@@ -45,8 +45,7 @@ from agents.runs import (
     saved_steps,
 )
 
-POLICIES = ("cnn", "cells", "colour-lines", "kind-pairs", "lift-drop", "maze-vi", "pairs",
-            "player")
+POLICIES = ("cnn", "cells", "colour-lines", "kind-pairs", "lift-drop", "maze-vi", "pairs", "player")
 VEC_ENVS = ("batched", "dummy")
 # rollout and update sizes per kind of vec env, where a run does not set them: a batch
 # collects cheaply, so its PPO takes a larger rollout in fewer epochs (Atari's PPO uses 4);
