@@ -13,6 +13,9 @@ its logit directly, the same way on every cell:
   source, target]``, one batched product over the ball planes. That is the greedy agent's
   own shape (``grid_envs.lines98.heuristic.cell_gains``). A dense head over Lines98's
   1,296 moves (6x6) learns nothing in 100,000 steps; this one does.
+* :class:`ColourLinesExtractor` ("colour-lines"): the same lift and drop planes, off one
+  trunk run once per colour, that reads the cells of every window of five along the
+  board's four line directions, so renaming the colours leaves the logits as they are.
 * :class:`PlayerLogitsExtractor` ("player", Sokoban's default): the move and push
   logits read at the player's cell off a dilated residual CNN that covers the room.
 * :class:`PairLogitsExtractor` ("pairs", Pikachu's default): a pair of cells scores the
@@ -171,7 +174,7 @@ class ColourLinesExtractor(BaseFeaturesExtractor):
     """
 
     def __init__(
-        self, observation_space: gym.spaces.Box, width: int = 32, depth: int = 3,
+        self, observation_space: gym.spaces.Box, width: int = 16, depth: int = 2,
         span: int = 5, value_dim: int = 64, bf16: bool = False,
     ) -> None:  # fmt: skip
         planes, rows, cols = observation_space.shape

@@ -39,7 +39,8 @@ from grid_envs.core.grid import mirror_board
 
 TEACHER_SEED = 20_000  # round r's episodes seeded seed + this + r * ROUND_SEEDS + k
 ROUND_SEEDS = 100_000
-MAX_ROUNDS = 9  # so that every round's seeds stay below agents.sb3.HELDOUT_SEED
+MAX_ROUNDS = 9  # so that every round's seeds stay below agents.sb3.HELDOUT_SEED (the
+# warm teacher's episodes take the slot after the last round's)
 
 
 def check_teaching(env_id: str, teacher: str, states: int, rounds: int) -> None:
@@ -436,38 +437,65 @@ def teach(
     model: Any, env_id: str, teacher: str, states: int, rounds: int = 3, seed: int = 0,
     env_kwargs: dict[str, Any] | None = None, epochs: int = 4, batch_size: int = 64,
     gamma: float = 0.99, log: Any = None, lr: float | None = 3e-3,
-    symmetries: list[Symmetry] | None = None, workers: int = 1,
+    symmetries: list[Symmetry] | None = None, workers: int = 1, warm: str | None = None,
+    warm_states: int = 0,
 ) -> TeachResult:  # fmt: skip
     """Behaviour cloning, then DAgger: ``states`` labelled states in all, split over
     ``rounds`` rounds. Round 0 is the teacher's own play; in every later round the learner
     moves (its greedy legal action) and the teacher labels the states it reaches; after each
     round the model is cloned again on everything gathered so far (through random
     ``symmetries`` of its states where there are some, :func:`clone`). ``workers``
-    processes label each round (:func:`label_states`)."""
+    processes label each round (:func:`label_states`).
+
+    With a ``warm`` teacher (a faster baseline), the model is first cloned on
+    ``warm_states`` states of that agent's own play (round "warm"), and every one of the
+    ``rounds`` is then a DAgger round: the learner moves from the start, and the teacher's
+    slow labels go to the states the learner reaches. The warm labels are not kept: the
+    later clones fit the teacher alone."""
     check_teaching(env_id, teacher, states, rounds)
     per_round = max(1, states // rounds)
     labels: Labels | None = None
     history = []
+    if warm is not None:
+        check_teaching(env_id, warm, warm_states, 1)
+        start = time.perf_counter()
+        new, stats = label_states(
+            env_id, warm, warm_states, seed + TEACHER_SEED + MAX_ROUNDS * ROUND_SEEDS,
+            env_kwargs, gamma=gamma, workers=workers,
+        )  # fmt: skip
+        acc = clone(model, new, epochs, batch_size, seed + MAX_ROUNDS, lr=lr, symmetries=symmetries)
+        history.append(_round("warm", warm, new, len(new), stats, acc, start))
+        if log is not None:
+            log(history[-1])
     for r in range(rounds):
         start = time.perf_counter()
-        beta = 1.0 if r == 0 else 0.0
+        learner = None if r == 0 and warm is None else model
         new, stats = label_states(
             env_id, teacher, per_round, seed + TEACHER_SEED + r * ROUND_SEEDS, env_kwargs,
-            learner=None if r == 0 else model, beta=beta, gamma=gamma, workers=workers,
+            learner=learner, beta=1.0 if learner is None else 0.0, gamma=gamma,
+            workers=workers,
         )  # fmt: skip
         labels = new if labels is None else labels.extend(new)
         acc = clone(model, labels, epochs, batch_size, seed + r, lr=lr, symmetries=symmetries)
-        row = {
-            "round": r, "moved_by": "teacher" if r == 0 else "learner", "states": len(new),
-            "total_states": len(labels), "episodes": stats.episodes,
-            "win_rate": round(stats.win_rate, 4), "agreement": round(stats.agreement, 4),
-            "accuracy": round(acc, 4), "seconds": round(time.perf_counter() - start, 1),
-        }  # fmt: skip
-        history.append(row)
+        moved_by = "teacher" if learner is None else "learner"
+        history.append(_round(r, moved_by, new, len(labels), stats, acc, start))
         if log is not None:
-            log(row)
+            log(history[-1])
     assert labels is not None
     return TeachResult(labels, history)
+
+
+def _round(
+    name: int | str, moved_by: str, new: Labels, total: int, stats: LabelStats, acc: float,
+    start: float,
+) -> dict[str, Any]:  # fmt: skip
+    """A teaching round's line in ``teacher/rounds.json``."""
+    return {
+        "round": name, "moved_by": moved_by, "states": len(new), "total_states": total,
+        "episodes": stats.episodes, "win_rate": round(stats.win_rate, 4),
+        "agreement": round(stats.agreement, 4), "accuracy": round(acc, 4),
+        "seconds": round(time.perf_counter() - start, 1),
+    }  # fmt: skip
 
 
 class CloningCallback(BaseCallback):

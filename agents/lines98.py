@@ -32,7 +32,7 @@ from grid_envs.lines98.state import EMPTY, Lines98State
 # teaches it with the greedy agent's moves on Lines98-v0 (agents.sb3.COMPARE), where the
 # look-ahead (about 1,400 moves a game at 49 ms a move) is too slow to evaluate in its budget
 TRAINING: dict[str, dict[str, Any]] = {
-    "GridGames/Lines98-v0": {"policy": "lift-drop"},
+    "GridGames/Lines98-v0": {"policy": "colour-lines"},
     "GridGames/Lines98-Small-v0": {"policy": "lift-drop"},
 }
 COMPARE: dict[str, dict[str, Any]] = {

@@ -97,6 +97,8 @@ class TrainConfig:
     teacher_lr: float = 3e-3  # cloning's step size (PPO's own is learning_rate) ...
     teacher_batch: int = 64  # ... and minibatch
     teacher_workers: int = 1  # processes that label each round (one torch thread each)
+    warm_teacher: str | None = None  # a faster baseline cloned first, from its own play;
+    warm_states: int = 40_000  # then every round is a DAgger round the teacher labels
     cloning_coef: float = 1.0  # the cloning loss kept during PPO, decaying to 0 ...
     cloning_decay: int | None = None  # ... over this many steps (None: half of timesteps)
     time_limit: float | None = None  # seconds of wall time for the run, teaching included:
@@ -464,6 +466,8 @@ def _check_teacher(config: TrainConfig) -> None:
         raise ValueError("a teacher trains PPO or MaskablePPO policies, not DQN")
     check_teaching(config.env_id, config.teacher or "", config.teacher_states,
                    config.dagger_rounds)  # fmt: skip
+    if config.warm_teacher is not None:
+        check_teaching(config.env_id, config.warm_teacher, config.warm_states, 1)
     if config.teacher_workers < 1:
         raise ValueError(f"teacher_workers must be at least 1, got {config.teacher_workers!r}")
     if not config.teacher_lr > 0 or config.teacher_batch < 1:
@@ -490,7 +494,8 @@ def _taught(config: TrainConfig, model: Any, out: Path, fresh: bool) -> tuple[fl
             model, config.env_id, config.teacher or "", config.teacher_states,
             config.dagger_rounds, config.seed, config.env_kwargs, config.teacher_epochs,
             config.teacher_batch, config.gamma, lr=config.teacher_lr, symmetries=symmetries,
-            workers=config.teacher_workers,
+            workers=config.teacher_workers, warm=config.warm_teacher,
+            warm_states=config.warm_states,
         )  # fmt: skip
         folder.mkdir(exist_ok=True)
         np.savez_compressed(folder / "labels.npz", *result.labels.arrays())

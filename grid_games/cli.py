@@ -242,7 +242,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         teacher_states=args.teacher_steps, dagger_rounds=args.dagger_rounds,
         teacher_epochs=args.teacher_epochs, teacher_lr=args.teacher_lr,
         teacher_workers=args.teacher_workers, time_limit=args.time_limit,
-        net_width=args.net_width, net_depth=args.net_depth,
+        net_width=args.net_width, net_depth=args.net_depth, warm_teacher=args.warm_teacher,
+        warm_states=args.warm_steps,
     )  # fmt: skip
     config.env_kwargs = {**config.env_kwargs, **parse_settings(args.set, env)}
     out = args.out or f"runs/{env.split('/')[1]}-{args.algo}-s{args.seed}"
@@ -273,6 +274,7 @@ def _train_rllib(env: str, args: argparse.Namespace) -> int:
     if args.policy not in (None, "cnn"):
         raise ValueError("the rllib backend trains its CNN policy; leave --policy out")
     sb3_only = {"--teacher": args.teacher, "--teacher-workers": args.teacher_workers,
+                "--warm-teacher": args.warm_teacher,
                 "--time-limit": args.time_limit, "--net-width": args.net_width,
                 "--net-depth": args.net_depth}  # fmt: skip
     given = [flag for flag, value in sb3_only.items() if value]
@@ -524,6 +526,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cloning's step size (default: 0.003; PPO keeps its own)")  # fmt: skip
     p.add_argument("--teacher-workers", type=count(1), default=None,
                    help="processes that label each round, one per core (default: 1)")  # fmt: skip
+    p.add_argument(
+        "--warm-teacher", default=None, metavar="AGENT",
+        help="a faster baseline cloned first from its own play; then every round is a "
+        "DAgger round, the learner moving and --teacher labelling (default: none)",
+    )  # fmt: skip
+    p.add_argument("--warm-steps", type=count(1), default=None,
+                   help="states the warm teacher labels (default: 40,000)")  # fmt: skip
     p.add_argument(
         "--time-limit", type=count(1), default=None, metavar="SECONDS",
         help="stop PPO after this much wall time, teaching included, and keep the model "

@@ -69,6 +69,17 @@ def test_dagger_labels_the_states_the_learner_reaches() -> None:
     totals = [r["total_states"] for r in result.rounds]
     assert totals[0] < totals[1] < totals[2] == len(result.labels)
 
+    # a warm teacher's own play is cloned first; then the learner moves in every round,
+    # and only the teacher's labels of its states are kept
+    model = knight_model(kwargs, seed=2)
+    result = teach(model, KNIGHT, "dijkstra", 200, rounds=2, env_kwargs=kwargs, epochs=2,
+                   warm="dijkstra", warm_states=150)  # fmt: skip
+    assert [(r["round"], r["moved_by"]) for r in result.rounds] == [
+        ("warm", "dijkstra"), (0, "learner"), (1, "learner")]  # fmt: skip
+    assert result.rounds[0]["states"] >= 150
+    assert len(result.labels) == result.rounds[1]["states"] + result.rounds[2]["states"]
+    assert result.rounds[1]["agreement"] < 1.0  # the learner moved, not the teacher
+
 
 def test_workers_label_the_episodes_one_process_would_split_between_them() -> None:
     # worker w plays the episodes seeded seed + w, seed + w + 2, ...: the same labels as
