@@ -135,9 +135,9 @@ class _LineBlock(nn.Module):
         self.conv = nn.Conv2d(width, width, 3, padding=1)
         self.mix = nn.Conv2d(width, width, 1, bias=False)
         ones = torch.ones(1, 1, rows, cols)
-        through = sum(nn.functional.conv_transpose2d(
+        through = torch.stack([nn.functional.conv_transpose2d(
             nn.functional.conv2d(ones, kernel).sign(), kernel)
-            for kernel in self.kernels(torch.ones(1, 1, span)))  # fmt: skip
+            for kernel in self.kernels(torch.ones(1, 1, span))]).sum(dim=0)  # fmt: skip
         self.register_buffer("share", 1 / through.clamp(min=1))
         self.colours = colours
 

@@ -28,16 +28,17 @@ from grid_envs.lines98.heuristic import CLEAR_BONUS, best_gain, move_gains, wind
 from grid_envs.lines98.state import EMPTY, Lines98State
 
 # The configuration `grid-games train` uses by default (agents.sb3.DEFAULTS): a dense head
-# over 1,296 moves (6x6) learns nothing in 100k steps, the lift-drop policy does; `compare`
-# teaches it with the greedy agent's moves on Lines98-v0 (agents.sb3.COMPARE), where the
-# look-ahead (about 1,400 moves a game at 49 ms a move) is too slow to evaluate in its budget
+# over 1,296 moves (6x6) learns nothing in 100k steps, the lift-drop policy does; on
+# Lines98-v0 the colour-lines policy, which reads the line windows, clones the greedy agent
+# far better. `compare` teaches it with the greedy agent's moves (agents.sb3.COMPARE): the
+# look-ahead (about 1,400 moves a game at 49 ms a move) is too slow for its budget
 TRAINING: dict[str, dict[str, Any]] = {
     "GridGames/Lines98-v0": {"policy": "colour-lines"},
     "GridGames/Lines98-Small-v0": {"policy": "lift-drop"},
 }
 COMPARE: dict[str, dict[str, Any]] = {
-    "GridGames/Lines98-v0": {"teacher": "greedy", "teacher_states": 2_000, "dagger_rounds": 1,
-                             "teacher_epochs": 8, "timesteps": 10_000,
+    "GridGames/Lines98-v0": {"teacher": "greedy", "teacher_states": 10_000, "dagger_rounds": 1,
+                             "teacher_epochs": 4, "timesteps": 10_000,
                              "skip_agents": ("lookahead",)},
 }  # fmt: skip
 

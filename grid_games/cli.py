@@ -482,10 +482,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--shaping", default=None, help="a potential name, e.g. distance")
     p.add_argument(
         "--policy", choices=POLICIES, default=None,
-        help="logits read off the board: cells (Minesweeper's default), lift-drop "
-        "(Lines98's), maze-vi (the Knight's: value iteration over the maze), pairs "
-        "(Pikachu's: a key product per pair of cells), player (Sokoban's: read at the "
-        "player's cell); cnn: a dense head",
+        help="logits read off the board: cells (Minesweeper's default), colour-lines "
+        "(Lines98-v0's: the board's line windows, read once per colour), lift-drop "
+        "(Lines98-Small's), maze-vi (the Knight's: value iteration over the maze), pairs "
+        "(Pikachu's: a key product per pair of cells), kind-pairs (the same, blind to "
+        "the kinds' names), player (Sokoban's: read at the player's cell); cnn: a dense "
+        "head",
     )  # fmt: skip
     p.add_argument("--net-width", type=count(1), default=None, metavar="CHANNELS",
                    help="the network's channels (default: the policy's own)")  # fmt: skip

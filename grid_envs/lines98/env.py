@@ -93,11 +93,12 @@ class Lines98Env(GridEnv):
     ## Reference results
     On ``Lines98-v0``, the mean score of 200 games seeded 0-199: random 0.5 (26 moves),
     ``greedy`` 420.2 (133 moves), ``lookahead`` 5,209.6 (1,368 moves); of 100 games seeded
-    1,000,000 on (``grid-games compare``): random 0.4, greedy 448.8, and the ``lift-drop``
-    policy taught by 2,000 of the greedy agent's states (seen through the board's 8
-    symmetries) with 10,000 MaskablePPO steps 40.1 [35.1-45.1] (36 moves); cloned from
-    7,597 greedy states alone, 58.2 in 200 games (38.1 without the symmetries). No learned
-    policy comes near the greedy agent yet.
+    1,000,000 on (``grid-games compare``): random 0.4, greedy 448.8, and the
+    ``colour-lines`` policy taught by 10,000 of the greedy agent's states (seen through the
+    board's 8 symmetries) with 10,000 MaskablePPO steps 334.4 [305.9-362.8]. Of 500 games
+    seeded 1,000,000 on: greedy 415.5 [399.1-431.9], and ``colour-lines`` warmed up on the
+    greedy agent's play, then taught by the look-ahead in 4 DAgger rounds (27 minutes on 2
+    cores, docs/training.md) 503.4 [482.1-524.7].
 
     ## Version History
     - v0: first release.

@@ -87,7 +87,7 @@ def test_each_game_declares_its_training_defaults() -> None:
     assert {"GridGames/Lines98-Small-v0", "GridGames/Pikachu-Small-v0"} <= set(DEFAULTS)
     knight = default_config("GridGames/Knight-v0")
     assert knight.shaping == "distance" and knight.policy == "maze-vi" and not knight.env_kwargs
-    assert default_config("GridGames/Lines98-v0").policy == "lift-drop"
+    assert default_config("GridGames/Lines98-v0").policy == "colour-lines"
     assert default_config("GridGames/Minesweeper-v0").policy == "cells"
     small = default_config("GridGames/Sokoban-Small-v0")
     assert small.env_kwargs == {} and small.policy == "player"  # as registered
@@ -161,7 +161,7 @@ def test_compare_runs_every_game_on_its_configuration_with_a_teacher() -> None:
         assert longer.timesteps == 4 * config.timesteps
         assert longer.teacher_states == 4 * config.teacher_states
     assert compare_config("GridGames/Knight-v0").policy == "maze-vi"
-    assert compare_config("GridGames/Lines98-v0").policy == "lift-drop"
+    assert compare_config("GridGames/Lines98-v0").policy == "colour-lines"
     with pytest.raises(ValueError, match="budget must be above 0"):
         compare_config("GridGames/Knight-v0", budget=0)
 
