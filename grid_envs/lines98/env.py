@@ -95,7 +95,7 @@ class Lines98Env(GridEnv):
     ``greedy`` 420.2 (133 moves), ``lookahead`` 5,209.6 (1,368 moves); of 100 games seeded
     1,000,000 on (``grid-games compare``): random 0.4, greedy 448.8, and the
     ``colour-lines`` policy taught by 10,000 of the greedy agent's states (seen through the
-    board's 8 symmetries) with 10,000 MaskablePPO steps 334.4 [305.9-362.8]. Of 500 games
+    board's 8 symmetries) with 10,000 MaskablePPO steps 319.1 [291.0-347.3]. Of 500 games
     seeded 1,000,000 on: greedy 415.5 [399.1-431.9], and ``colour-lines`` warmed up on the
     greedy agent's play, then taught by the look-ahead in 4 DAgger rounds (27 minutes on 2
     cores, docs/training.md) 503.4 [482.1-524.7].
