@@ -364,6 +364,8 @@ def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainR
     began = time.perf_counter()
     if config.teacher is not None:
         _check_teacher(config)
+    elif config.warm_teacher is not None:
+        raise ValueError("a warm teacher only warms up a --teacher run; name the teacher")
     out = Path(out)
     check_run_folder(out)
     if out.exists():

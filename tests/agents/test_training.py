@@ -266,6 +266,12 @@ def test_a_folder_with_another_run_is_refused(tmp_path: Path) -> None:
     other.env_kwargs = {"rows": 5, "cols": 5, "mines": 3}
     with pytest.raises(ValueError, match="holds a run with other settings"):
         train(other, tmp_path, progress=False)
+    warmed = tiny("maskable-ppo", teacher="solver", warm_teacher="solver")
+    with pytest.raises(ValueError, match="warm_teacher"):  # the folder's run had none
+        train(warmed, tmp_path, progress=False)
+    with pytest.raises(ValueError, match="a warm teacher only warms up a --teacher run"):
+        train(tiny("maskable-ppo", warm_teacher="solver"), tmp_path / "new", progress=False)
+    assert not (tmp_path / "new").exists()
 
 
 def test_a_checkpoint_for_another_space_is_a_one_line_error(tmp_path: Path) -> None:
