@@ -87,6 +87,13 @@ class CellLogitsExtractor(BaseFeaturesExtractor):
         return out.float()
 
 
+def _move_logits(balls: torch.Tensor, lift: torch.Tensor, drop: torch.Tensor) -> torch.Tensor:
+    """Lines98's move logits ``(b, n * n)``: ``source -> target`` scores ``lift[source] +
+    drop[colour of source, target]``. ``balls``: (b, C, n) one-hot colour of each ball;
+    ``lift``: (b, n); ``drop``: (b, C, n)."""
+    return (lift.unsqueeze(2) + torch.einsum("bcs,bct->bst", balls, drop)).flatten(1)
+
+
 class LiftDropExtractor(BaseFeaturesExtractor):
     """Planes ``(2C, rows, cols)`` (balls of each colour, then announced balls) to the move
     logits ``(n * n)`` followed by ``value_dim`` features for the critic."""
@@ -108,11 +115,8 @@ class LiftDropExtractor(BaseFeaturesExtractor):
             hidden = self.trunk(observations.float())
             planes = self.head(hidden).flatten(2).float()  # (b, 1 + C, n)
             value = self.value(_pooled(hidden)).float()
-        obs = observations.float()
-        lift, drop = planes[:, 0], planes[:, 1:]
-        balls = obs[:, : self.colours].flatten(2)  # (b, C, n) one-hot colour of each ball
-        logits = lift.unsqueeze(2) + torch.einsum("bcs,bct->bst", balls, drop)
-        return torch.cat([logits.flatten(1), value], dim=1)
+        balls = observations.float()[:, : self.colours].flatten(2)  # (b, C, n) one-hot
+        return torch.cat([_move_logits(balls, planes[:, 0], planes[:, 1:]), value], dim=1)
 
 
 class _LineBlock(nn.Module):
@@ -210,8 +214,7 @@ class ColourLinesExtractor(BaseFeaturesExtractor):
             value = self.value(pooled).float()
         balls = observations.float()[:, : self.colours].flatten(2)  # (b, C, n)
         lift = (planes[:, :, 0] * balls).sum(dim=1)  # (b, n): the ball's own colour's run
-        logits = lift.unsqueeze(2) + torch.einsum("bcs,bct->bst", balls, planes[:, :, 1])
-        return torch.cat([logits.flatten(1), value], dim=1)
+        return torch.cat([_move_logits(balls, lift, planes[:, :, 1]), value], dim=1)
 
 
 class _Dilated(nn.Module):

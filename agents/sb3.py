@@ -70,8 +70,8 @@ class TrainConfig:
     n_envs: int = 64
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     shaping: str | None = None
-    policy: str = "cnn"  # or "cells", "kind-pairs", "lift-drop", "maze-vi", "pairs", "player" (PPO,
-    # MaskablePPO; agents.board_policies)
+    policy: str = "cnn"  # or "cells", "colour-lines", "kind-pairs", "lift-drop", "maze-vi",
+    # "pairs", "player" (PPO, MaskablePPO; agents.board_policies)
     gamma: float = 0.99
     learning_rate: float = 3e-4
     n_steps: int = 32  # PPO rollout per env
