@@ -183,6 +183,28 @@ def policy_actions(
     if algo == "maskable-ppo":
         actions, _ = model.predict(obs, deterministic=deterministic, action_masks=masks)
         return np.asarray(actions)
+    return np.argmax(_legal_scores(model, algo, obs, masks), axis=1)
+
+
+def sampled_actions(
+    model: Any, algo: str, obs: np.ndarray, masks: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """Actions drawn from a PPO or MaskablePPO policy's distribution over the legal actions
+    (its logits, masked, through a softmax), with ``rng``: the same generator state gives
+    the same actions. A DQN model has no distribution and is refused."""
+    if algo == "dqn":
+        raise ValueError("a DQN model has no action distribution to sample: play it greedily")
+    scores = _legal_scores(model, algo, obs, masks).astype(np.float64)
+    top = scores.max(axis=1, keepdims=True)
+    probs = np.exp(scores - np.where(np.isfinite(top), top, 0.0))  # no legal action: all 0
+    cumulative = np.cumsum(probs, axis=1)
+    draws = rng.random(len(obs))[:, None] * cumulative[:, -1:]
+    picks = (cumulative <= draws).sum(axis=1)  # the first action whose cumulative passes
+    return np.minimum(picks, probs.shape[1] - 1)
+
+
+def _legal_scores(model: Any, algo: str, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """A batch's logits (Q-values for DQN), minus infinity on the masked actions."""
     import torch
 
     tensor, _ = model.policy.obs_to_tensor(obs)
@@ -191,7 +213,7 @@ def policy_actions(
             scores = model.q_net(tensor).cpu().numpy()
         else:
             scores = model.policy.get_distribution(tensor).distribution.logits.cpu().numpy()
-    return np.argmax(np.where(masks, scores, -np.inf), axis=1)
+    return np.where(masks, scores, -np.inf)
 
 
 def evaluate_batched(

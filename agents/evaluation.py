@@ -161,11 +161,18 @@ def evaluate(
     )
 
 
-def load_policy(path: str, env_id: str) -> tuple[Agent, dict[str, Any]]:
+def load_policy(path: str, env_id: str, sample: bool = False) -> tuple[Agent, dict[str, Any]]:
     """A trained model, an SB3 ``.zip`` or an RLlib run or policy folder, and the env
     arguments it was trained with (:func:`model_board`: it must be of ``env_id``'s game).
+    ``sample``: the agent draws its actions from the policy's distribution
+    (:class:`~agents.policy.PolicyAgent`; SB3 PPO and MaskablePPO models only).
     Raises ``ValueError`` naming what is wrong with the file or folder."""
     if Path(path).is_dir():
+        if sample:
+            raise ValueError(
+                f"{path!r} is an RLlib folder: sampling is for stable-baselines3 PPO and "
+                "MaskablePPO models"
+            )
         from agents.rllib import RLlibPolicyAgent, is_rllib_policy
         from agents.rllib import settings_of as rllib_settings
 
@@ -178,7 +185,7 @@ def load_policy(path: str, env_id: str) -> tuple[Agent, dict[str, Any]]:
     if not Path(path).is_file():
         raise ValueError(f"no model file {path!r}")
     board = model_board(settings_of(path), env_id)
-    return PolicyAgent.load(path), board
+    return PolicyAgent.load(path, sample=sample), board
 
 
 def model_board(settings: dict[str, Any], name: str) -> dict[str, Any]:

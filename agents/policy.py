@@ -43,17 +43,29 @@ def algo_of(model: Any) -> str:
 
 
 class PolicyAgent(Agent):
-    """A trained SB3 model as an agent; MaskablePPO models get the env's masks."""
+    """A trained SB3 model as an agent; MaskablePPO models get the env's masks.
+
+    It plays the policy's most likely legal action, or with ``sample=True`` an action
+    drawn from its distribution over the legal actions (PPO and MaskablePPO), from the
+    agent's own seeded generator: the same seed gives the same episodes."""
 
     name = "policy"
 
-    def __init__(self, model: Any, algo: str, env: Any = None, seed: int | None = None) -> None:
+    def __init__(
+        self, model: Any, algo: str, env: Any = None, seed: int | None = None,
+        sample: bool = False,
+    ) -> None:  # fmt: skip
+        if sample and algo == "dqn":
+            raise ValueError("a DQN model has no action distribution to sample: play it greedily")
         self.model = model
         self.algo = algo
+        self.sample = sample
         super().__init__(env, seed)
 
     @classmethod
-    def load(cls, path: str | Path, env: Any = None, seed: int | None = None) -> PolicyAgent:
+    def load(
+        cls, path: str | Path, env: Any = None, seed: int | None = None, sample: bool = False
+    ) -> PolicyAgent:
         import zipfile
 
         path = Path(path)
@@ -62,8 +74,8 @@ class PolicyAgent(Agent):
             model = algo_class(settings["algo"]).load(path, device="cpu")
         except (zipfile.BadZipFile, KeyError, OSError) as error:
             raise ValueError(f"{path} is not a stable-baselines3 model ({error})") from None
-        agent = cls(model, settings["algo"], env, seed)
-        agent.name = f"{settings['algo']}:{path.parent.name}"
+        agent = cls(model, settings["algo"], env, seed, sample)
+        agent.name = f"{settings['algo']}:{path.parent.name}" + (" sampled" if sample else "")
         return agent
 
     @property
@@ -72,7 +84,9 @@ class PolicyAgent(Agent):
         return self.model.observation_space, self.model.action_space
 
     def act(self, env: GridEnv, observation: np.ndarray) -> int:
-        from agents.batched import policy_actions
+        from agents.batched import policy_actions, sampled_actions
 
-        mask = env.action_masks()
-        return int(policy_actions(self.model, self.algo, observation[None], mask[None])[0])
+        mask = env.action_masks()[None]
+        if self.sample:
+            return int(sampled_actions(self.model, self.algo, observation[None], mask, self.rng)[0])
+        return int(policy_actions(self.model, self.algo, observation[None], mask)[0])

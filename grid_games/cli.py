@@ -355,7 +355,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     kwargs = parse_settings(args.set, name)
     board: dict[str, Any] = {}
     if agent.endswith(".zip") or Path(agent).exists():  # a trained model, not a name
-        agent, board = load_policy(agent, name)
+        agent, board = load_policy(agent, name, sample=args.sample)
+    elif args.sample:
+        raise ValueError(f"--sample is for a trained model, not the agent {agent!r}")
     kwargs = {**board, **kwargs}
     if board:
         check_model_fits(agent, name, kwargs)
@@ -599,6 +601,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument(
+        "--sample", action="store_true",
+        help="a trained model draws each action from its policy (seeded by --seed) instead "
+        "of playing the most likely one",
+    )  # fmt: skip
     return parser
 
 

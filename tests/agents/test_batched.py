@@ -13,7 +13,7 @@ from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.monitor import Monitor, load_results
 from stable_baselines3.common.vec_env import DummyVecEnv, VecCheckNan, VecNormalize
 
-from agents.batched import BatchedVecEnv, evaluate_batched, policy_actions
+from agents.batched import BatchedVecEnv, evaluate_batched, policy_actions, sampled_actions
 from agents.policy import PolicyAgent
 from agents.runs import read_curve
 from agents.sb3 import (
@@ -151,6 +151,35 @@ def test_batched_evaluation_plays_each_envs_first_episode() -> None:
                                                      info["is_success"])  # fmt: skip
     with pytest.raises(ValueError, match="episodes must be between"):
         evaluate_batched(model, "maskable-ppo", batch, episodes=7)
+
+
+def test_sampled_actions_follow_the_masked_policy_and_repeat_with_the_seed() -> None:
+    kwargs = {"rows": 5, "cols": 5, "mines": 4}
+    config = TrainConfig("GridGames/Minesweeper-v0", n_envs=4, n_steps=16, env_kwargs=kwargs)
+    model = new_model(config, training_env(config), None)
+    env = gym.make("GridGames/Minesweeper-v0", **kwargs)
+    obs, info = env.reset(seed=3)
+    mask = info["action_mask"].copy()
+    mask[np.flatnonzero(mask)[::2]] = False  # half the legal cells masked off
+    import torch
+
+    with torch.no_grad():  # the distribution the draws should follow
+        tensor, _ = model.policy.obs_to_tensor(obs[None])
+        logits = model.policy.get_distribution(tensor).distribution.logits[0].double().numpy()
+    logits = np.where(mask, logits, -np.inf)
+    expected = np.exp(logits - logits.max())
+    expected /= expected.sum()
+    draws = 20_000
+    batch, masks = np.repeat(obs[None], draws, axis=0), np.repeat(mask[None], draws, axis=0)
+    actions = sampled_actions(model, "maskable-ppo", batch, masks, np.random.default_rng(0))
+    assert mask[actions].all()
+    shares = np.bincount(actions, minlength=len(mask)) / draws
+    assert np.abs(shares - expected).max() < 0.015
+    again = sampled_actions(model, "maskable-ppo", batch, masks, np.random.default_rng(0))
+    assert np.array_equal(actions, again)
+    assert not np.array_equal(actions, policy_actions(model, "maskable-ppo", batch, masks))
+    with pytest.raises(ValueError, match="DQN model has no action distribution"):
+        sampled_actions(model, "dqn", batch, masks, np.random.default_rng(0))
 
 
 @pytest.mark.parametrize("algo", ["maskable-ppo", "ppo"])

@@ -196,6 +196,16 @@ def test_cli_train_then_eval_the_model(tmp_path: Path, capsys: pytest.CaptureFix
                      "--episodes", "3", "--json"]) == 0  # fmt: skip
     row = json.loads(capsys.readouterr().out)
     assert row["episodes"] == 3 and row["agent"].startswith("maskable-ppo")
+    sampled = ["eval", "Minesweeper-v0", "--agent", str(out / "model.zip"), "--episodes", "20",
+               "--json", "--sample", "--seed", "5"]  # fmt: skip
+    rows = []
+    for _ in range(2):  # the same seed draws the same actions
+        assert cli.main(sampled) == 0
+        rows.append(json.loads(capsys.readouterr().out))
+        rows[-1].pop("steps_per_second")
+    assert rows[0] == rows[1] and rows[0]["agent"].endswith(" sampled")
+    assert cli.main(["eval", "Minesweeper-v0", "--agent", "random", "--sample"]) == 2
+    assert "--sample is for a trained model, not the agent 'random'" in capsys.readouterr().err
 
 
 @pytest.mark.slow
