@@ -6,7 +6,10 @@ random agent and the game's algorithms, then trains the learned policy as
 network, DAgger rounds, MaskablePPO fine-tuning), and evaluates it on the same held-out
 seeds, which no training or teaching episode used: the model its evaluations during
 training (validation seeds, the cloned policy's before the first PPO step included) rated
-best, which its label names. ``budget`` scales the labelled states
+best, which its label names. Where a game's row says ``"sample": True`` (Sokoban) the
+learned policy plays by drawing its actions from its distribution, and the label says
+"sampled": a policy that always takes its most likely action repeats itself wherever it
+meets a position twice. ``budget`` scales the labelled states
 and the PPO steps of every game; ``scratch=True`` also trains MaskablePPO from scratch for
 as much wall time as the taught run took, teaching included, so that the table and the
 learning curves show what the teacher bought.
@@ -30,6 +33,7 @@ from agents.registry import list_agents
 from agents.sb3 import COMPARE, HELDOUT_SEED, TrainConfig, default_config, train
 
 COMPARE_ENVS = tuple(COMPARE)
+PLAY_KEYS = ("skip_agents", "sample")  # a COMPARE row's keys for the evaluations, not training
 SCRATCH_STEPS = 50  # a scratch run's step cap, times the taught run's: the time limit binds
 KINDS = {"random": "tab:gray", "algorithm": "tab:blue", "learned": "tab:orange"}
 Curve = list[tuple[int, float, float]]  # (timesteps, mean return, win rate)
@@ -76,7 +80,7 @@ def compare_config(
     steps given)."""
     if budget <= 0:
         raise ValueError(f"budget must be above 0, got {budget}")
-    row = {k: v for k, v in COMPARE.get(env_id, {}).items() if k != "skip_agents"}
+    row = {k: v for k, v in COMPARE.get(env_id, {}).items() if k not in PLAY_KEYS}
     planned = row.pop("timesteps", 100_000)
     steps = timesteps or max(1_000, round(planned * budget))
     if "teacher" in row:
@@ -106,6 +110,7 @@ def run_compare(
         result.configs[env_id] = config
         kwargs = config.env_kwargs
         skip = COMPARE.get(env_id, {}).get("skip_agents", ())
+        sample = bool(COMPARE.get(env_id, {}).get("sample", False))
         for name in [a for a in list_agents(env_id) if a not in skip]:
             log(f"{env_id} {kwargs}: evaluating {name}")
             evaluation = evaluate(env_id, name, episodes, seed + HELDOUT_SEED, kwargs)
@@ -132,9 +137,10 @@ def run_compare(
             )
             result.curves.setdefault(env_id, {})[how] = trained.curve
             path, at = best_model(trained.model_path, trained.curve)
-            agent = PolicyAgent.load(path)
+            agent = PolicyAgent.load(path, sample=sample)
             best = f", best at {at / 1000:.0f}k" if at is not None else ""
-            label = f"{taught}maskable-ppo ({trained.timesteps // 1000}k steps{best})"
+            drawn = ", sampled" if sample else ""
+            label = f"{taught}maskable-ppo ({trained.timesteps // 1000}k steps{best}{drawn})"
             evaluation = evaluate(env_id, agent, episodes, seed + HELDOUT_SEED, kwargs)
             result.rows.append((env_id, label, evaluation))
     write_outputs(result, episodes)

@@ -110,7 +110,10 @@ def test_every_registered_agent_works_with_sb3_evaluate_policy() -> None:
             assert np.isfinite(mean), (env_id, name)
 
 
-def test_compare_teaches_then_tunes_and_writes_its_table_and_plots(tmp_path: Path) -> None:
+def test_compare_teaches_then_tunes_and_writes_its_table_and_plots(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(COMPARE["GridGames/Minesweeper-v0"], "sample", True)
     result = run_compare(
         ("GridGames/Minesweeper-v0",),
         budget=0.01,
@@ -124,6 +127,7 @@ def test_compare_teaches_then_tunes_and_writes_its_table_and_plots(tmp_path: Pat
     labels = [label for _, label, _ in result.rows]
     assert labels[:2] == ["random", "solver"]
     assert labels[2].startswith("solver-taught maskable-ppo (2k steps, best at ")
+    assert labels[2].endswith(", sampled)")  # the row's play setting, not a training key
     assert labels[3].startswith("maskable-ppo (")
     # the evaluations start before the first PPO step: the clone is a candidate for best
     taught_curve = result.curves["GridGames/Minesweeper-v0"]["taught"]
@@ -162,6 +166,8 @@ def test_compare_runs_every_game_on_its_configuration_with_a_teacher() -> None:
         assert longer.teacher_states == 4 * config.teacher_states
     assert compare_config("GridGames/Knight-v0").policy == "maze-vi"
     assert compare_config("GridGames/Lines98-v0").policy == "colour-lines"
+    assert COMPARE["GridGames/Sokoban-Small-v0"]["sample"]  # a play setting, not a training one
+    assert not hasattr(compare_config("GridGames/Sokoban-Small-v0"), "sample")
     with pytest.raises(ValueError, match="budget must be above 0"):
         compare_config("GridGames/Knight-v0", budget=0)
 
