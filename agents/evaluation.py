@@ -170,8 +170,8 @@ def load_policy(path: str, env_id: str, sample: bool = False) -> tuple[Agent, di
     if Path(path).is_dir():
         if sample:
             raise ValueError(
-                f"{path!r} is an RLlib folder: sampling is for stable-baselines3 PPO and "
-                "MaskablePPO models"
+                f"sampling needs a stable-baselines3 PPO or MaskablePPO model file, not the "
+                f"folder {path!r}"
             )
         from agents.rllib import RLlibPolicyAgent, is_rllib_policy
         from agents.rllib import settings_of as rllib_settings

@@ -167,6 +167,8 @@ def test_train_policy_choices_are_the_trainers_policies() -> None:
         (["solve", "{tmp}", "--time-limit", "1"], "is a folder, not a file"),
         (["eval", "Sokoban-v0", "--agent", "{tmp}/file.txt"], "no settings.json"),
         (["eval", "Sokoban-v0", "--agent", "{tmp}/model.zip"], "no model file"),
+        (["eval", "Knight-v0", "--agent", "{tmp}", "--sample"], "sampling needs a"),
+        (["eval", "Knight-v0", "--agent", "dijkstra", "--sample"], "--sample is for a trained"),
         (["eval", "Nope-v0"], "unknown env 'Nope-v0'"),
         (["bench", "--seconds", "0"], "--seconds: must be a finite"),
         (["demos", "Sokoban-v0", "--episodes", "0"], "--episodes: must be at least 1"),
