@@ -118,7 +118,7 @@ class PlannerAgent(Agent):
         board = env.game_state().board
         gravity = getattr(env, "gravity", "none")
         kept = self._plans.get(id(env))
-        if kept is not None and kept.fits(board, gravity):
+        if kept is not None and kept.follow(board, gravity):
             return kept
         result = plan(board, gravity, self.time_limit)
         if not result.cleared:
@@ -167,8 +167,10 @@ class _Plan:
         self.pairs = list(moves)
         self.board = board.copy()  # with gravity: the board the next pair is played on
 
-    def fits(self, board: np.ndarray, gravity: str) -> bool:
-        """Whether the plan still clears ``board`` (dropping the pairs already removed)."""
+    def follow(self, board: np.ndarray, gravity: str) -> bool:
+        """Bring the plan up to ``board``: drop the pairs already removed (by whoever
+        removed them) and say whether the rest still clears it; the plan is left as it was
+        where it does not."""
         if gravity != self.gravity:
             return False
         if gravity != "none":
