@@ -192,8 +192,7 @@ def sampled_actions(
     """Actions drawn from a PPO or MaskablePPO policy's distribution over the legal actions
     (its logits, masked, through a softmax), with ``rng``: the same generator state gives
     the same actions. A DQN model has no distribution and is refused."""
-    if algo == "dqn":
-        raise ValueError("a DQN model has no action distribution to sample: play it greedily")
+    check_sampling(algo)
     scores = _legal_scores(model, algo, obs, masks).astype(np.float64)
     top = scores.max(axis=1, keepdims=True)
     probs = np.exp(scores - np.where(np.isfinite(top), top, 0.0))  # no legal action: all 0
@@ -201,6 +200,12 @@ def sampled_actions(
     draws = rng.random(len(obs))[:, None] * cumulative[:, -1:]
     picks = (cumulative <= draws).sum(axis=1)  # the first action whose cumulative passes
     return np.minimum(picks, probs.shape[1] - 1)
+
+
+def check_sampling(algo: str) -> None:
+    """Refuse to sample a model that has no action distribution (DQN)."""
+    if algo == "dqn":
+        raise ValueError("a DQN model has no action distribution to sample: play it greedily")
 
 
 def _legal_scores(model: Any, algo: str, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:

@@ -109,8 +109,8 @@ def run_compare(
         config = compare_config(env_id, budget, timesteps, seed)
         result.configs[env_id] = config
         kwargs = config.env_kwargs
-        skip = COMPARE.get(env_id, {}).get("skip_agents", ())
-        sample = bool(COMPARE.get(env_id, {}).get("sample", False))
+        play = COMPARE.get(env_id, {})
+        skip, sample = play.get("skip_agents", ()), bool(play.get("sample", False))
         for name in [a for a in list_agents(env_id) if a not in skip]:
             log(f"{env_id} {kwargs}: evaluating {name}")
             evaluation = evaluate(env_id, name, episodes, seed + HELDOUT_SEED, kwargs)

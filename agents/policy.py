@@ -55,8 +55,10 @@ class PolicyAgent(Agent):
         self, model: Any, algo: str, env: Any = None, seed: int | None = None,
         sample: bool = False,
     ) -> None:  # fmt: skip
-        if sample and algo == "dqn":
-            raise ValueError("a DQN model has no action distribution to sample: play it greedily")
+        if sample:
+            from agents.batched import check_sampling
+
+            check_sampling(algo)  # at load, not at the first move
         self.model = model
         self.algo = algo
         self.sample = sample
