@@ -63,6 +63,35 @@ FEATURE_SLICES = 2
 TECHNIQUES = ("feature-search", "goal-macros", "packing-advice", "box-routes")
 
 
+# the 8 cells around a cell, clockwise from the one above: each is a side neighbour of the
+# next, so free cells in a row of this ring are joined without the cell in the middle
+_RING = ((-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1))
+
+
+def _ring_joined(ring: int) -> bool | None:
+    """For the free cells around a cell (bit k of ``ring`` for ``_RING[k]``): True when
+    its free side neighbours (k even) all lie in one run of free cells round the ring,
+    False when it has none, None when they lie in more than one (a flood must tell)."""
+    free = [(ring >> k) & 1 for k in range(8)]
+    sides = [k for k in (0, 2, 4, 6) if free[k]]
+    if not sides:
+        return False
+    if all(free):
+        return True
+    start = free.index(0)  # runs read from a blocked cell on never wrap
+    run, runs_with_side = 0, set()
+    for i in range(1, 9):
+        k = (start + i) % 8
+        if not free[k]:
+            run += 1
+        elif k in sides:
+            runs_with_side.add(run)
+    return True if len(runs_with_side) == 1 else None
+
+
+_RING_JOINED = [_ring_joined(ring) for ring in range(256)]
+
+
 @dataclass(frozen=True)
 class SolveResult:
     status: str  # "solved", "unsolvable" or "gave_up"
@@ -91,39 +120,48 @@ def _augment(
 
     ``match[j]`` is the row matched to column j (1-based, 0 if none); ``u``, ``v`` are
     feasible potentials (``u[r] + v[j] <= cost``), kept feasible. O(n^2).
+
+    Each step of the textbook version adds the step's ``delta`` to the potentials of every
+    column reached so far and takes it off every other column's slack. Here the deltas are
+    summed in ``total`` instead: a column's stored slack is its slack plus ``total``, and
+    a reached column's potentials change once at the end by the deltas since it was
+    reached. Costs are integers, so the arithmetic is exact and the result the same.
     """
-    n = len(rows)
     inf = float("inf")
+    n = len(rows)
     way = [0] * (n + 1)
+    slack = [inf] * (n + 1)  # slack[j] + total: the textbook's minv[j]
     match[0] = i
     j0 = 0
-    minv = [inf] * (n + 1)
-    used = [False] * (n + 1)
+    total = 0.0
+    free = list(range(1, n + 1))  # the columns not reached yet, in order
+    reached = [0]
+    since = [0.0]  # ``total`` when each column of ``reached`` was reached
     while True:
-        used[j0] = True
-        i0 = match[j0]
-        row = rows[i0 - 1]
-        ui0 = u[i0]
-        delta = inf
+        row = rows[match[j0] - 1]
+        # the row's potential has not moved yet: its column was reached at this ``total``
+        base = u[match[j0]] - total
+        best = inf
         j1 = 0
-        for j in range(1, n + 1):
-            if not used[j]:
-                cur = row[j - 1] - ui0 - v[j]
-                if cur < minv[j]:
-                    minv[j] = cur
-                    way[j] = j0
-                if minv[j] < delta:
-                    delta = minv[j]
-                    j1 = j
-        for j in range(n + 1):
-            if used[j]:
-                u[match[j]] += delta
-                v[j] -= delta
-            else:
-                minv[j] -= delta
+        for j in free:
+            cur = row[j - 1] - v[j] - base
+            m = slack[j]
+            if cur < m:
+                m = slack[j] = cur
+                way[j] = j0
+            if m < best:
+                best = m
+                j1 = j
+        total = best
+        free.remove(j1)
+        reached.append(j1)
+        since.append(total)
         j0 = j1
         if match[j0] == 0:
             break
+    for j, t in zip(reached, since, strict=True):
+        u[match[j]] += total - t
+        v[j] -= total - t
     while j0:
         j1 = way[j0]
         match[j0] = match[j1]
@@ -167,17 +205,20 @@ def rematch_after_push(
     cost: list[list[int]], old: Matching, row: int, before: list[int], total: int
 ) -> tuple[int, Matching]:
     """:func:`rematch` after one push moved the box of row ``row`` (its costs were
-    ``before``), when the old optimal total was ``total``. If the push brought the box one
-    push nearer its matched goal, the old matching is still optimal (one push changes any
-    matching's cost by at most one, so none can fall below ``total - 1``) and lowering that
-    row's potential by one keeps every potential feasible: O(n) instead of O(n^2)."""
+    ``before``), when the old optimal total was ``total``. Raising or lowering that row's
+    potential to its least reduced cost keeps every potential feasible; if the row's
+    matched goal is then still tight, the old matching is still optimal (complementary
+    slackness): O(n) instead of O(n^2). That holds whenever the push brought the box one
+    push nearer its matched goal, and often otherwise."""
     u, v, match = old
     r = row + 1
     j = match.index(r, 1)
-    if cost[row][j - 1] == before[j - 1] - 1:
+    costs = cost[row]
+    least = min([c - v[k] for k, c in enumerate(costs, 1)])
+    if costs[j - 1] - v[j] == least:
         u = u[:]
-        u[r] -= 1
-        return total - 1, (u, v, match)
+        u[r] = least
+        return total - before[j - 1] + costs[j - 1], (u, v, match)
     return rematch(cost, old, row)
 
 
@@ -211,6 +252,27 @@ class Solver:
         nearest = [min(row) if row else _BIG for row in self.cost_row]
         self.dead_bb = _bits(c for c in range(self.size) if self.is_floor[c] and nearest[c] >= _BIG)
         self.room = Room(self.is_floor, self.dead_bb, cols, self.goal_bb)
+        # pushes_at[b]: each push of a box on b whose player and target cells are floor,
+        # as (direction, player cell's bit, target cell's bit)
+        self.pushes_at = [
+            [
+                (d, 1 << (b - o), 1 << (b + o))
+                for d, o in enumerate(self.offsets)
+                if 0 <= b - o < self.size and 0 <= b + o < self.size
+                and self.is_floor[b - o] and self.is_floor[b + o]
+            ] if self.is_floor[b] else []
+            for b in range(self.size)
+        ]  # fmt: skip
+        # ring[c]: the bits of the 8 cells around c, clockwise from the one above (0 off the
+        # board), for :meth:`areas_after`
+        self.ring = [
+            [
+                1 << ((r + dr) * cols + c + dc) if 0 <= r + dr < rows and 0 <= c + dc < cols else 0
+                for dr, dc in _RING
+            ]
+            for r in range(rows)
+            for c in range(cols)
+        ]
         # goal areas: the 4-connected groups of goals; area_of[goal] is its area's bitboard
         self.area_of: dict[int, int] = {}
         rest = self.goal_bb
@@ -312,7 +374,8 @@ class Solver:
     def _corral_pushes(
         self, area: int, comps: list[int], boxes: int, reach: int, tried: set[int]
     ) -> list[tuple[int, int]] | None:
-        offsets, is_floor, dead_bb = self.offsets, self.is_floor, self.dead_bb
+        pushes_at, dead_bb = self.pushes_at, self.dead_bb
+        outside = reach | boxes
         while True:
             if area in tried:
                 return None
@@ -320,15 +383,12 @@ class Solver:
             barrier = self._around(area) & boxes
             pushes: list[tuple[int, int]] = []
             grow = 0
+            shut = area | barrier
             for b in bit_cells(barrier):
-                for d in range(4):
-                    p, t = b - offsets[d], b + offsets[d]
-                    if not is_floor[p] or not is_floor[t]:
-                        continue
-                    pb, tb = 1 << p, 1 << t
-                    if area & pb or barrier & pb:
+                for d, pb, tb in pushes_at[b]:
+                    if shut & pb:
                         continue  # the player cannot stand there before the corral opens
-                    if not reach & pb and not boxes & pb:
+                    if not outside & pb:
                         grow |= pb  # the player square lies in another corral: merge it
                         continue
                     if tb & boxes:
@@ -362,6 +422,49 @@ class Solver:
             rest &= ~self._flood(rest & -rest, rest)
             n += 1
         return n
+
+    def areas_after(self, boxes: int, reach: int, after: int, areas: int) -> int:
+        """:meth:`areas` of ``after``, a layout where one box of ``boxes`` moved, when
+        ``boxes`` cut the floor into ``areas`` areas and the player's area was ``reach``.
+
+        Only the areas the move touches are counted again. Filling the cell the box reached
+        cuts its area into as many pieces as the free cells beside it fall into: one when
+        those are joined round the cell (no flood needed), none when there are none. The
+        cell the box left then joins the areas beside it into one; those are known when
+        they are the player's area or the pieces just counted, and a full count is made
+        otherwise."""
+        left, reached = boxes & ~after, after & ~boxes
+        if not reached or reached & (reached - 1):
+            return self.areas(after)  # not one box moved
+        free = self.floor_bb & ~boxes
+        rest = free & ~reached
+        ring = 0
+        for k, bit in enumerate(self.ring[reached.bit_length() - 1]):
+            if free & bit:
+                ring |= 1 << k
+        joined = _RING_JOINED[ring]
+        pieces: list[int] = []
+        if joined is None:
+            for cell in bit_cells(self._around(reached) & rest):
+                if not any(piece >> cell & 1 for piece in pieces):
+                    pieces.append(self._flood(1 << cell, rest))
+            count = areas + len(pieces) - 1
+        elif joined:
+            count = areas
+            pieces = [reach & ~reached] if reach & reached else []
+        else:
+            count = areas - 1
+        # the areas of ``rest`` known whole: the pieces, and the player's area if untouched
+        known = pieces if reach & reached else [reach, *pieces]
+        beside = self._around(left) & rest
+        if not beside:
+            return count + 1  # walled in: an area of its own
+        touched = 0
+        for area in known:
+            if area & beside:
+                touched += 1
+                beside &= ~area
+        return count - touched + 1 if not beside else self.areas(after)
 
     def packing_order(self, player: int, boxes: int = 0, limit: int = 4000) -> list[int] | None:
         """An order to fill the goals in, worked out backwards (as goal-room packing in
@@ -662,6 +765,7 @@ class _Search:
         self.generated = 0
         self.expanded = 0
         self.found: tuple[int, int] | None = None
+        self.expanding: tuple[int, int] | None = None  # boxes and player's area of the state
         self._add(h0, 0, boxes, player)
 
     def _macros(self, boxes: int, reach: int) -> list[tuple[tuple[int, int], ...]]:
@@ -707,6 +811,7 @@ class _Search:
                 continue
             free = floor_bb & ~bx
             reach = s._flood(1 << pl, free)
+            self.expanding = (bx, reach)
             key = (bx, (reach & -reach).bit_length())
             if key in closed:
                 continue
@@ -801,13 +906,19 @@ class _FeatureSearch(_Search):
         self.keys: list[tuple[int, int]] = []  # the non-empty cells' keys, best first
         self.turn = 0
         self.s = solver
+        self.expanding = None
         # the features and cost of the state being expanded, passed on to its children
         self.current: tuple[tuple[int, int], int] = (self.features(boxes), 0)
         super().__init__(solver, boxes, player, h0, 1.0, orders, fill)
 
     def features(self, boxes: int) -> tuple[int, int]:
+        """(minus the goals packed in order, the areas): the key of the state's cell. A
+        child's areas come from its parent's (:meth:`Solver.areas_after`)."""
         packed = sum(_filled(prefixes, boxes) for prefixes in self.prefixes)
-        return -packed, self.s.areas(boxes)
+        if self.expanding is None:
+            return -packed, self.s.areas(boxes)
+        parent, reach = self.expanding
+        return -packed, self.s.areas_after(parent, reach, boxes, self.current[0][1])
 
     def _add(self, h: int, g: int, boxes: int, player: int) -> None:
         key = self.features(boxes)

@@ -193,6 +193,52 @@ def test_pi_corral_restricts_to_pushes_into_the_corral() -> None:
     assert solve(level, mode="optimal").pushes == min_pushes(level) == 5
 
 
+def test_areas_after_a_move_match_a_full_count() -> None:
+    """The feature search counts a child's areas from its parent's with local checks,
+    falling back to a flood; on random layouts and moves it must agree with the flood."""
+    text = "\n".join(
+        [
+            "###########",
+            "#    #    #",
+            "# ##   #  #",
+            "#  #  ##  #",
+            "#     #   #",
+            "## #      #",
+            "#    # ## #",
+            "#         #",
+            "###########",
+        ]
+    )
+    s = Solver(*_room(text))
+    full = s.areas
+    floods = []
+    s.areas = lambda boxes: floods.append(boxes) or full(boxes)  # type: ignore[method-assign]
+    rng = random.Random(5)
+    cells = bit_cells(s.floor_bb)
+    trials, settled = 3000, 0
+    for _ in range(trials):
+        boxes = sum(1 << c for c in rng.sample(cells, rng.randint(1, 30)))
+        free = s.floor_bb & ~boxes
+        seed = rng.choice(bit_cells(free))
+        reach = s._flood(1 << seed, free)
+        before = full(boxes)
+        moved = rng.choice(bit_cells(boxes))
+        near = [t for t in bit_cells(s._around(1 << moved) & free)]
+        target = rng.choice(near) if near and rng.random() < 0.7 else rng.choice(bit_cells(free))
+        after = boxes & ~(1 << moved) | (1 << target)
+        floods.clear()
+        assert s.areas_after(boxes, reach, after, before) == full(after)
+        settled += not floods
+    assert settled > trials // 5  # the local checks, not only the flood, were exercised
+
+
+def _room(text: str) -> tuple[np.ndarray, np.ndarray]:
+    """Floor and goals of a walled room drawn in XSB (no goals needed here)."""
+    rows = text.splitlines()
+    floor = np.array([[ch != "#" for ch in row] for row in rows])
+    return floor, np.zeros_like(floor)
+
+
 def test_lower_bound_potentials_are_admissible() -> None:
     matching = get_potential("GridGames/Sokoban-v0", "matching")
     exact = get_potential("GridGames/Sokoban-v0", "solver")
