@@ -379,7 +379,7 @@ class Solver:
         self, area: int, comps: list[int], boxes: int, reach: int, tried: set[int]
     ) -> list[tuple[int, int]] | None:
         pushes_at, dead_bb = self.pushes_at, self.dead_bb
-        outside = reach | boxes
+        outside = reach | boxes  # a player cell off these lies in another corral
         while True:
             if area in tried:
                 return None
@@ -438,7 +438,7 @@ class Solver:
         they are the player's area or the pieces just counted, and a full count is made
         otherwise."""
         left, reached = boxes & ~after, after & ~boxes
-        if not reached or reached & (reached - 1):
+        if not reached or reached & (reached - 1) or not left or left & (left - 1):
             return self.areas(after)  # not one box moved
         free = self.floor_bb & ~boxes
         rest = free & ~reached
