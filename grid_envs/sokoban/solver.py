@@ -815,11 +815,11 @@ class _Search:
                 continue
             free = floor_bb & ~bx
             reach = s._flood(1 << pl, free)
-            self.expanding = (bx, reach)
             key = (bx, (reach & -reach).bit_length())
             if key in closed:
                 continue
             closed.add(key)
+            self.expanding = (bx, reach)
             self.expanded += 1
             restricted = s._pi_corral(bx, reach, free)
             if restricted is not None:

@@ -199,17 +199,18 @@ def test_areas_after_a_move_match_a_full_count() -> None:
     text = "\n".join(
         [
             "###########",
-            "#    #    #",
+            "#@   #    #",
             "# ##   #  #",
             "#  #  ##  #",
-            "#     #   #",
+            "#   $ #   #",
             "## #      #",
             "#    # ## #",
-            "#         #",
+            "#    .    #",
             "###########",
         ]
     )
-    s = Solver(*_room(text))
+    (level,) = parse_xsb(text)
+    s = Solver(level.floor, level.goals)
     full = s.areas
     floods = []
     s.areas = lambda boxes: floods.append(boxes) or full(boxes)  # type: ignore[method-assign]
@@ -223,20 +224,13 @@ def test_areas_after_a_move_match_a_full_count() -> None:
         reach = s._flood(1 << seed, free)
         before = full(boxes)
         moved = rng.choice(bit_cells(boxes))
-        near = [t for t in bit_cells(s._around(1 << moved) & free)]
+        near = bit_cells(s._around(1 << moved) & free)
         target = rng.choice(near) if near and rng.random() < 0.7 else rng.choice(bit_cells(free))
         after = boxes & ~(1 << moved) | (1 << target)
         floods.clear()
         assert s.areas_after(boxes, reach, after, before) == full(after)
         settled += not floods
     assert settled > trials // 5  # the local checks, not only the flood, were exercised
-
-
-def _room(text: str) -> tuple[np.ndarray, np.ndarray]:
-    """Floor and goals of a walled room drawn in XSB (no goals needed here)."""
-    rows = text.splitlines()
-    floor = np.array([[ch != "#" for ch in row] for row in rows])
-    return floor, np.zeros_like(floor)
 
 
 def test_lower_bound_potentials_are_admissible() -> None:
