@@ -13,7 +13,10 @@ A game subclasses :class:`GridEnv` and fills in small hooks (``_new_episode``,
 * when no action is legal in a state that is not terminal the episode ends
   (``terminated``), so a mask is never all False while an episode runs;
 * observation views (``"planes"``, ``"compact"``, ``"rgb"``), rendering and
-  exact snapshots with :meth:`snapshot` / :meth:`restore`.
+  exact snapshots with :meth:`snapshot` / :meth:`restore`;
+* worlds for a search that plays fair (:meth:`sample_world`): a snapshot of what the
+  player sees, the hidden parts and the random draws to come taken from the searcher's
+  own generator.
 """
 
 from __future__ import annotations
@@ -152,6 +155,13 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         """The game's state object that planners read (see :meth:`game_state`)."""
         raise NotImplementedError
 
+    def _sampled_state(self, rng: np.random.Generator) -> Any:
+        """The game's state in :meth:`_get_state`'s form, with every part the player cannot
+        see drawn from ``rng`` (the player's belief). By default a copy: every part of the
+        state is in view. Games with hidden state (Minesweeper's mines) override it, and
+        must read nothing hidden."""
+        return copy.deepcopy(self._get_state())
+
     def _settings_key(self) -> tuple[tuple[str, Any], ...]:
         """The game's settings a state must fit besides the spaces, as (name, value) pairs
         (the snapshot check of :meth:`restore`); games add theirs."""
@@ -170,6 +180,7 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         self._new_episode(dict(options or {}))
+        self._started = True
         self._steps = 0
         self._done = False
         self._won = False
@@ -266,6 +277,33 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         """
         return copy.deepcopy(self._public_state())
 
+    @property
+    def deterministic(self) -> bool:
+        """Whether what a step leads to is fixed by what the player sees and the action: no
+        hidden state and no random draw during play (Sokoban, the Knight, Pikachu without
+        reshuffles). A search may then keep a winning line it found and play it out."""
+        return False
+
+    def sample_world(self, rng: np.random.Generator) -> Snapshot:
+        """A snapshot of the game as the player sees it, for a search to :meth:`restore`
+        into a copy of this env: the parts the player cannot see (Minesweeper's mines) are
+        drawn from the player's belief, and the random generator that will draw the
+        chance events to come (Lines98's spawns, a reshuffle) is a new one seeded from
+        ``rng``. Nothing hidden is read: two envs that show the same game give the same
+        world for the same ``rng``."""
+        self._check_started("sample_world()")
+        seed = int(rng.integers(2**63))
+        bits = type(self.np_random.bit_generator)(seed)
+        return Snapshot(
+            game=self._sampled_state(rng),
+            steps=self._steps,
+            done=self._done,
+            won=self._won,
+            rng_state=dict(bits.state),
+            mask=self._mask.copy(),
+            key=self._snapshot_key(),
+        )
+
     def new_episode(self, rng: np.random.Generator, options: dict[str, Any] | None = None) -> Any:
         """Set up a new game drawn with ``rng``, which becomes the env's generator, and
         return its state (not a copy). The step count, mask and time limit are left alone:
@@ -325,12 +363,22 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
 
     # --------------------------------------------------------------- helpers
     def _snapshot_key(self) -> tuple[tuple[str, Any], ...]:
+        spaces = (self.observation_space, self.action_space)
+        cached = getattr(self, "_spaces_text", None)
+        if cached is None or cached[0][0] is not spaces[0] or cached[0][1] is not spaces[1]:
+            # a Box's text costs more than a whole restore of most games: made once a space
+            self._spaces_text = cached = (spaces, (str(spaces[0]), str(spaces[1])))
         return (
             ("env", type(self).__name__),
-            ("observation_space", str(self.observation_space)),
-            ("action_space", str(self.action_space)),
+            ("observation_space", cached[1][0]),
+            ("action_space", cached[1][1]),
             *self._settings_key(),
         )
+
+    def _check_started(self, what: str) -> None:
+        """Refuse ``what`` before the first reset: there is no game to read yet."""
+        if not getattr(self, "_started", False):
+            raise RuntimeError(f"{what} needs a game: call reset() first")
 
     def _check_action(self, action: Any) -> int:
         if type(action) is int and 0 <= action < self._n_actions:  # the common case, first

@@ -340,6 +340,11 @@ class KnightEnv(GridEnv):
         self._exit_dist = exit_distances(state.level)
         self._plane_cache = None
 
+    @property
+    def deterministic(self) -> bool:
+        """The maze, its monsters and items are in view, and play draws nothing."""
+        return True
+
     def _public_state(self) -> KnightState:
         assert self.state is not None
         return self.state

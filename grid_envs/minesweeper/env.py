@@ -9,7 +9,9 @@ import numpy as np
 from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
 from grid_envs.minesweeper import render, rules
+from grid_envs.minesweeper.belief import MineBelief
 from grid_envs.minesweeper.rules import FLAG_PLANE, HIDDEN_PLANE, N_NUMBER_PLANES, number_plane
+from grid_envs.minesweeper.solver import HIDDEN as HIDDEN_VIEW
 from grid_envs.minesweeper.state import FLAGGED, HIDDEN, MinesweeperState
 
 _PLANE_IDS = np.arange(1 + N_NUMBER_PLANES, dtype=np.uint8).reshape(-1, 1, 1)
@@ -158,6 +160,7 @@ class MinesweeperEnv(GridEnv):
         self._plane_cache: np.ndarray | None = None
         self._fresh_planes = self._planes()  # every cell hidden
         self._opened = self._flagged = 0  # safe cells revealed, flags: counted as they change
+        self._belief: tuple[bytes, MineBelief] | None = None  # the last view's, for searches
 
     # ------------------------------------------------------------- episode
     def _new_episode(self, options: dict[str, Any]) -> None:
@@ -242,6 +245,24 @@ class MinesweeperEnv(GridEnv):
         self._plane_cache = None
         self._opened = int(np.count_nonzero(state.revealed))
         self._flagged = int(np.count_nonzero(state.flags))
+
+    def _sampled_state(self, rng: np.random.Generator) -> MinesweeperState:
+        """The game in view with its mines drawn from the player's belief
+        (:class:`~grid_envs.minesweeper.belief.MineBelief`): every layout that fits the
+        revealed numbers alike. Before the first click of the ``safe`` and ``zero`` rules
+        no mine is placed yet; the world's own generator places them at its first click."""
+        s = self.state
+        if not s.placed:
+            return MinesweeperState.empty(self.rows, self.cols, self.num_mines, self.first_click)
+        view = np.where(s.revealed, s.counts.astype(np.int16), HIDDEN_VIEW)
+        key = view.tobytes()
+        if self._belief is None or self._belief[0] != key:  # one belief per view
+            self._belief = (key, MineBelief(view, self.num_mines))
+        mines = self._belief[1].sample(rng)
+        return MinesweeperState(
+            self.rows, self.cols, self.num_mines, self.first_click, mines,
+            rules.neighbour_counts(mines), s.revealed.copy(), s.flags.copy(), placed=True,
+        )  # fmt: skip
 
     def _settings_key(self) -> tuple[tuple[str, Any], ...]:
         return (("mines", self.num_mines), ("first_click", self.first_click))

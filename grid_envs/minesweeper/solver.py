@@ -19,6 +19,7 @@ cell to be a zero, which opens a region); under ``zero`` the cell diagonal to a 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from math import comb
 
 import numpy as np
@@ -255,6 +256,33 @@ class MinesweeperSolver:
         """Consistent placements by mine count: (count per k, per-cell mine tallies per k)."""
         if len(cells) > self.max_component:
             return None
+        counts: dict[int, int] = {}
+        tally: dict[int, dict[int, int]] = {}
+
+        def visit(order: list[int], assign: list[int], mines: int) -> bool:
+            counts[mines] = counts.get(mines, 0) + 1
+            per = tally.setdefault(mines, {})
+            for cell, value in zip(order, assign, strict=True):
+                if value:
+                    per[cell] = per.get(cell, 0) + 1
+            return True
+
+        if not self.walk(cells, cons, visit):
+            return None
+        return counts, tally
+
+    def walk(
+        self,
+        cells: list[int],
+        cons: list[tuple[frozenset[int], int]],
+        visit: Callable[[list[int], list[int], int], bool],
+        rng: np.random.Generator | None = None,
+    ) -> bool:
+        """Backtrack over the mine placements of ``cells`` that meet the constraints
+        ``cons`` (cells, mines needed), calling ``visit(order, assign, mines)`` at each
+        (``assign[i]`` is 1 where ``order[i]`` holds a mine) until it returns False. With
+        ``rng`` each cell tries its two values in a random order. False where the walk ran
+        out of ``max_nodes`` steps."""
         # order cells so that constraints close early: walk the constraints in turn
         order: list[int] = []
         seen: set[int] = set()
@@ -274,25 +302,20 @@ class MinesweeperSolver:
         placed = [0] * len(cons)  # mines placed so far per constraint
         open_left = [len(m) for m in con_cells]  # cells still unassigned per constraint
         assign = [0] * len(order)
-        counts: dict[int, int] = {}
-        tally: dict[int, dict[int, int]] = {}
         nodes = 0
         n = len(order)
+        orders = [(0, 1), (1, 0)]
+        out_of_nodes = False
 
-        def place(i: int, mines: int) -> bool:
-            nonlocal nodes
+        def place(i: int, mines: int) -> bool:  # False: stop the walk
+            nonlocal nodes, out_of_nodes
             nodes += 1
             if nodes > self.max_nodes:
+                out_of_nodes = True
                 return False
             if i == n:
-                counts[mines] = counts.get(mines, 0) + 1
-                per = tally.setdefault(mines, {})
-                for j in range(n):
-                    if assign[j]:
-                        cell = order[j]
-                        per[cell] = per.get(cell, 0) + 1
-                return True
-            for value in (0, 1):
+                return visit(order, assign, mines)
+            for value in orders[int(rng.integers(2))] if rng is not None else orders[0]:
                 ok = True
                 for k in touching[i]:
                     p = placed[k] + value
@@ -309,14 +332,13 @@ class MinesweeperSolver:
                 for k in touching[i]:
                     placed[k] -= value
                     open_left[k] += 1
+                assign[i] = 0
                 if not alive:
                     return False
-            assign[i] = 0
             return True
 
-        if not place(0, 0):
-            return None
-        return counts, tally
+        place(0, 0)
+        return not out_of_nodes
 
     # ----------------------------------------------------------- choice
     def _tie_break(self, flat: list[int], probs: dict[int, float], safest: float) -> int:

@@ -275,6 +275,11 @@ class PikachuEnv(GridEnv):
     def _set_state(self, state: Any) -> None:
         self.state, self.total_pairs = state
 
+    @property
+    def deterministic(self) -> bool:
+        """The board is in view; only a reshuffle (``on_stuck="shuffle"``) draws."""
+        return self.on_stuck != "shuffle"
+
     def _public_state(self) -> PikachuState:
         return self.state
 

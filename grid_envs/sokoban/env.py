@@ -426,6 +426,11 @@ class SokobanEnv(GridEnv):
          self._codes, self._outside, self.next_index, self.optimal_pushes) = state  # fmt: skip
         self._count_boxes()
 
+    @property
+    def deterministic(self) -> bool:
+        """Sokoban hides nothing and draws nothing during play."""
+        return True
+
     def _public_state(self) -> SokobanState:
         assert self.state is not None
         return self.state
