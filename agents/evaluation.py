@@ -188,6 +188,19 @@ def load_policy(path: str, env_id: str, sample: bool = False) -> tuple[Agent, di
     return PolicyAgent.load(path, sample=sample), board
 
 
+def load_search(path: str, env_id: str, **settings: Any) -> tuple[Agent, dict[str, Any]]:
+    """A search guided by a trained PPO or MaskablePPO model
+    (:class:`agents.search.SearchAgent`; ``settings`` are :class:`~agents.search.
+    SearchConfig`'s), and the env arguments the model was trained with."""
+    from agents.runs import settings_of
+    from agents.search import SearchAgent
+
+    if not Path(path).is_file():
+        raise ValueError(f"no model file {path!r} (a search needs a PPO or MaskablePPO model.zip)")
+    board = model_board(settings_of(path), env_id)
+    return SearchAgent.load(path, **settings), board
+
+
 def model_board(settings: dict[str, Any], name: str) -> dict[str, Any]:
     """The env arguments a model was trained with, which it is evaluated with; a model of
     another game is refused, naming both."""

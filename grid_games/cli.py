@@ -348,19 +348,49 @@ def cmd_demos(args: argparse.Namespace) -> int:
 @command("eval")
 def cmd_eval(args: argparse.Namespace) -> int:
     from agents import evaluate
-    from agents.evaluation import check_model_fits, load_policy
+    from agents.evaluation import check_model_fits, load_policy, load_search
 
     name = env_id(args.env)
     agent: Any = args.agent
     kwargs = parse_settings(args.set, name)
     board: dict[str, Any] = {}
-    if agent.endswith(".zip") or Path(agent).exists():  # a trained model, not a name
+    searching = {"--model": args.model, "--simulations": args.simulations,
+                 "--variant": args.variant}  # fmt: skip
+    if agent != "search" and any(v is not None for v in searching.values()):
+        given = ", ".join(flag for flag, value in searching.items() if value is not None)
+        raise ValueError(f"{given}: options of --agent search, not of --agent {agent}")
+    if agent == "pretrained":
+        from agents.pretrained import model_path
+
+        agent = str(model_path(name))
+    if agent == "search":
+        if args.model is None:
+            raise ValueError(
+                "--agent search needs --model: a PPO or MaskablePPO model.zip, or pretrained"
+            )
+        if args.sample:
+            raise ValueError("--sample is for a trained model played alone, not a search")
+        model = args.model
+        if model == "pretrained":
+            from agents.pretrained import model_path
+
+            model = str(model_path(name))
+        agent, board = load_search(
+            model, name, simulations=32 if args.simulations is None else args.simulations,
+            variant=args.variant or "gumbel",
+        )  # fmt: skip
+    elif agent.endswith(".zip") or Path(agent).exists():  # a trained model, not a name
         agent, board = load_policy(agent, name, sample=args.sample)
     elif args.sample:
         raise ValueError(f"--sample is for a trained model, not the agent {agent!r}")
     kwargs = {**board, **kwargs}
     if board:
         check_model_fits(agent, name, kwargs)
+        from agents.sb3 import set_threads
+
+        set_threads(args.threads, default=1)
+    elif args.threads is not None:
+        raise ValueError(f"--threads: the agent {agent!r} runs no network")
     result = evaluate(
         name,
         agent,
@@ -381,6 +411,45 @@ def cmd_eval(args: argparse.Namespace) -> int:
             f"return {result.mean_return:.2f} +- {result.std_return:.2f}  "
             f"length {result.mean_length:.1f}  {result.steps_per_second:,.0f} steps/s"
         )
+    return 0
+
+
+@command("iterate")
+def cmd_iterate(args: argparse.Namespace) -> int:
+    from agents.expert import IterationConfig, iterate
+
+    name = env_id(args.env)
+    start = args.model
+    if start == "pretrained":
+        from agents.pretrained import model_path
+
+        start = str(model_path(name))
+    if not Path(start).is_file():
+        raise ValueError(f"--model {start!r}: no such model file")
+    config = IterationConfig(
+        env_id=name, start=start, simulations=args.simulations, variant=args.variant,
+        rounds=args.rounds, episodes=args.episodes, epochs=args.epochs, window=args.window,
+        lr=args.lr, eval_episodes=args.eval_episodes, seed=args.seed, workers=args.workers,
+        threads=args.threads, time_limit=args.time_limit,
+    )  # fmt: skip
+    out = args.out or f"runs/{name.split('/')[1]}-iterate-s{args.seed}"
+
+    def log(line: dict[str, Any]) -> None:
+        alone = line.get("policy_win_rate")
+        print(
+            f"round {line['round']}: {line['positions']} positions, search won "
+            f"{line['search_win_rate']:.0%} (return {line['search_return']:.2f}), network "
+            f"alone {'-' if alone is None else f'{alone:.0%}'}, {line['seconds']:.0f} s",
+            file=sys.stderr, flush=True,
+        )  # fmt: skip
+
+    result = iterate(config, out, log=log)
+    if result.already_done:
+        print(f"{out} already holds {len(result.rounds)} finished rounds: nothing redone; ask "
+              f"for more with --rounds to go on from them")  # fmt: skip
+    else:
+        print(f"{len(result.rounds)} rounds in {result.seconds:.0f} s")
+    print(f"model: {result.model_path}  rounds: {Path(out) / 'rounds.json'}")
     return 0
 
 
@@ -594,7 +663,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("env")
     p.add_argument(
         "--agent", default="random",
-        help="a registered agent name, a model.zip, or an RLlib run folder",
+        help="a registered agent name, a model.zip, an RLlib run folder, pretrained (the "
+        "shipped network), or search (a search guided by --model)",
     )  # fmt: skip
     p.add_argument("--episodes", type=count(1), default=100)
     p.add_argument("--seed", type=count(0), default=0)
@@ -606,6 +676,46 @@ def build_parser() -> argparse.ArgumentParser:
         help="a trained model draws each action from its policy (seeded by --seed) instead "
         "of playing the most likely one",
     )  # fmt: skip
+    p.add_argument("--threads", type=count(1), default=None,
+                   help="torch threads of a trained model or a search (default: 1; one "
+                   "position at a time gains nothing from more)")  # fmt: skip
+    p.add_argument("--model", default=None, metavar="PATH",
+                   help="--agent search: the PPO or MaskablePPO model.zip that guides it, "
+                   "or pretrained")  # fmt: skip
+    p.add_argument("--simulations", type=count(0), default=None,
+                   help="--agent search: simulations a move (default 32; 0: the network's "
+                   "most likely action)")  # fmt: skip
+    p.add_argument("--variant", choices=("gumbel", "puct"), default=None,
+                   help="--agent search: Gumbel root with sequential halving (the default) "
+                   "or PUCT")  # fmt: skip
+
+    p = sub.add_parser(
+        "iterate",
+        help="expert iteration: a search guided by the network plays, the network learns "
+        "from its choices and outcomes, round after round",
+    )  # fmt: skip
+    p.add_argument("env")
+    p.add_argument("--model", required=True, metavar="PATH",
+                   help="the model.zip to start from (a taught run's), or pretrained")  # fmt: skip
+    p.add_argument("--simulations", type=count(1), default=32, help="search simulations a move")
+    p.add_argument("--variant", choices=("gumbel", "puct"), default="gumbel")
+    p.add_argument("--rounds", type=count(1), default=4, help="play-then-learn rounds")
+    p.add_argument("--episodes", type=count(1), default=64, help="searched episodes a round")
+    p.add_argument("--epochs", type=count(1), default=2,
+                   help="learning passes over the kept positions a round")  # fmt: skip
+    p.add_argument("--window", type=count(1), default=2,
+                   help="rounds of positions kept for learning")  # fmt: skip
+    p.add_argument("--lr", type=above_zero("step size"), default=1e-3, help="learning's step")
+    p.add_argument("--eval-episodes", type=count(0), default=50,
+                   help="validation episodes of the network alone after each round")  # fmt: skip
+    p.add_argument("--workers", type=count(1), default=1,
+                   help="processes that play each round, one per core")  # fmt: skip
+    p.add_argument("--threads", type=count(1), default=None,
+                   help="torch threads of the learning step (default: every core)")  # fmt: skip
+    p.add_argument("--time-limit", type=count(1), default=None, metavar="SECONDS",
+                   help="stop after the round in play once this much time has passed")  # fmt: skip
+    p.add_argument("--seed", type=count(0), default=0)
+    p.add_argument("--out", default=None, help="run folder; rerunning it goes on from it")
     return parser
 
 

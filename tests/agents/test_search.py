@@ -286,3 +286,37 @@ def test_search_settings_are_checked() -> None:
         SearchConfig(simulations=-1)
     with pytest.raises(ValueError, match="max_considered"):
         SearchConfig(max_considered=0)
+
+
+def test_a_tiny_expert_iteration_saves_a_model_both_agents_play(tmp_path: Any) -> None:
+    """Train a small model, improve it for two rounds of searched play, and play the
+    result alone and as a search's guide; a rerun of the finished folder redoes nothing."""
+    import json
+
+    from agents.evaluation import load_policy, load_search
+    from agents.expert import IterationConfig, iterate
+    from agents.sb3 import default_config, train
+
+    env_id = "GridGames/Knight-v0"
+    config = default_config(env_id, timesteps=512, n_envs=16, n_steps=32, eval_freq=10_000)
+    config.env_kwargs = {"rows": 5, "cols": 5}
+    start = train(config, tmp_path / "start", progress=False).model_path
+    run = IterationConfig(env_id, str(start), simulations=4, rounds=2, episodes=3, epochs=1,
+                          eval_episodes=4, threads=1)  # fmt: skip
+    result = iterate(run, tmp_path / "iterated")
+    assert [line["round"] for line in result.rounds] == [0, 1]
+    assert result.rounds[1]["learned_on"] > result.rounds[1]["positions"] > 0
+    assert (tmp_path / "iterated" / "rounds" / "round_1.zip").is_file()
+    settings = json.loads((tmp_path / "iterated" / "settings.json").read_text())
+    assert settings["env_kwargs"] == {"rows": 5, "cols": 5} and settings["rounds_done"] == 2
+    for agent, board in (
+        load_policy(str(result.model_path), env_id),
+        load_search(str(result.model_path), env_id, simulations=4),
+    ):
+        assert board == {"rows": 5, "cols": 5}
+        assert evaluate(env_id, agent, episodes=3, seed=1_000_000, env_kwargs=board).episodes == 3
+    again = iterate(run, tmp_path / "iterated")
+    assert again.already_done and len(again.rounds) == 2
+    other = IterationConfig(env_id, str(start), simulations=8, rounds=2, episodes=3)
+    with pytest.raises(ValueError, match="other settings"):
+        iterate(other, tmp_path / "iterated")
