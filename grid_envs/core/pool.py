@@ -77,6 +77,16 @@ class LevelPool(Generic[T]):
     def __len__(self) -> int:
         return self.size
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        """A copied env shares its pool: level ``k`` is fixed by ``(seed, k)`` whoever
+        generates it, so sharing changes no episode and copies no levels."""
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its settings: the process that loads it shares (or starts) the pool
+        of those settings, which gives the same levels, so a pickled env stays small."""
+        return (_shared_pool, (type(self), self.generator, self.size, self.seed))
+
     def __getitem__(self, k: int) -> T:
         """Level ``k`` (generated now if it was not yet), built from the pool's arrays."""
         if not 0 <= k < self.size:
@@ -139,6 +149,11 @@ class LevelPool(Generic[T]):
     def _level(self, k: int) -> T:
         """Level ``k`` built back from the pool's arrays (games override)."""
         raise NotImplementedError
+
+
+def _shared_pool(cls: Any, generator: Any, size: int, seed: int) -> Any:
+    """The pool a pickled pool stands for (:meth:`LevelPool.__reduce__`)."""
+    return cls.shared(generator, size, seed)
 
 
 def _generate_chunk(job: tuple[Any, ...]) -> dict[str, np.ndarray]:
