@@ -103,6 +103,18 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         """The game's info keys over the batch (``done``: the envs whose episode ended)."""
         return {}
 
+    def _bind_views(self) -> None:
+        """Point the batch's views (flat aliases of its arrays, a game's board as a row
+        of the batch's) at its own arrays. A copy or an unpickled batch gets separate
+        arrays for a view and its base, so :meth:`__setstate__` calls this again; games
+        that keep views set them here."""
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """A copied or unpickled batch plays exactly as the original: its views are bound
+        to its own arrays again (:meth:`_bind_views`)."""
+        self.__dict__.update(state)
+        self._bind_views()
+
     # ---------------------------------------------------------- gymnasium API
     def reset(
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None

@@ -35,6 +35,10 @@ class Lines98VectorEnv(GridVectorEnv):
         self.boards = np.zeros((self.num_envs, single.rows, single.cols), dtype=np.int8)
         self.states: list[Lines98State] = []  # each game's board is a view of ``boards``
 
+    def _bind_views(self) -> None:
+        for i, state in enumerate(self.states):  # each game plays in place in its row
+            state.board = self.boards[i]
+
     # ------------------------------------------------------------------ hooks
     def _reset_envs(self, idx: np.ndarray, options: dict[str, Any]) -> None:
         if not self.states:

@@ -40,6 +40,10 @@ class PikachuVectorEnv(GridVectorEnv):
         self._kinds = np.arange(1, single.kinds + 1, dtype=np.int16)[None, :, None, None]
         self._known: tuple[np.ndarray, np.ndarray] | None = None  # masks found in _apply
 
+    def _bind_views(self) -> None:
+        for i, state in enumerate(self.states):  # each game plays in place in its row
+            state.board = self.boards[i]
+
     # ------------------------------------------------------------------ hooks
     def _reset_envs(self, idx: np.ndarray, options: dict[str, Any]) -> None:
         single = self.template

@@ -71,8 +71,6 @@ class SokobanVectorEnv(GridVectorEnv):
         # fewest pushes of a lone box to a goal, -1 if none (static per level; potentials)
         self.push_dist = np.full(self.codes.shape, -1, dtype=np.int32)
         padded = self.codes.shape[1] * self.codes.shape[2]
-        self._flat = self.codes.reshape(-1)  # the batch's cells, flat: env i at i * padded
-        self._dead_flat = self.dead.reshape(-1)
         self._base = np.arange(n, dtype=np.int64) * padded
         self._steps = _DIRS[:, 0] * self.codes.shape[2] + _DIRS[:, 1]  # direction -> offset
         self._reach = np.concatenate([self._steps, 2 * self._steps])  # beside, then beyond
@@ -87,11 +85,16 @@ class SokobanVectorEnv(GridVectorEnv):
         self.optimal_pushes = np.full(n, None, dtype=object)
         self.next_index = np.zeros(n, dtype=np.int64)  # each env's place in a sequential list
         self.planes = np.zeros((n, len(CHANNELS), rows, cols), dtype=np.uint8)
-        self._planes_flat = self.planes.reshape(-1)
+        self._bind_views()
         self._inner_size = rows * cols
         r, c = np.divmod(np.arange(padded), self.codes.shape[2])
         self._inner = (r - PAD) * cols + (c - PAD)  # padded flat cell -> flat cell of a plane
         self._view = (slice(None), slice(PAD, PAD + rows), slice(PAD, PAD + cols))
+
+    def _bind_views(self) -> None:
+        self._flat = self.codes.reshape(-1)  # the batch's cells, flat: env i at i * padded
+        self._dead_flat = self.dead.reshape(-1)
+        self._planes_flat = self.planes.reshape(-1)
 
     # ------------------------------------------------------------------ hooks
     def _reset_envs(self, idx: np.ndarray, options: dict[str, Any]) -> None:
