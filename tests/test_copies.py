@@ -29,7 +29,8 @@ def same(a: Any, b: Any) -> bool:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         a, b = np.asarray(a), np.asarray(b)
         if a.dtype == object or b.dtype == object:
-            return a.shape == b.shape and all(same(x, y) for x, y in zip(a.flat, b.flat))
+            pairs = zip(a.flat, b.flat, strict=True)
+            return a.shape == b.shape and all(same(x, y) for x, y in pairs)
         return bool(np.array_equal(a, b))
     return bool(a == b)
 
