@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +33,10 @@ from agents.registry import list_agents
 from agents.sb3 import COMPARE, HELDOUT_SEED, TrainConfig, default_config, train
 
 COMPARE_ENVS = tuple(COMPARE)
-PLAY_KEYS = ("skip_agents", "sample")  # a COMPARE row's keys for the evaluations, not training
+PLAY_KEYS = ("skip_agents", "sample", "search")  # a COMPARE row's keys for the evaluations
 SCRATCH_STEPS = 50  # a scratch run's step cap, times the taught run's: the time limit binds
-KINDS = {"random": "tab:gray", "algorithm": "tab:blue", "learned": "tab:orange"}
+KINDS = {"random": "tab:gray", "algorithm": "tab:blue", "learned": "tab:orange",
+         "search": "tab:green"}  # fmt: skip
 Curve = list[tuple[int, float, float]]  # (timesteps, mean return, win rate)
 
 
@@ -46,6 +47,7 @@ class Comparison:
     train_seconds: dict[str, float]  # "<env> taught" / "<env> scratch" -> wall seconds
     configs: dict[str, TrainConfig]  # env -> the taught run's configuration
     out: Path
+    networks: dict[str, Path] = field(default_factory=dict)  # env -> the taught network
 
 
 def best_model(model_path: Path, curve: Curve) -> tuple[Path, int | None]:
@@ -66,9 +68,11 @@ def run_seconds(settings_path: Path) -> float:
 
 
 def kind_of(label: str) -> str:
-    """random, algorithm or learned, from a row's agent label."""
+    """random, algorithm, learned or search, from a row's agent label."""
     if label == "random":
         return "random"
+    if label.startswith("search"):
+        return "search"
     return "learned" if "maskable-ppo" in label else "algorithm"
 
 
@@ -143,8 +147,45 @@ def run_compare(
             label = f"{taught}maskable-ppo ({trained.timesteps // 1000}k steps{best}{drawn})"
             evaluation = evaluate(env_id, agent, episodes, seed + HELDOUT_SEED, kwargs)
             result.rows.append((env_id, label, evaluation))
+            if how == "taught":
+                result.networks[env_id] = path
+        if play.get("search"):
+            row = search_row(env_id, play["search"], result.networks.get(env_id), kwargs,
+                             seed, log)  # fmt: skip
+            if row is not None:
+                result.rows.append(row)
     write_outputs(result, episodes)
     return result
+
+
+def search_row(
+    env_id: str, settings: dict[str, Any], trained: Path | None, kwargs: dict[str, Any],
+    seed: int, log: Any,
+) -> tuple[str, str, EvalResult] | None:  # fmt: skip
+    """The search guided by a network (:mod:`agents.search`), on the held-out seeds: the
+    network ``compare`` trained (``"network": "trained"``) or the shipped one
+    (``"pretrained"``, which must have been trained on the board the row plays), with
+    ``"simulations"`` a move, over ``"episodes"`` episodes. None where the network is
+    missing (no training, or no shipped model)."""
+    from agents.pretrained import available, card, model_path
+    from agents.search import SearchAgent
+
+    network = settings.get("network", "trained")
+    if network == "pretrained":
+        if env_id not in available():
+            return None
+        path = model_path(env_id)
+        if (card(env_id).get("env_kwargs") or {}) != kwargs:
+            raise ValueError(f"the pretrained {env_id} network was trained on another board")
+    elif trained is None:
+        return None
+    else:
+        path = trained
+    simulations = int(settings["simulations"])
+    log(f"{env_id}: evaluating the search ({simulations} simulations, {network} network)")
+    agent = SearchAgent.load(path, simulations=simulations)
+    result = evaluate(env_id, agent, int(settings["episodes"]), seed + HELDOUT_SEED, kwargs)
+    return env_id, f"search ({simulations} simulations, {network} network)", result
 
 
 def _uses_wins(rows: list[EvalResult]) -> bool:
@@ -153,22 +194,27 @@ def _uses_wins(rows: list[EvalResult]) -> bool:
 
 
 def verdicts(comparison: Comparison) -> list[str]:
-    """Per game, whether each learned policy beats random with the 95% intervals apart
-    (win rates where some agent won an episode, else mean returns)."""
+    """Per game, whether each learned policy beats random, and each search the agent its
+    COMPARE row names (``"search": {"beats": NAME}``, random by default), with the 95%
+    intervals apart (win rates where some agent won an episode, else mean returns)."""
     lines = []
     for env_id in dict.fromkeys(e for e, _, _ in comparison.rows):
         mine = [(label, r) for e, label, r in comparison.rows if e == env_id]
-        base = [r for label, r in mine if label == "random"]
-        if not base:
-            continue
         by_wins = _uses_wins([r for _, r in mine])
+        rival = COMPARE.get(env_id, {}).get("search", {}).get("beats", "random")
         for label, r in mine:
-            if kind_of(label) != "learned":
+            kind = kind_of(label)
+            if kind not in ("learned", "search"):
+                continue
+            against = "random" if kind == "learned" else rival
+            base = [b for name, b in mine if name == against]
+            if not base:
                 continue
             low = (r.win_rate_ci if by_wins else r.return_ci)[0]
             apart = low > (base[0].win_rate_ci if by_wins else base[0].return_ci)[1]
             what = "win rate" if by_wins else "mean return"
-            mark = "above random, intervals apart" if apart else "NOT above random's interval"
+            mark = f"above {against}, intervals apart" if apart else (
+                f"NOT above {against}'s interval")  # fmt: skip
             lines.append(f"- {env_id.split('/')[1]}, {label}: {mark} ({what})")
     return lines
 
@@ -201,7 +247,8 @@ def report(comparison: Comparison) -> str:
     text = table(comparison)
     found = verdicts(comparison)
     if found:
-        text += "\n\nLearned against random (95% intervals):\n" + "\n".join(found)
+        text += "\n\nLearned and searching agents against their baselines (95% intervals):\n"
+        text += "\n".join(found)
     if comparison.train_seconds:
         text += "\n\nTraining wall time, teaching included: " + ", ".join(
             f"{e.split('/')[1]} {s:.0f} s" for e, s in comparison.train_seconds.items()

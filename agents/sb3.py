@@ -129,14 +129,17 @@ SYMMETRIES: dict[str, Any] = {
 
 def default_config(env_id: str, **overrides: Any) -> TrainConfig:
     """The game's :data:`DEFAULTS` and its vec env's :data:`PATH_DEFAULTS`, then
-    ``overrides`` (None values left out). The game's network size goes with its own
-    policy: another policy, given alone, comes at its own size."""
+    ``overrides`` (None values left out; ``shaping="none"`` turns a default off). The
+    game's network size goes with its own policy: another policy, given alone, comes at
+    its own size."""
     given = {k: v for k, v in overrides.items() if v is not None}
     game = dict(DEFAULTS.get(env_id, {}))
     if given.get("policy", game.get("policy")) != game.get("policy"):
         game.pop("net_width", None)
         game.pop("net_depth", None)
     settings = {**game, **given}
+    if settings.get("shaping") == "none":  # no shaping, the game's default included
+        settings["shaping"] = None
     vec_env = settings.get("vec_env", "batched")
     if vec_env not in VEC_ENVS:
         raise ValueError(f"vec_env must be one of {VEC_ENVS}, got {vec_env!r}")

@@ -550,7 +550,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--algo", choices=("maskable-ppo", "ppo", "dqn"), default="maskable-ppo")
     p.add_argument("--timesteps", type=count(1), default=None, help="default: 50,000")
     p.add_argument("--out", default=None, help="run folder; rerunning it resumes")
-    p.add_argument("--shaping", default=None, help="a potential name, e.g. distance")
+    p.add_argument("--shaping", default=None,
+                   help="a potential name, e.g. distance; none: no shaping (the default "
+                   "but for Knight-v0, whose default is distance)")  # fmt: skip
     p.add_argument(
         "--policy", choices=POLICIES, default=None,
         help="logits read off the board: cells (Minesweeper's default), colour-lines "

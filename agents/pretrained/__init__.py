@@ -35,3 +35,26 @@ def card(env_id: str) -> dict[str, Any]:
     """The shipped model's settings, with the commands that reproduce it."""
     settings: dict[str, Any] = json.loads((model_path(env_id).parent / "settings.json").read_text())
     return settings
+
+
+def ship(
+    model: str | Path, env_id: str, reproduce: list[str], smoke: dict[str, Any],
+    results: dict[str, Any] | None = None,
+) -> Path:  # fmt: skip
+    """Copy a trained ``model`` (with its run's settings) into the package as ``env_id``'s
+    shipped model; its card records the commands that ``reproduce`` it, the ``smoke``
+    check the tests run (``{"episodes": 20, "wins_at_least": k}``: the network alone on
+    the held-out seeds from 1,000,000) and the reference ``results`` measured with it."""
+    import shutil
+
+    from agents.runs import settings_of
+
+    settings = settings_of(model)
+    if settings.get("env_id") != env_id:
+        raise ValueError(f"{model} was trained on {settings.get('env_id')}, not {env_id}")
+    folder = FOLDER / env_id.split("/")[-1]
+    folder.mkdir(exist_ok=True)
+    shutil.copyfile(model, folder / "model.zip")
+    card = {**settings, "reproduce": reproduce, "smoke": smoke, "results": results or {}}
+    (folder / "settings.json").write_text(json.dumps(card, indent=2) + "\n")
+    return folder

@@ -114,6 +114,8 @@ def test_compare_teaches_then_tunes_and_writes_its_table_and_plots(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(COMPARE["GridGames/Minesweeper-v0"], "sample", True)
+    search = {"simulations": 2, "episodes": 2, "network": "trained", "beats": "solver"}
+    monkeypatch.setitem(COMPARE["GridGames/Minesweeper-v0"], "search", search)
     result = run_compare(
         ("GridGames/Minesweeper-v0",),
         budget=0.01,
@@ -139,7 +141,11 @@ def test_compare_teaches_then_tunes_and_writes_its_table_and_plots(
     taught = result.train_seconds["GridGames/Minesweeper-v0 taught"]
     assert scratch["time_limit"] == pytest.approx(max(1.0, taught))
     assert scratch["timesteps"] == 512 * 50
-    assert [kind_of(label) for label in labels] == ["random", "algorithm", "learned", "learned"]
+    assert labels[4] == "search (2 simulations, trained network)"
+    assert result.rows[4][2].episodes == 2
+    assert [kind_of(label) for label in labels] == [
+        "random", "algorithm", "learned", "learned", "search"
+    ]  # fmt: skip
     assert set(result.curves["GridGames/Minesweeper-v0"]) == {"taught", "scratch"}
     config = result.configs["GridGames/Minesweeper-v0"]
     planned = COMPARE["GridGames/Minesweeper-v0"]["teacher_states"]
@@ -149,9 +155,10 @@ def test_compare_teaches_then_tunes_and_writes_its_table_and_plots(
         assert (tmp_path / name).exists(), name
     text = (tmp_path / "table.md").read_text()
     assert "| Minesweeper-v0 (rows=6, cols=6, mines=4) | solver |" in text
-    assert "Learned against random (95% intervals):" in text
+    assert "Learned and searching agents against their baselines (95% intervals):" in text
+    assert "search (2 simulations, trained network): " in text and "solver" in text
     kinds = [row["kind"] for row in json.loads((tmp_path / "results.json").read_text())["results"]]
-    assert kinds == ["random", "algorithm", "learned", "learned"]
+    assert kinds == ["random", "algorithm", "learned", "learned", "search"]
 
 
 def test_compare_runs_every_game_on_its_configuration_with_a_teacher() -> None:
@@ -188,6 +195,16 @@ def test_the_learned_verdict_reads_the_intervals() -> None:
     ]
     rows[1] = (env, "maskable-ppo (1k steps)", result(3, [0.0, 1.0] * 50))
     assert "NOT above random's interval (win rate)" in verdicts(comparison)[0]
+    # a search is held to the baseline its game's row names: Pikachu-v0's, greedy
+    env = "GridGames/Pikachu-v0"
+    assert COMPARE[env]["search"]["beats"] == "greedy"
+    rows = [(env, "random", result(20, [0.0] * 100)), (env, "greedy", result(25, [0.0] * 100))]
+    rows.append((env, "search (8 simulations, pretrained network)", result(60, [0.0] * 100)))
+    comparison = Comparison(rows, {}, {}, {}, Path("."))
+    assert verdicts(comparison) == [
+        "- Pikachu-v0, search (8 simulations, pretrained network): above greedy, intervals "
+        "apart (win rate)"
+    ]
 
 
 def test_cli_train_then_eval_the_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,51 @@
+"""The networks shipped with the package: each loads, plays legal moves, wins the share of
+20 held-out episodes its card states, and guides a search from the command line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agents import evaluate
+from agents.evaluation import load_policy
+from agents.pretrained import available, card, model_path
+from grid_games import cli
+
+SHIPPED = available()
+POOLS = ("GridGames/Sokoban", "GridGames/Knight")  # held-out levels: a pool never trained on
+
+
+def test_every_shipped_model_has_a_card_that_says_how_to_make_it() -> None:
+    assert "GridGames/Knight-v0" in SHIPPED
+    for env_id in SHIPPED:
+        settings = card(env_id)
+        assert settings["env_id"] == env_id
+        assert any(command.startswith("grid-games ") for command in settings["reproduce"])
+        assert settings["smoke"]["episodes"] == 20
+        assert model_path(env_id).stat().st_size < 5_000_000
+    with pytest.raises(ValueError, match="no pretrained model for GridGames/Lines98-Small-v0"):
+        model_path("GridGames/Lines98-Small-v0")
+
+
+@pytest.mark.parametrize("env_id", SHIPPED)
+def test_a_shipped_model_wins_its_stated_share(env_id: str) -> None:
+    smoke = card(env_id)["smoke"]
+    agent, board = load_policy(str(model_path(env_id)), env_id, sample=smoke["sample"])
+    if env_id.startswith(POOLS):
+        board = {**board, "pool_seed": 1}
+    result = evaluate(env_id, agent, episodes=20, seed=1_000_000, env_kwargs=board)
+    assert result.wins >= smoke["wins_at_least"], (env_id, result.wins)
+
+
+def test_the_shipped_network_guides_a_search_from_the_command_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["eval", "Knight-v0", "--agent", "search", "--model", "pretrained",
+            "--simulations", "4", "--episodes", "2", "--seed", "1000000", "--json"]  # fmt: skip
+    assert cli.main(args) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["agent"].startswith("search4:") and row["episodes"] == 2
+    assert cli.main(["eval", "Knight-v0", "--agent", "pretrained", "--episodes", "2"]) == 0
+    assert cli.main(["eval", "Lines98-Small-v0", "--agent", "pretrained"]) == 2
+    assert "no pretrained model for GridGames/Lines98-Small-v0" in capsys.readouterr().err
