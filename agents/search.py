@@ -52,7 +52,7 @@ import numpy as np
 from agents.base import Agent
 from grid_envs.core.base_env import GridEnv
 
-VARIANTS = ("gumbel", "puct")
+VARIANTS = ("gumbel", "puct", "levin")
 Evaluation = tuple[np.ndarray, np.ndarray]  # logits (b, A) and values (b,)
 
 
@@ -105,7 +105,7 @@ class SearchConfig:
     """How a search runs (see the module doc)."""
 
     simulations: int = 32  # simulations a move (0: the network's most likely action)
-    variant: str = "gumbel"  # or "puct"
+    variant: str = "gumbel"  # or "puct", or "levin" (deterministic games)
     max_considered: int = 16  # Gumbel: root actions tried at most
     gumbel_scale: float = 1.0  # Gumbel: the noise on the root's logits (0: none)
     c_visit: float = 50.0  # Gumbel: sigma(q) = (c_visit + most visits) * c_scale * q
@@ -193,6 +193,7 @@ class SearchResult:
 
 
 _FEW = 24  # nodes with at most this many actions are selected over lists, not arrays
+_BATCH = 16  # positions a best-first search sends through the network together
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:
@@ -224,6 +225,8 @@ class Search:
         """Drop the tree and any winning line (a new episode)."""
         self.next_roots: dict[bytes, Node] = {}
         self.line: list[tuple[int, bytes]] = []  # a winning line: (action, observation before)
+        # a best-first search to go on: the move played, the position it leads to, the frontier
+        self._levin_tree: tuple[int, bytes, list[Any]] | None = None
 
     # --------------------------------------------------------------- a move
     def run(self, env: GridEnv, observation: np.ndarray) -> SearchResult:
@@ -237,6 +240,8 @@ class Search:
             self._advance(None, action)
             return SearchResult(action, np.array([action]), np.ones(1), 0.0, 0, from_line=True)
         self.line = []
+        if self.config.variant == "levin":
+            return self._levin(env, observation)
         world = env.sample_world(self.rng) if env.deterministic else None
         root = self.next_roots.get(key)
         self.evaluations = 0
@@ -265,6 +270,109 @@ class Search:
         )  # fmt: skip
         self._advance(root, action)
         return result
+
+    # ------------------------------------------------------------ best first
+    def _levin(self, env: GridEnv, observation: np.ndarray) -> SearchResult:
+        """Levin tree search (Orseau et al. 2018) for a winning line: positions are expanded
+        in the order of ``log(depth + 1) - log(prior of the path)``, the product of the
+        network's probabilities along the moves that reach them, each new position once
+        (by what it shows). Up to ``_BATCH`` positions go through the network together; a
+        position's children are scored by its own policy. The first win ends the search and
+        its line is played out. Without one after ``simulations`` evaluations, the move
+        leads towards the expanded position the network values most, and the next move's
+        search goes on from the positions this one left under it."""
+        import heapq
+
+        if not env.deterministic:
+            raise ValueError(
+                "the levin search plans whole lines: it needs a deterministic game (Sokoban, "
+                "the Knight, Pikachu-v0); use gumbel or puct"
+            )
+        sim = self.sim
+        assert sim is not None
+        self.evaluations = 0
+        key = observation.tobytes()
+        frontier, seen = self._levin_kept(key)
+        root_logits, _ = self._evaluate([observation], [env.action_masks()])
+        legal = np.flatnonzero(env.action_masks())
+        root_log_p = root_logits[0][legal] - np.logaddexp.reduce(root_logits[0][legal])
+        if not frontier:
+            seen = {key}
+            frontier = [(0.0, 0, (env.sample_world(self.rng), observation, [], 0.0))]
+        count = len(frontier)
+        best_value, best_line = -math.inf, [int(legal[int(np.argmax(root_log_p))])]
+        while frontier and self.evaluations < self.config.simulations and not self.line:
+            room = min(_BATCH, len(frontier), self.config.simulations - self.evaluations)
+            batch = [heapq.heappop(frontier)[2] for _ in range(room)]
+            masks = [b[0].mask for b in batch]
+            logits, values = self._evaluate([b[1] for b in batch], masks)
+            for (snap, _, line, log_prior), row, value, mask in zip(
+                batch, logits, values, masks, strict=True
+            ):
+                moves = np.flatnonzero(mask)
+                log_p = row[moves] - np.logaddexp.reduce(row[moves])
+                if line and value > best_value:
+                    best_value, best_line = float(value), line
+                for action, lp in zip(moves.tolist(), log_p.tolist(), strict=True):
+                    sim.restore(snap)
+                    obs, _, terminated, truncated, info = sim.step(action)
+                    if info["is_success"]:
+                        self.line = [(a, b"") for a in [*line, action]]
+                        break
+                    child_key = obs.tobytes()
+                    if terminated or truncated or child_key in seen:
+                        continue
+                    seen.add(child_key)
+                    child = (sim.snapshot(), obs, [*line, action], log_prior + lp)
+                    heapq.heappush(frontier, (math.log(len(line) + 2) - child[3], count, child))
+                    count += 1
+                if self.line:
+                    break
+        line = [a for a, _ in self.line] or best_line
+        action = line[0]
+        self._levin_tree = None
+        if self.line:
+            self.line = self._checked_line(env, line)[1:]
+        else:  # go on next move from the positions under the move played
+            sim.restore(env.sample_world(self.rng))
+            self._levin_tree = (action, sim.step(action)[0].tobytes(), frontier)
+        return SearchResult(
+            action, legal, np.exp(root_log_p), 0.0, self.evaluations, self.evaluations
+        )
+
+    def _levin_kept(self, key: bytes) -> tuple[list[tuple[float, int, Any]], set[bytes]]:
+        """The frontier of the last move's search under the move it played, re-rooted at
+        the position in view (``key``), and the positions it holds; empty where there is
+        none, or the position is not the one that move led to."""
+        import heapq
+
+        kept, self._levin_tree = self._levin_tree, None
+        if kept is None or kept[1] != key:
+            return [], set()
+        played, _, frontier = kept
+        heap: list[tuple[float, int, Any]] = []
+        seen = {key}
+        for _, _, (snap, obs, line, log_prior) in frontier:
+            if len(line) > 1 and line[0] == played:  # the log-prior of ``played``, common to
+                # all of them, stays in: the order is the same
+                seen.add(obs.tobytes())
+                entry = (snap, obs, line[1:], log_prior)
+                heap.append((math.log(len(line)) - log_prior, len(heap), entry))
+        heapq.heapify(heap)
+        return heap, seen
+
+    def _checked_line(self, env: GridEnv, line: list[int]) -> list[tuple[int, bytes]]:
+        """A winning line with the observation each of its moves is played on (replayed on
+        the copy from the position in view)."""
+        sim = self.sim
+        assert sim is not None
+        sim.restore(env.sample_world(self.rng))
+        out = []
+        obs = env.observe()
+        for action in line:
+            out.append((action, obs.tobytes()))
+            obs = sim.step(action)[0]
+        return out
 
     def _advance(self, root: Node | None, action: int) -> None:
         """Keep the subtree of ``action``: the next move's root is the position it led to,

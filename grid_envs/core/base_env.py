@@ -34,6 +34,19 @@ from grid_envs.core.render import HumanWindow
 OBSERVATION_MODES = ("planes", "compact", "rgb")
 
 
+def _copied_state(state: Any) -> dict[str, Any]:
+    """A copy of a bit generator's state (nested dicts of numbers and arrays): what
+    ``copy.deepcopy`` gives, several times faster (snapshots are taken in searches' loops)."""
+    out: dict[str, Any] = {}
+    for name, value in state.items():
+        if isinstance(value, dict):
+            value = _copied_state(value)
+        elif isinstance(value, np.ndarray):
+            value = value.copy()
+        out[name] = value
+    return out
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """Everything needed to put an env back exactly where it was."""
@@ -264,7 +277,7 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
             steps=self._steps,
             done=self._done,
             won=self._won,
-            rng_state=copy.deepcopy(dict(self.np_random.bit_generator.state)),
+            rng_state=_copied_state(self.np_random.bit_generator.state),
             mask=self._mask.copy(),
             key=self._snapshot_key(),
         )
@@ -339,7 +352,7 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         self._steps = snapshot.steps
         self._done = snapshot.done
         self._won = snapshot.won
-        self.np_random.bit_generator.state = copy.deepcopy(snapshot.rng_state)
+        self.np_random.bit_generator.state = _copied_state(snapshot.rng_state)
         self._mask = snapshot.mask.copy()
 
     def observe(self) -> np.ndarray:

@@ -47,12 +47,43 @@ def play(env_id: str, kwargs: dict[str, Any], seed: int, steps: int, **settings:
     return played
 
 
-@pytest.mark.parametrize("variant", ["gumbel", "puct"])
-@pytest.mark.parametrize("env_id", sorted(BOARDS))
+DETERMINISTIC = [i for i, kw in BOARDS.items() if gym.make(i, **kw).unwrapped.deterministic]
+
+
+@pytest.mark.parametrize(
+    ("env_id", "variant"),
+    [(i, v) for i in sorted(BOARDS) for v in ("gumbel", "puct")]
+    + [(i, "levin") for i in DETERMINISTIC],
+)
 def test_search_plays_legal_moves_and_same_seed_same_moves(env_id: str, variant: str) -> None:
     first = play(env_id, BOARDS[env_id], 3, 12, simulations=6, variant=variant)
     again = play(env_id, BOARDS[env_id], 3, 12, simulations=6, variant=variant)
     assert first and first == again
+
+
+def test_levin_search_needs_a_deterministic_game() -> None:
+    env = gym.make("GridGames/Lines98-Small-v0")
+    env.reset(seed=0)
+    agent = SearchAgent(UniformEvaluator(), env, seed=0, variant="levin")
+    with pytest.raises(ValueError, match="deterministic game"):
+        agent.act(env.unwrapped, env.unwrapped.observe())
+
+
+def test_levin_search_solves_a_level_and_goes_on_from_its_last_search() -> None:
+    """Each move's budget too small to finish alone: the searches go on from one another
+    (the frontier under the move played) until a line wins, then it is played out."""
+    env = make_level_env(CORNER, time_limit=60)
+    obs, _ = env.reset(seed=0)
+    agent = SearchAgent(UniformEvaluator(), env, seed=0, simulations=80, variant="levin")
+    searched, lines, done = [], [], False
+    while not done:
+        result = agent.search(env.unwrapped, obs)
+        searched.append(result.simulations)
+        obs, _, terminated, truncated, info = env.step(result.action)
+        done = terminated or truncated
+    assert info["is_success"]
+    assert searched[0] == 80 and searched[-1] == 0  # the end of the line needs no search
+    assert sum(1 for n in searched if n) >= 2
 
 
 def test_the_search_leaves_the_env_it_plays_untouched() -> None:
