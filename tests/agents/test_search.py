@@ -75,7 +75,7 @@ def test_levin_search_solves_a_level_and_goes_on_from_its_last_search() -> None:
     env = make_level_env(CORNER, time_limit=60)
     obs, _ = env.reset(seed=0)
     agent = SearchAgent(UniformEvaluator(), env, seed=0, simulations=80, variant="levin")
-    searched, lines, done = [], [], False
+    searched, done = [], False
     while not done:
         result = agent.search(env.unwrapped, obs)
         searched.append(result.simulations)
