@@ -14,7 +14,7 @@ come (Lines98's spawns, a reshuffle). The real env's hidden state and generator 
 read. The tree is closed-loop: a move's outcomes are told apart by the observation they
 lead to, so every node is a position the player could see, with one prior and one mask.
 
-**Two ways to choose.** ``variant="gumbel"`` (the default) is Gumbel MuZero's
+**Three ways to choose.** ``variant="gumbel"`` (the default) is Gumbel MuZero's
 (Danihelka et al. 2022), made for few simulations: at the root, the ``max_considered``
 actions with the largest Gumbel-perturbed logits are tried and halved round by round
 (sequential halving) on their values, and the survivor is played; inside the tree each
@@ -22,7 +22,10 @@ step goes to the action whose visits lag most behind the improved policy
 ``softmax(logits + sigma(q))``. A round tries each surviving root action once, and those
 leaves are evaluated in one network call. ``variant="puct"`` is AlphaZero's rule
 (``q + c * prior * sqrt(N) / (1 + n)``), one simulation at a time, the most visited root
-action played.
+action played. ``variant="levin"`` (deterministic games only) is Levin tree search
+(Orseau et al. 2018): best-first over whole lines, in the order of their length over the
+prior the network gives them, each position met once, until one wins; it plays that line
+out. Its ``simulations`` are network evaluations, 16 positions a call.
 
 **Values.** A simulation's value is the rewards along its path, discounted by the
 model's ``gamma``, plus the network's value of the position it stops at; an episode that
@@ -336,9 +339,9 @@ class Search:
         else:  # go on next move from the positions under the move played
             sim.restore(env.sample_world(self.rng))
             self._levin_tree = (action, sim.step(action)[0].tobytes(), frontier)
-        return SearchResult(
-            action, legal, np.exp(root_log_p), 0.0, self.evaluations, self.evaluations
-        )
+        # what expert iteration learns: a winning line's move, else the prior as it was
+        policy = (legal == action).astype(np.float64) if self.line else np.exp(root_log_p)
+        return SearchResult(action, legal, policy, 0.0, self.evaluations, self.evaluations)
 
     def _levin_kept(self, key: bytes) -> tuple[list[tuple[float, int, Any]], set[bytes]]:
         """The frontier of the last move's search under the move it played, re-rooted at
@@ -531,6 +534,20 @@ class Search:
         return self.evaluator(np.stack(observations), np.stack(masks))
 
 
+def search_defaults(env_id: str) -> dict[str, Any]:
+    """The search a game plays by default (``SEARCH`` beside its baselines,
+    agents/<game>.py: the variant and the simulations a move), by env id pattern."""
+    import fnmatch
+
+    from agents import GAME_MODULES
+
+    for game in GAME_MODULES.values():
+        for pattern, settings in getattr(game, "SEARCH", {}).items():
+            if fnmatch.fnmatchcase(env_id, pattern):
+                return dict(settings)
+    return {}
+
+
 class SearchAgent(Agent):
     """A search guided by a network, as an agent (see the module doc): one
     :class:`Search` per env it plays, each with its tree and winning line.
@@ -555,10 +572,14 @@ class SearchAgent(Agent):
     def load(
         cls, path: str | Path, env: Any = None, seed: int | None = None, **settings: Any
     ) -> SearchAgent:
-        """The search over a saved PPO or MaskablePPO model (``model.zip`` of a run)."""
+        """The search over a saved PPO or MaskablePPO model (``model.zip`` of a run), with
+        its game's :func:`search_defaults` for the settings not given."""
         from agents.policy import PolicyAgent
+        from agents.runs import settings_of
 
         policy = PolicyAgent.load(path)
+        given = {k: v for k, v in settings.items() if v is not None}
+        settings = {**search_defaults(str(settings_of(path).get("env_id", ""))), **given}
         agent = cls(ModelEvaluator(policy.model), env, seed, **settings)
         agent.model = policy.model
         agent.name = f"search{agent.config.simulations}:{policy.name.partition(':')[2]}"

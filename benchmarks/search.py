@@ -73,8 +73,8 @@ def main() -> None:
     parser.add_argument("env")
     parser.add_argument("--model", default="pretrained")
     parser.add_argument("--episodes", type=int, default=200)
-    parser.add_argument("--simulations", type=int, default=32)
-    parser.add_argument("--variant", default="gumbel")
+    parser.add_argument("--simulations", type=int, default=None, help="default: the game's")
+    parser.add_argument("--variant", default=None, help="default: the game's")
     parser.add_argument("--reference", nargs="*", default=[], help="algorithms to play too")
     parser.add_argument("--network", action="store_true", help="the network alone too")
     parser.add_argument("--sample", action="store_true", help="the network alone, sampled, too")
@@ -102,7 +102,10 @@ def main() -> None:
         agents.append("sampled")
     if not args.no_search:
         agents.append("search")
-    search = {"simulations": args.simulations, "variant": args.variant}
+    from agents.search import search_defaults
+
+    given = {"simulations": args.simulations, "variant": args.variant}
+    search = {**search_defaults(env_id), **{k: v for k, v in given.items() if v is not None}}
     seeds = list(range(HELDOUT, HELDOUT + args.episodes))
     record: dict[str, Any] = {
         "env": env_id, "model": args.model, "env_kwargs": kwargs, "episodes": args.episodes,

@@ -375,10 +375,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
             from agents.pretrained import model_path
 
             model = str(model_path(name))
-        agent, board = load_search(
-            model, name, simulations=32 if args.simulations is None else args.simulations,
-            variant=args.variant or "gumbel",
-        )  # fmt: skip
+        agent, board = load_search(model, name, simulations=args.simulations,
+                                   variant=args.variant)  # fmt: skip
     elif agent.endswith(".zip") or Path(agent).exists():  # a trained model, not a name
         agent, board = load_policy(agent, name, sample=args.sample)
     elif args.sample:
@@ -685,11 +683,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="--agent search: the PPO or MaskablePPO model.zip that guides it, "
                    "or pretrained")  # fmt: skip
     p.add_argument("--simulations", type=count(0), default=None,
-                   help="--agent search: simulations a move (default 32; 0: the network's "
-                   "most likely action)")  # fmt: skip
-    p.add_argument("--variant", choices=("gumbel", "puct"), default=None,
-                   help="--agent search: Gumbel root with sequential halving (the default) "
-                   "or PUCT")  # fmt: skip
+                   help="--agent search: network evaluations a move (default: the game's "
+                   "own; 0: the network's most likely action)")  # fmt: skip
+    p.add_argument("--variant", choices=("gumbel", "puct", "levin"), default=None,
+                   help="--agent search: gumbel (Gumbel root with sequential halving), puct, "
+                   "or levin (best-first for a winning line; deterministic games); default: "
+                   "the game's own")  # fmt: skip
 
     p = sub.add_parser(
         "iterate",
@@ -700,7 +699,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", required=True, metavar="PATH",
                    help="the model.zip to start from (a taught run's), or pretrained")  # fmt: skip
     p.add_argument("--simulations", type=count(1), default=32, help="search simulations a move")
-    p.add_argument("--variant", choices=("gumbel", "puct"), default="gumbel")
+    p.add_argument("--variant", choices=("gumbel", "puct", "levin"), default="gumbel",
+                   help="the search that plays (levin: deterministic games)")  # fmt: skip
     p.add_argument("--rounds", type=count(1), default=4, help="play-then-learn rounds")
     p.add_argument("--episodes", type=count(1), default=64, help="searched episodes a round")
     p.add_argument("--epochs", type=count(1), default=2,
