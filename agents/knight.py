@@ -21,8 +21,10 @@ TRAINING: dict[str, dict[str, Any]] = {
     "GridGames/Knight-v0": {"policy": "maze-vi", "shaping": "distance"},
 }
 COMPARE: dict[str, dict[str, Any]] = {
-    "GridGames/Knight-v0": {"teacher": "dijkstra", "teacher_states": 6_000, "timesteps": 10_000},
-}
+    "GridGames/Knight-v0": {"teacher": "dijkstra", "teacher_states": 6_000, "timesteps": 10_000,
+                            "search": {"simulations": 16, "episodes": 100}},
+}  # fmt: skip
+SEARCH: dict[str, dict[str, Any]] = {"GridGames/Knight*": {"variant": "gumbel", "simulations": 16}}
 
 KNIGHT_IDS = ("GridGames/Knight*",)
 

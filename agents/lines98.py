@@ -41,6 +41,7 @@ COMPARE: dict[str, dict[str, Any]] = {
                              "teacher_epochs": 4, "timesteps": 10_000,
                              "skip_agents": ("lookahead",)},
 }  # fmt: skip
+SEARCH: dict[str, dict[str, Any]] = {"GridGames/Lines98*": {"variant": "gumbel", "simulations": 16}}
 
 
 def mirrored_moves(

@@ -23,8 +23,13 @@ TRAINING: dict[str, dict[str, Any]] = {
 }
 COMPARE: dict[str, dict[str, Any]] = {
     "GridGames/Minesweeper-v0": {"teacher": "solver", "teacher_states": 10_000,
-                                 "timesteps": 100_000},
+                                 "timesteps": 100_000,
+                                 "search": {"simulations": 32, "episodes": 100}},
 }  # fmt: skip
+# Gumbel MCTS over boards drawn from the belief (agents.search): 64 simulations a move
+SEARCH: dict[str, dict[str, Any]] = {
+    "GridGames/Minesweeper*": {"variant": "gumbel", "simulations": 64}
+}
 
 MINESWEEPER_IDS = ("GridGames/Minesweeper*",)
 

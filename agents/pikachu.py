@@ -27,8 +27,17 @@ TRAINING: dict[str, dict[str, Any]] = {
 COMPARE: dict[str, dict[str, Any]] = {  # the planner plays a deal in about 3 s: too slow to
     # evaluate on 100 deals here, or to label many of the learner's own states
     "GridGames/Pikachu-v0": {"teacher": "planner", "teacher_states": 1_000, "dagger_rounds": 1,
-                             "timesteps": 10_000, "skip_agents": ("planner",)},
+                             "timesteps": 10_000, "skip_agents": ("planner",),
+                             "search": {"simulations": 500, "episodes": 40,
+                                        "network": "pretrained", "beats": "greedy"}},
 }  # fmt: skip
+# Without reshuffles a deal is deterministic: a limited discrepancy search for a whole
+# clear over the prior's 4 best pairs a position, 1,000 positions a move; with
+# reshuffles, Gumbel MCTS
+SEARCH: dict[str, dict[str, Any]] = {
+    "GridGames/Pikachu-v0": {"variant": "lds", "simulations": 1000, "max_considered": 4},
+    "GridGames/Pikachu*": {"variant": "gumbel", "simulations": 32},
+}
 
 PIKACHU_IDS = ("GridGames/Pikachu*",)
 

@@ -55,7 +55,7 @@ import numpy as np
 from agents.base import Agent
 from grid_envs.core.base_env import GridEnv
 
-VARIANTS = ("gumbel", "puct", "levin")
+VARIANTS = ("gumbel", "puct", "levin", "lds")
 Evaluation = tuple[np.ndarray, np.ndarray]  # logits (b, A) and values (b,)
 
 
@@ -108,7 +108,7 @@ class SearchConfig:
     """How a search runs (see the module doc)."""
 
     simulations: int = 32  # simulations a move (0: the network's most likely action)
-    variant: str = "gumbel"  # or "puct", or "levin" (deterministic games)
+    variant: str = "gumbel"  # or "puct"; "levin" or "lds" (deterministic games)
     max_considered: int = 16  # Gumbel: root actions tried at most
     gumbel_scale: float = 1.0  # Gumbel: the noise on the root's logits (0: none)
     c_visit: float = 50.0  # Gumbel: sigma(q) = (c_visit + most visits) * c_scale * q
@@ -225,11 +225,13 @@ class Search:
         self._low, self._high = math.inf, -math.inf  # PUCT's value range over the tree
 
     def forget(self) -> None:
-        """Drop the tree and any winning line (a new episode)."""
+        """Drop the tree, any winning line and what was learnt of positions (a new
+        episode)."""
         self.next_roots: dict[bytes, Node] = {}
         self.line: list[tuple[int, bytes]] = []  # a winning line: (action, observation before)
         # a best-first search to go on: the move played, the position it leads to, the frontier
         self._levin_tree: tuple[int, bytes, list[Any]] | None = None
+        self._ranked: dict[bytes, list[int]] = {}  # lds: each position's moves, best first
 
     # --------------------------------------------------------------- a move
     def run(self, env: GridEnv, observation: np.ndarray) -> SearchResult:
@@ -245,6 +247,8 @@ class Search:
         self.line = []
         if self.config.variant == "levin":
             return self._levin(env, observation)
+        if self.config.variant == "lds":
+            return self._discrepancies(env, observation)
         world = env.sample_world(self.rng) if env.deterministic else None
         root = self.next_roots.get(key)
         self.evaluations = 0
@@ -286,11 +290,7 @@ class Search:
         search goes on from the positions this one left under it."""
         import heapq
 
-        if not env.deterministic:
-            raise ValueError(
-                "the levin search plans whole lines: it needs a deterministic game (Sokoban, "
-                "the Knight, Pikachu-v0); use gumbel or puct"
-            )
+        _need_deterministic(env)
         sim = self.sim
         assert sim is not None
         self.evaluations = 0
@@ -363,6 +363,75 @@ class Search:
                 heap.append((math.log(len(line)) - log_prior, len(heap), entry))
         heapq.heapify(heap)
         return heap, seen
+
+    def _discrepancies(self, env: GridEnv, observation: np.ndarray) -> SearchResult:
+        """Limited discrepancy search (Harvey and Ginsberg 1995) for a winning line: depth
+        first, each position's moves in the order of the network's prior (the
+        ``max_considered`` best), in rounds that allow 0, 1, 2, ... steps off the prior's
+        choice along a line, each off-choice by how far down the order it goes. A prior
+        wrong once anywhere is put right in the first rounds, where plain depth-first
+        search would first try everything below the mistake. Positions met again in a
+        round are skipped; each position's order is computed once an episode. The first
+        win ends the search and its line is played out; without one after expanding
+        ``simulations`` positions (each a network evaluation the first time), the move
+        leads along the longest line met."""
+        _need_deterministic(env)
+        sim = self.sim
+        assert sim is not None
+        self.evaluations = 0
+        start, key = env.sample_world(self.rng), observation.tobytes()
+        longest: list[int] = []
+        found: list[int] = []
+
+        def ranked(snap: Any, obs: np.ndarray, at: bytes) -> list[int]:
+            if at not in self._ranked:
+                logits, _ = self._evaluate([obs], [snap.mask])
+                legal = np.flatnonzero(snap.mask)
+                order = np.argsort(-logits[0][legal], kind="stable")
+                self._ranked[at] = legal[order][: self.config.max_considered].tolist()
+            return self._ranked[at]
+
+        def visit(snap: Any, obs: np.ndarray, at: bytes, k: int, line: list[int],
+                  met: set[bytes]) -> bool:  # fmt: skip
+            nonlocal longest, cut, expanded
+            if expanded >= self.config.simulations:
+                return False
+            expanded += 1
+            for i, action in enumerate(ranked(snap, obs, at)):
+                if i > k:
+                    cut = True
+                    break
+                sim.restore(snap)
+                after, _, terminated, truncated, info = sim.step(action)
+                if info["is_success"]:
+                    found.extend([*line, action])
+                    return True
+                child = after.tobytes()
+                if terminated or truncated or child in met:
+                    continue
+                met.add(child)
+                if len(line) + 1 > len(longest):
+                    longest = [*line, action]
+                if visit(sim.snapshot(), after, child, k - i, [*line, action], met):
+                    return True
+            return False
+
+        k, cut, expanded = 0, True, 0
+        while cut and not found and expanded < self.config.simulations:
+            cut = False  # an exhausted round that cut nothing has tried every line
+            visit(start, observation, key, k, [], {key})
+            k += 1
+        legal = np.flatnonzero(env.action_masks())
+        line = found or longest or ranked(start, observation, key)[:1]
+        action = line[0]
+        if found:
+            self.line = self._checked_line(env, line)[1:]
+        if found:  # what expert iteration learns: the winning line's move ...
+            policy = (legal == action).astype(np.float64)
+        else:  # ... else the prior as it stands: nothing learnt from a search that failed
+            logits, _ = self._evaluate([observation], [env.action_masks()])
+            policy = _softmax(logits[0][legal].astype(np.float64))
+        return SearchResult(action, legal, policy, 0.0, expanded, self.evaluations)
 
     def _checked_line(self, env: GridEnv, line: list[int]) -> list[tuple[int, bytes]]:
         """A winning line with the observation each of its moves is played on (replayed on
@@ -532,6 +601,14 @@ class Search:
     def _evaluate(self, observations: list[np.ndarray], masks: list[np.ndarray]):
         self.evaluations += len(observations)
         return self.evaluator(np.stack(observations), np.stack(masks))
+
+
+def _need_deterministic(env: GridEnv) -> None:
+    if not env.deterministic:
+        raise ValueError(
+            "the levin and lds searches plan whole lines: they need a deterministic game "
+            "(Sokoban, the Knight, Pikachu-v0); use gumbel or puct"
+        )
 
 
 def search_defaults(env_id: str) -> dict[str, Any]:

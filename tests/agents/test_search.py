@@ -53,7 +53,7 @@ DETERMINISTIC = [i for i, kw in BOARDS.items() if gym.make(i, **kw).unwrapped.de
 @pytest.mark.parametrize(
     ("env_id", "variant"),
     [(i, v) for i in sorted(BOARDS) for v in ("gumbel", "puct")]
-    + [(i, "levin") for i in DETERMINISTIC],
+    + [(i, v) for i in DETERMINISTIC for v in ("levin", "lds")],
 )
 def test_search_plays_legal_moves_and_same_seed_same_moves(env_id: str, variant: str) -> None:
     first = play(env_id, BOARDS[env_id], 3, 12, simulations=6, variant=variant)
@@ -64,9 +64,10 @@ def test_search_plays_legal_moves_and_same_seed_same_moves(env_id: str, variant:
 def test_levin_search_needs_a_deterministic_game() -> None:
     env = gym.make("GridGames/Lines98-Small-v0")
     env.reset(seed=0)
-    agent = SearchAgent(UniformEvaluator(), env, seed=0, variant="levin")
-    with pytest.raises(ValueError, match="deterministic game"):
-        agent.act(env.unwrapped, env.unwrapped.observe())
+    for variant in ("levin", "lds"):
+        agent = SearchAgent(UniformEvaluator(), env, seed=0, variant=variant)
+        with pytest.raises(ValueError, match="deterministic game"):
+            agent.act(env.unwrapped, env.unwrapped.observe())
 
 
 def test_levin_search_solves_a_level_and_goes_on_from_its_last_search() -> None:
@@ -233,12 +234,15 @@ PIKACHU_BOARD = [
 ]
 
 
-def test_a_search_on_its_own_clears_a_board_brute_force_clears() -> None:
+@pytest.mark.parametrize(("variant", "simulations"), [("gumbel", 200), ("lds", 300)])
+def test_a_search_on_its_own_clears_a_board_brute_force_clears(
+    variant: str, simulations: int
+) -> None:
     board = np.array(PIKACHU_BOARD)
     assert brute_force_clears(board)
     env = gym.make("GridGames/Pikachu-Small-v0", board=board, on_stuck="end")
-    result = evaluate(env, SearchAgent(UniformEvaluator(), simulations=200), episodes=3, seed=0)
-    assert result.win_rate == 1.0
+    agent = SearchAgent(UniformEvaluator(), simulations=simulations, variant=variant)
+    assert evaluate(env, agent, episodes=3, seed=0).win_rate == 1.0
 
 
 class ExactPikachu(UniformEvaluator):
