@@ -316,7 +316,16 @@ def network_alone(model: Any, algo: str, config: IterationConfig) -> dict[str, f
 
 
 def iterate(config: IterationConfig, out: str | Path, log: Any = None) -> IterationResult:
-    """Run, resume or leave as it is an expert-iteration run (see the module doc)."""
+    """Run, resume or leave as it is an expert-iteration run (see the module doc), in a
+    folder no other run may use meanwhile (:func:`agents.runs.run_lock`)."""
+    from agents.runs import run_lock
+
+    check_run_folder(Path(out))
+    with run_lock(Path(out)):
+        return _iterate(config, Path(out), log)
+
+
+def _iterate(config: IterationConfig, out: Path, log: Any) -> IterationResult:
     from agents.policy import algo_class
     from agents.sb3 import SYMMETRIES, set_threads
 

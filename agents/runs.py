@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -56,6 +58,30 @@ class Interrupted(KeyboardInterrupt):
             f"checkpoint beside it; run the same command again to go on"
         )
         self.steps, self.model_path = steps, model_path
+
+
+@contextmanager
+def run_lock(out: Path) -> Iterator[None]:
+    """Hold ``out``'s run for this process: a second ``train`` or ``iterate`` into the
+    same folder at the same time is refused with one line instead of mixing its files
+    with this one's. The lock is an advisory ``flock`` on a file beside the folder
+    (``.<name>.lock``), released when the run ends, however it ends."""
+    import fcntl
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    path = out.parent / f".{out.name}.lock"
+    with open(path, "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise ValueError(
+                f"{out} is in use by another run (its lock {path} is held); wait for it to "
+                f"end or choose another --out"
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def check_run_folder(out: Path) -> None:

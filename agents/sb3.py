@@ -42,6 +42,7 @@ from agents.runs import (
     finished_result,
     latest_checkpoint,
     read_curve,
+    run_lock,
     saved_steps,
 )
 
@@ -357,6 +358,14 @@ def checkpoint_every(config: TrainConfig) -> int:
 
 
 def train(config: TrainConfig, out: str | Path, progress: bool = True) -> TrainResult:
+    """Train, resume or extend a model in the run folder ``out`` (see :func:`_train`),
+    which no other run may use meanwhile (:func:`agents.runs.run_lock`)."""
+    check_run_folder(Path(out))
+    with run_lock(Path(out)):
+        return _train(config, Path(out), progress)
+
+
+def _train(config: TrainConfig, out: Path, progress: bool) -> TrainResult:
     """Train, resume or extend a model; see the module doc for what lands in ``out``.
 
     A folder that holds a finished run of at least ``config.timesteps`` steps is left as it

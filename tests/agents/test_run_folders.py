@@ -127,3 +127,22 @@ def test_eval_plays_the_model_board_and_refuses_another_game(
     # a board the model's network cannot read: refused
     assert cli.main(["eval", "Minesweeper-v0", "--agent", model, "--set", "rows=5"]) == 2
     assert "the model takes observations" in capsys.readouterr().err
+
+
+def test_a_run_folder_in_use_is_refused(tmp_path: Path) -> None:
+    """A second run into a folder another run holds is refused in one line, and the
+    folder is free again once the first ends."""
+    from agents.expert import IterationConfig, iterate
+    from agents.runs import run_lock
+    from agents.sb3 import default_config, train
+
+    out = tmp_path / "run"
+    config = default_config("GridGames/Minesweeper-v0", timesteps=64, n_envs=2)
+    with run_lock(out):
+        with pytest.raises(ValueError, match="in use by another run"):
+            train(config, out, progress=False)
+        with pytest.raises(ValueError, match="in use by another run"):
+            iterate(IterationConfig("GridGames/Minesweeper-v0", "start.zip"), out)
+    assert not out.exists()  # the refused runs wrote nothing
+    with run_lock(out):
+        pass
