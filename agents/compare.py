@@ -33,6 +33,8 @@ from agents.registry import list_agents
 from agents.sb3 import COMPARE, HELDOUT_SEED, TrainConfig, default_config, train
 
 COMPARE_ENVS = tuple(COMPARE)
+MIN_TEACHER_STATES = 20  # the fewest labelled states a budget scales a row down to (the
+# Pikachu planner labels about one a second)
 PLAY_KEYS = ("skip_agents", "sample", "search")  # a COMPARE row's keys for the evaluations
 SCRATCH_STEPS = 50  # a scratch run's step cap, times the taught run's: the time limit binds
 KINDS = {"random": "tab:gray", "algorithm": "tab:blue", "learned": "tab:orange",
@@ -88,7 +90,8 @@ def compare_config(
     planned = row.pop("timesteps", 100_000)
     steps = timesteps or max(1_000, round(planned * budget))
     if "teacher" in row:
-        row["teacher_states"] = max(100, round(row.get("teacher_states", 20_000) * budget))
+        planned_states = row.get("teacher_states", 20_000)
+        row["teacher_states"] = max(MIN_TEACHER_STATES, round(planned_states * budget))
     return default_config(
         env_id, **row, timesteps=steps, seed=seed, eval_freq=max(1_000, steps // 8)
     )
@@ -151,7 +154,7 @@ def run_compare(
                 result.networks[env_id] = path
         if play.get("search"):
             row = search_row(env_id, play["search"], result.networks.get(env_id), kwargs,
-                             seed, log)  # fmt: skip
+                             seed, log, episodes)  # fmt: skip
             if row is not None:
                 result.rows.append(row)
     write_outputs(result, episodes)
@@ -160,13 +163,13 @@ def run_compare(
 
 def search_row(
     env_id: str, settings: dict[str, Any], trained: Path | None, kwargs: dict[str, Any],
-    seed: int, log: Any,
+    seed: int, log: Any, episodes: int | None = None,
 ) -> tuple[str, str, EvalResult] | None:  # fmt: skip
     """The search guided by a network (:mod:`agents.search`), on the held-out seeds: the
     network ``compare`` trained (``"network": "trained"``) or the shipped one
     (``"pretrained"``, which must have been trained on the board the row plays), with
-    ``"simulations"`` a move, over ``"episodes"`` episodes. None where the network is
-    missing (no training, or no shipped model)."""
+    ``"simulations"`` a move, over ``"episodes"`` episodes (or ``episodes``, where fewer).
+    None where the network is missing (no training, or no shipped model)."""
     from agents.pretrained import available, card, model_path
     from agents.search import SearchAgent
 
@@ -184,7 +187,8 @@ def search_row(
     simulations = int(settings["simulations"])
     log(f"{env_id}: evaluating the search ({simulations} simulations, {network} network)")
     agent = SearchAgent.load(path, simulations=simulations)
-    result = evaluate(env_id, agent, int(settings["episodes"]), seed + HELDOUT_SEED, kwargs)
+    count = min(int(settings["episodes"]), episodes or int(settings["episodes"]))
+    result = evaluate(env_id, agent, count, seed + HELDOUT_SEED, kwargs)
     return env_id, f"search ({simulations} simulations, {network} network)", result
 
 

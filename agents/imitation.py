@@ -39,6 +39,9 @@ from grid_envs.core.grid import mirror_board
 
 TEACHER_SEED = 20_000  # round r's episodes seeded seed + this + r * ROUND_SEEDS + k
 ROUND_SEEDS = 100_000
+SIDE_BY_SIDE = 16  # the most episodes a teaching round plays at once (label_states' n_envs)
+EPISODE_STATES = 50  # and no more than one per this many states asked for, so that a round
+# of few states does not play 16 whole episodes (16 Pikachu deals: 850 states, 3 minutes)
 MAX_ROUNDS = 9  # so that every round's seeds stay below agents.sb3.HELDOUT_SEED (the
 # warm teacher's episodes take the slot after the last round's)
 
@@ -175,6 +178,11 @@ def discounted_returns(rewards: list[float], gamma: float) -> list[float]:
         total = r + gamma * total
         out.append(total)
     return out[::-1]
+
+
+def side_by_side(states: int) -> int:
+    """How many episodes a round of ``states`` labelled states plays at once."""
+    return max(1, min(SIDE_BY_SIDE, states // EPISODE_STATES))
 
 
 def label_states(
@@ -461,7 +469,7 @@ def teach(
         start = time.perf_counter()
         new, stats = label_states(
             env_id, warm, warm_states, seed + TEACHER_SEED + MAX_ROUNDS * ROUND_SEEDS,
-            env_kwargs, gamma=gamma, workers=workers,
+            env_kwargs, gamma=gamma, workers=workers, n_envs=side_by_side(warm_states),
         )  # fmt: skip
         acc = clone(model, new, epochs, batch_size, seed + MAX_ROUNDS, lr=lr, symmetries=symmetries)
         history.append(_round("warm", warm, new, len(new), stats, acc, start))
@@ -473,7 +481,7 @@ def teach(
         new, stats = label_states(
             env_id, teacher, per_round, seed + TEACHER_SEED + r * ROUND_SEEDS, env_kwargs,
             learner=learner, beta=1.0 if learner is None else 0.0, gamma=gamma,
-            workers=workers,
+            workers=workers, n_envs=side_by_side(per_round),
         )  # fmt: skip
         labels = new if labels is None else labels.extend(new)
         acc = clone(model, labels, epochs, batch_size, seed + r, lr=lr, symmetries=symmetries)

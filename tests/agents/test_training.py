@@ -10,7 +10,15 @@ import numpy as np
 import pytest
 
 from agents import EvalResult, evaluate, list_agents, make_agent, wilson_interval
-from agents.compare import COMPARE_ENVS, Comparison, compare_config, kind_of, run_compare, verdicts
+from agents.compare import (
+    COMPARE_ENVS,
+    MIN_TEACHER_STATES,
+    Comparison,
+    compare_config,
+    kind_of,
+    run_compare,
+    verdicts,
+)
 from agents.policy import PolicyAgent
 from agents.sb3 import COMPARE, DEFAULTS, TrainConfig, default_config, policy_of, train
 
@@ -149,7 +157,8 @@ def test_compare_teaches_then_tunes_and_writes_its_table_and_plots(
     assert set(result.curves["GridGames/Minesweeper-v0"]) == {"taught", "scratch"}
     config = result.configs["GridGames/Minesweeper-v0"]
     planned = COMPARE["GridGames/Minesweeper-v0"]["teacher_states"]
-    assert config.teacher == "solver" and config.teacher_states == max(100, round(planned / 100))
+    assert config.teacher == "solver"
+    assert config.teacher_states == max(MIN_TEACHER_STATES, round(planned / 100))
     assert (tmp_path / "runs" / "Minesweeper-v0-taught" / "teacher" / "rounds.json").exists()
     for name in ("table.md", "results.json", "learning_curves.png", "results.png"):
         assert (tmp_path / name).exists(), name
