@@ -127,7 +127,9 @@ class KnightEnv(GridEnv):
     policy taught by Dijkstra (``grid-games train Knight-v0 --set level=null --set
     energy_slack=1 --policy maze-vi --teacher dijkstra --teacher-steps 30000 --timesteps
     50000``, about 4 minutes on 2 CPU cores) 97.6% [95.9-98.6]. The default CNN, taught
-    the same way, escapes none.
+    the same way, escapes none. The shipped network (``--agent pretrained``, 30,000
+    labelled states) and the Gumbel search it guides (16 simulations) both escape 100%
+    [99.2-100] of 500 mazes seeded 1,000,000 on (docs/search.md).
 
     ## Version History
     - v0: first release. Since 0.2.0 generated mazes come from a pool of 100,000 by
