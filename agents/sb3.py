@@ -231,6 +231,22 @@ def make_vec_env(
     return DummyVecEnv([make_env_fn(shifted, i, monitor_dir) for i in range(n_envs)])
 
 
+def check_device(device: str) -> None:
+    """Refuse a device torch does not know, or CUDA where there is none (stable-baselines3
+    would fall back to the CPU without a word)."""
+    if device == "auto":
+        return
+    torch = load_torch()
+    try:
+        kind = torch.device(device).type
+    except (RuntimeError, TypeError):
+        kind = None
+    if kind not in ("cpu", "cuda"):
+        raise ValueError(f"device must be auto, cpu, cuda or cuda:N, got {device!r}")
+    if kind == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r}: torch sees no CUDA device here; use cpu or auto")
+
+
 def policy_of(config: TrainConfig, actions: int) -> tuple[Any, dict[str, Any]]:
     """The policy class (or SB3's name for it) and its kwargs, for ``actions`` actions."""
     if config.policy not in POLICIES:
@@ -385,6 +401,7 @@ def _train(config: TrainConfig, out: Path, progress: bool) -> TrainResult:
         raise ValueError(f"timesteps must be at least 1, got {config.timesteps!r}")
     if config.time_limit is not None and not config.time_limit > 0:
         raise ValueError(f"time_limit must be above 0 seconds, got {config.time_limit!r}")
+    check_device(config.device)
     began = time.perf_counter()
     if config.teacher is not None:
         _check_teacher(config)

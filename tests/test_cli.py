@@ -156,6 +156,7 @@ def test_train_policy_choices_are_the_trainers_policies() -> None:
         (["train", "Sokoban-v0", "--timesteps", "0"], "--timesteps: must be at least 1"),
         (["train", "Minesweeper-v0", "--set", "mines=1000", "--out", "{tmp}/run"], "do not fit"),
         (["train", "Sokoban-v0", "--out", "{tmp}/file.txt"], "is a file; a run folder"),
+        (["train", "Knight-v0", "--device", "tpu9", "--out", "{tmp}/run"], "device must be"),
         (["generate", "sokoban", "--out", "{tmp}"], "is a folder; give a file name"),
         (["generate", "sokoban", "--out", "{tmp}/no/x.xsb"], "does not exist"),
         (["generate", "knight", "--rows", "0", "--out", "{tmp}/k.txt"], "--rows: must be at"),
