@@ -137,6 +137,8 @@ def _parse_board(raw: Sequence[str], first_line: int, source: str, meta: tuple[s
                 f"{where}: the {name} at line {row_lines[r]} column {c + 1} is outside "
                 f"the player's room"
             )
+    if not (boxes & ~goals & floor).any():  # it could never be won, nor end but at the limit
+        raise ValueError(f"{where}: every box starts on a goal; a level needs one to push")
     return Level(walls, floor, goals, boxes, player, meta, first_line)
 
 

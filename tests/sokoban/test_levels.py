@@ -107,6 +107,7 @@ def test_floor_variants_are_floor() -> None:
         ("#####\n#@$x#\n#####", r"line 2: unknown character 'x' at column 4"),
         ("#####\n#@$.\n#####", r"open border: the room leaks at line 2 column 5"),
         ("####\n#@ #\n####", r"no box"),
+        ("#####\n#@* #\n#####", r"every box starts on a goal"),
         ("#####\n#@$.#\n#####\n#.$#\n####", r"the box at line 4 column 3 is outside the player"),
         ("; only a comment\n", r"no level found"),
     ],

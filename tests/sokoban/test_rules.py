@@ -47,7 +47,7 @@ def test_push_onto_target_scores_and_solves(one_push_env) -> None:
 
 
 def test_push_off_target_costs() -> None:
-    env = make_level_env("########\n#      #\n#      #\n#  *@  #\n#      #\n########")
+    env = make_level_env("########\n#      #\n# $.   #\n#  *@  #\n#      #\n########")
     env.reset(seed=0)
     _, reward, terminated, _, info = env.step(4 + LEFT)
     # the box leaves its goal; it stays live (it can come back) so the game goes on
@@ -103,7 +103,7 @@ def test_terminate_on_deadlock_can_be_switched_off() -> None:
         # box in a corner off its goal
         ("#####\n#$  #\n#  .#\n# @ #\n#####", True),
         # box on its goal in a corner: fine
-        ("#####\n#*  #\n#   #\n# @ #\n#####", False),
+        ("######\n#*   #\n# $. #\n#    #\n# @  #\n######", False),
         # box against a wall with no goal on that wall: dead square
         ("######\n#    #\n#$  .#\n#  @ #\n######", True),
         # box against a wall with a goal on that wall: alive
