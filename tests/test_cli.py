@@ -161,7 +161,7 @@ def test_train_policy_choices_are_the_trainers_policies() -> None:
         (["generate", "sokoban", "--out", "{tmp}/no/x.xsb"], "does not exist"),
         (["generate", "knight", "--rows", "0", "--out", "{tmp}/k.txt"], "--rows: must be at"),
         (["generate", "knight", "--rows", "100000", "--cols", "100000", "--out", "{tmp}/k.txt"],
-         "rows must be between 1 and 256"),
+         "a generated maze has at most 4,000,000 cells"),
         (["generate", "sokoban", "--count", "0", "--out", "{tmp}/s.xsb"], "--count: must be"),
         (["solve", "{tmp}/file.txt", "--time-limit", "nan"], "--time-limit: must be a finite"),
         (["solve", "{tmp}/file.txt", "--time-limit", "0"], "--time-limit: must be a finite"),

@@ -174,6 +174,10 @@ class KnightEnv(GridEnv):
         )
         if obs_shape is not None:
             obs_shape = checks.shape("obs_shape", obs_shape)
+        checks.side("rows", rows)  # the env's bound; the generator alone allows more
+        checks.side("cols", cols)
+        if generator is not None:
+            checks.shape("the generator's shape", generator.shape)
         self.levels = load_knight_levels(level) if level is not None else None
         self.generator = generator
         if self.levels is None and generator is None:

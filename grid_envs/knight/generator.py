@@ -10,6 +10,10 @@ from grid_envs.knight.rules import entry_cost
 from grid_envs.knight.solver import distances
 from grid_envs.knight.state import KnightLevel
 
+# The generator's own bound: a million-cell maze takes about 3 s and a few hundred MB; the
+# env plays boards of at most checks.MAX_SIDE a side (KnightEnv checks its own)
+MAX_CELLS = 4_000_000
+
 
 class KnightGenerator:
     """Random levels whose cheapest route is long.
@@ -34,7 +38,13 @@ class KnightGenerator:
         item_density: float = 0.05,
         monster_cost: int = 3,
     ) -> None:
-        self.rows, self.cols = checks.side("rows", rows), checks.side("cols", cols)
+        self.rows = checks.side("rows", rows, high=MAX_CELLS)
+        self.cols = checks.side("cols", cols, high=MAX_CELLS)
+        if self.rows * self.cols > MAX_CELLS:
+            raise ValueError(
+                f"a generated maze has at most {MAX_CELLS:,} cells (memory and time), got "
+                f"{self.rows}x{self.cols}"
+            )
         if self.rows * self.cols < 2:
             raise ValueError(f"a level needs at least two cells, got {rows}x{cols}")
         self.loops = checks.real("loops", loops, 0.0, 1.0)

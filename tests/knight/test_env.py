@@ -219,3 +219,14 @@ def test_levels_from_the_pool_and_from_files_carry_the_right_dijkstra_map() -> N
         fresh = distances(level.cells, level.costs(), level.exit)
         assert np.array_equal(exit_distances(level), fresh)
         assert level.exit_dist is not None and exit_distances(level) is level.exit_dist
+
+
+def test_the_generator_makes_mazes_larger_than_the_env_plays() -> None:
+    from grid_envs.knight.generator import MAX_CELLS
+
+    level = KnightGenerator(300, 300).generate(np.random.default_rng(0))
+    assert level.shape == (300, 300) and level.cheapest > 0
+    with pytest.raises(ValueError, match=f"at most {MAX_CELLS:,} cells"):
+        KnightGenerator(5_000, 5_000)
+    with pytest.raises(ValueError, match="rows must be between 1 and 256"):
+        gym.make("GridGames/Knight-v0", rows=300)
