@@ -728,7 +728,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, checks.NoLevelFound) as exc:
         print(f"grid-games: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:  # training saves what it has and says where

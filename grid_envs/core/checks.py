@@ -74,6 +74,11 @@ def choice(name: str, value: Any, options: Iterable[Any]) -> Any:
     return value
 
 
+class NoLevelFound(RuntimeError):
+    """A generator gave up: its settings admit no level within its attempts (the message
+    says which settings to loosen). The CLI reports it in one line."""
+
+
 def side(name: str, value: Any, low: int = 1, high: int = MAX_SIDE) -> int:
     """A board side: an integer in ``[low, high]``."""
     return integer(name, value, low, high)

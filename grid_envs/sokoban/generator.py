@@ -73,7 +73,8 @@ class SokobanGenerator:
         plays_per_room: reverse games played per room; the best scoring one is kept.
         min_pushes: keep only levels whose optimal solution (proved by the solver's
             optimal mode) needs at least this many pushes; 0 skips the check.
-        max_attempts: rooms tried before giving up with a ``RuntimeError``.
+        max_attempts: rooms tried before giving up with ``checks.NoLevelFound`` (a
+            ``RuntimeError``).
     """
 
     def __init__(
@@ -129,7 +130,7 @@ class SokobanGenerator:
             proof = solve(result.level, mode="optimal", time_limit=None, node_limit=20_000)
             if proof.solved and proof.pushes >= self.min_pushes:
                 return GeneratedLevel(result.level, result.solution, result.pushes, proof.pushes)
-        raise RuntimeError(
+        raise checks.NoLevelFound(
             f"no level with {self.num_boxes} boxes"
             + (f" and at least {self.min_pushes} pushes" if self.min_pushes else "")
             + f" found in {self.max_attempts} rooms of {self.rows}x{self.cols}; "
