@@ -28,7 +28,7 @@ COMPARE: dict[str, dict[str, Any]] = {  # the planner plays a deal in about 3 s:
     # evaluate on 100 deals here, or to label many of the learner's own states
     "GridGames/Pikachu-v0": {"teacher": "planner", "teacher_states": 1_000, "dagger_rounds": 1,
                              "timesteps": 10_000, "skip_agents": ("planner",),
-                             "search": {"simulations": 500, "episodes": 40,
+                             "search": {"simulations": 250, "episodes": 40,
                                         "network": "pretrained", "beats": "greedy"}},
 }  # fmt: skip
 # Without reshuffles a deal is deterministic: a limited discrepancy search for a whole
