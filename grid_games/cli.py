@@ -257,6 +257,13 @@ def cmd_train(args: argparse.Namespace) -> int:
         )
     else:
         print(f"trained {result.timesteps} steps in {result.seconds:.0f} s{resumed}")
+        rollout = config.n_envs * config.n_steps
+        if config.algo != "dqn" and result.timesteps > config.timesteps >= 1:
+            print(
+                f"PPO trains whole rollouts of {config.n_envs} envs x {config.n_steps} steps "
+                f"({rollout:,} steps): {config.timesteps:,} asked, {result.timesteps:,} "
+                f"trained; a smaller --n-envs trains fewer"
+            )
         if result.timesteps < config.timesteps:
             print(f"stopped at the time limit ({args.time_limit} s, teaching included)")
     print(f"model: {result.model_path}  settings: {result.settings_path}")

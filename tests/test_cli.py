@@ -192,3 +192,17 @@ def test_expected_failures_are_one_line_and_exit_2(
     assert code == 2
     assert message in err and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "run").exists()  # a refused run writes no folder
+
+
+def test_train_says_when_a_rollout_is_more_than_the_steps_asked(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["train", "Minesweeper-v0", "--set", "rows=5", "--set", "cols=5", "--set", "mines=3",
+            "--timesteps", "64", "--n-envs", "4", "--out", str(tmp_path / "run"),
+            "--no-progress"]  # fmt: skip
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    trained = int(out.split("trained ")[1].split(" steps")[0])
+    assert trained > 64
+    assert f"PPO trains whole rollouts of 4 envs x {trained // 4} steps" in out
+    assert f"64 asked, {trained:,} trained" in out
