@@ -33,8 +33,8 @@ from agents.registry import list_agents
 from agents.sb3 import COMPARE, HELDOUT_SEED, TrainConfig, default_config, train
 
 COMPARE_ENVS = tuple(COMPARE)
-MIN_TEACHER_STATES = 20  # the fewest labelled states a budget scales a row down to (the
-# Pikachu planner labels about one a second)
+MIN_TEACHER_STATES = 20  # the fewest labelled states a budget scales a row down to (a
+# budget that small is a quick look, as the CI notebook's)
 PLAY_KEYS = ("skip_agents", "sample", "search")  # a COMPARE row's keys for the evaluations
 SCRATCH_STEPS = 50  # a scratch run's step cap, times the taught run's: the time limit binds
 KINDS = {"random": "tab:gray", "algorithm": "tab:blue", "learned": "tab:orange",
@@ -163,12 +163,13 @@ def run_compare(
 
 def search_row(
     env_id: str, settings: dict[str, Any], trained: Path | None, kwargs: dict[str, Any],
-    seed: int, log: Any, episodes: int | None = None,
+    seed: int, log: Any, episodes: int,
 ) -> tuple[str, str, EvalResult] | None:  # fmt: skip
     """The search guided by a network (:mod:`agents.search`), on the held-out seeds: the
     network ``compare`` trained (``"network": "trained"``) or the shipped one
     (``"pretrained"``, which must have been trained on the board the row plays), with
-    ``"simulations"`` a move, over ``"episodes"`` episodes (or ``episodes``, where fewer).
+    ``"simulations"`` a move, over ``"episodes"`` episodes (``episodes`` where fewer: the
+    other rows').
     None where the network is missing (no training, or no shipped model)."""
     from agents.pretrained import available, card, model_path
     from agents.search import SearchAgent
@@ -187,7 +188,7 @@ def search_row(
     simulations = int(settings["simulations"])
     log(f"{env_id}: evaluating the search ({simulations} simulations, {network} network)")
     agent = SearchAgent.load(path, simulations=simulations)
-    count = min(int(settings["episodes"]), episodes or int(settings["episodes"]))
+    count = min(int(settings["episodes"]), episodes)
     result = evaluate(env_id, agent, count, seed + HELDOUT_SEED, kwargs)
     return env_id, f"search ({simulations} simulations, {network} network)", result
 

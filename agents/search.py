@@ -382,6 +382,7 @@ class Search:
         start, key = env.sample_world(self.rng), observation.tobytes()
         longest: list[int] = []
         found: list[int] = []
+        k, cut, expanded = 0, True, 0  # the round's discrepancies; whether it cut a line
 
         def ranked(snap: Any, obs: np.ndarray, at: bytes) -> list[int]:
             if at not in self._ranked:
@@ -416,7 +417,6 @@ class Search:
                     return True
             return False
 
-        k, cut, expanded = 0, True, 0
         while cut and not found and expanded < self.config.simulations:
             cut = False  # an exhausted round that cut nothing has tried every line
             visit(start, observation, key, k, [], {key})
@@ -424,9 +424,8 @@ class Search:
         legal = np.flatnonzero(env.action_masks())
         line = found or longest or ranked(start, observation, key)[:1]
         action = line[0]
-        if found:
-            self.line = self._checked_line(env, line)[1:]
         if found:  # what expert iteration learns: the winning line's move ...
+            self.line = self._checked_line(env, line)[1:]
             policy = (legal == action).astype(np.float64)
         else:  # ... else the prior as it stands: nothing learnt from a search that failed
             logits, _ = self._evaluate([observation], [env.action_masks()])

@@ -257,8 +257,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         )
     else:
         print(f"trained {result.timesteps} steps in {result.seconds:.0f} s{resumed}")
-        rollout = config.n_envs * config.n_steps
-        if config.algo != "dqn" and result.timesteps > config.timesteps >= 1:
+        if config.algo != "dqn" and result.timesteps > config.timesteps:
+            rollout = config.n_envs * config.n_steps
             print(
                 f"PPO trains whole rollouts of {config.n_envs} envs x {config.n_steps} steps "
                 f"({rollout:,} steps): {config.timesteps:,} asked, {result.timesteps:,} "
