@@ -31,6 +31,7 @@ from agents.evaluation import EvalResult, evaluate
 from agents.policy import PolicyAgent
 from agents.registry import list_agents
 from agents.sb3 import COMPARE, HELDOUT_SEED, TrainConfig, default_config, train
+from grid_envs.core import checks
 
 COMPARE_ENVS = tuple(COMPARE)
 MIN_TEACHER_STATES = 20  # the fewest labelled states a budget scales a row down to (a
@@ -109,6 +110,11 @@ def run_compare(
     progress: bool = True,
     log: Any = print,
 ) -> Comparison:
+    budget = checks.real("budget", budget, 1e-6)
+    episodes = checks.integer("episodes", episodes, 1)
+    seed = checks.integer("seed", seed, 0)
+    if timesteps is not None:
+        timesteps = checks.integer("timesteps", timesteps, 1)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     result = Comparison([], {}, {}, {}, out)

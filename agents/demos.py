@@ -30,6 +30,7 @@ import grid_envs
 from agents.base import Agent
 from agents.networks import require
 from agents.registry import make_agent
+from grid_envs.core import checks
 
 
 def dataset_id(env_id: str, agent: str) -> str:
@@ -61,8 +62,8 @@ def record_demos(
     :class:`Agent`) on ``env_id`` and write them under ``out`` as a Minari dataset; returns
     the :class:`minari.MinariDataset`."""
     minari = require("minari", "demos", "writing Minari datasets")
-    if episodes < 1:
-        raise ValueError(f"episodes must be at least 1, got {episodes}")
+    episodes = checks.integer("episodes", episodes, 1)
+    seed = checks.integer("seed", seed, 0)
     root = Path(out)
     if root.exists() and not root.is_dir():
         raise ValueError(f"--out {root} is a file, not a folder")

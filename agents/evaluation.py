@@ -19,6 +19,7 @@ import numpy as np
 import grid_envs
 from agents.base import Agent
 from agents.registry import env_id_of, make_agent
+from grid_envs.core import checks
 
 
 @dataclass
@@ -103,8 +104,8 @@ def evaluate(
     ``env`` is an id (made with ``env_kwargs``) or an env made by ``gymnasium.make``;
     ``agent`` is a registered name or anything with SB3's ``predict`` signature.
     """
-    if episodes < 1:
-        raise ValueError(f"episodes must be at least 1, got {episodes!r}")
+    episodes = checks.integer("episodes", episodes, 1)
+    seed = checks.integer("seed", seed, 0)
     own_env = isinstance(env, str)
     e = gym.make(env, **(env_kwargs or {})) if isinstance(env, str) else env
     env_id = env_id_of(e)

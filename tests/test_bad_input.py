@@ -10,7 +10,10 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-import grid_envs  # noqa: F401
+import grid_envs
+from agents.evaluation import evaluate
+from grid_envs.knight.generator import KnightGenerator
+from grid_envs.sokoban.generator import SokobanGenerator
 
 CORNER = "######\n#    #\n# $  #\n#@  .#\n######\n"
 
@@ -48,6 +51,25 @@ BAD_KWARGS = [
     ("GridGames/Pikachu-v0", {"clear_reward": math.nan}, "clear_reward"),
     ("GridGames/Pikachu-v0", {"board": [[1, 1], [2]]}, "board must be a 2-D array"),
     ("GridGames/Pikachu-v0", {"solvable_only": "yes"}, "solvable_only"),
+    # the level sources: of the right kind, one at a time
+    ("GridGames/Sokoban-v0", {"levels": 123}, "levels must be a path, XSB text or a list"),
+    ("GridGames/Sokoban-v0", {"generator": "big"}, "generator must be a SokobanGenerator"),
+    (
+        "GridGames/Sokoban-v0",
+        {"levels": CORNER, "generator": SokobanGenerator(7, 7, 2)},
+        "levels= and generator= cannot go together",
+    ),
+    ("GridGames/Sokoban-v0", {"pool_seed": None}, "pool_seed must be an integer, got None"),
+    ("GridGames/Sokoban-v0", {"pool_seed": "a"}, "pool_seed must be an integer"),
+    ("GridGames/Sokoban-v0", {"level_pool": [1, 2]}, "level_pool must be an integer"),
+    ("GridGames/Knight-v0", {"generator": "big"}, "generator must be a KnightGenerator"),
+    (
+        "GridGames/Knight-v0",
+        {"level": "default", "generator": KnightGenerator()},
+        "level= and generator= cannot go together",
+    ),
+    ("GridGames/Knight-v0", {"pool_seed": None}, "pool_seed must be an integer"),
+    ("GridGames/Knight-v0", {"monster_cost": 10**12}, "monster_cost must be between 1 and"),
 ]
 
 
@@ -239,3 +261,49 @@ def test_batch_sizes_are_bounded(num_envs: object) -> None:
     with pytest.raises(ValueError, match="num_envs must be"):
         gym.make_vec("GridGames/Minesweeper-v0", num_envs=num_envs,
                      vectorization_mode="vector_entry_point")  # fmt: skip
+
+
+@pytest.mark.parametrize("env_id", sorted(grid_envs.ENVS))
+def test_reset_options_are_checked(env_id: str) -> None:
+    env = gym.make(env_id)
+    with pytest.raises(ValueError, match="options must be a dict"):
+        env.reset(seed=0, options=[1, 2])
+    with pytest.raises(ValueError, match="reset\\(\\) takes no option 'levle'"):
+        env.reset(seed=0, options={"levle": 1})
+    env.reset(seed=0, options={})  # still playable
+    if gym.spec(env_id).vector_entry_point is None:
+        return  # no batched env
+    vec = gym.make_vec(env_id, 2, vectorization_mode="vector_entry_point")
+    with pytest.raises(ValueError, match="takes no option 'reset_mak'"):
+        vec.reset(seed=0, options={"reset_mak": np.ones(2, dtype=bool)})
+
+
+@pytest.mark.parametrize("env_id", sorted(grid_envs.ENVS))
+def test_before_the_first_reset_there_is_no_game(env_id: str) -> None:
+    env = gym.make(env_id, render_mode="ansi").unwrapped
+    for read in (env.snapshot, env.game_state, env.observe, env.render_text, env.render):
+        with pytest.raises(RuntimeError, match="call reset\\(\\) first"):
+            read()
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(0)
+    # a snapshot of a game puts a fresh env where that game was
+    other = gym.make(env_id, render_mode="ansi").unwrapped
+    other.reset(seed=3)
+    env.restore(other.snapshot())
+    assert env.render_text() == other.render_text()
+    action = int(np.flatnonzero(other.action_masks())[0])
+    assert np.array_equal(env.step(action)[0], other.step(action)[0])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"episodes": 2.5}, "episodes must be an integer"),
+        ({"episodes": 0}, "episodes must be at least 1"),
+        ({"seed": -1}, "seed must be at least 0"),
+        ({"seed": "a"}, "seed must be an integer"),
+    ],
+)
+def test_evaluate_checks_its_counts(kwargs: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        evaluate("GridGames/Knight-v0", "random", **kwargs)

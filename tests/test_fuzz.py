@@ -150,3 +150,58 @@ def test_batched_env_keeps_the_contract(
     with pytest.raises(ValueError, match=r"outside the action space|actions must be"):
         envs.step(np.array([n, 0, 0], dtype=np.int64))
     envs.close()
+
+
+# what happens between two steps: nothing, a copy or a pickle round trip taking the env's
+# place, a detour (snapshot, a few other moves, restore), or a move into a fresh env of
+# the same settings by restore
+events = st.lists(
+    st.tuples(
+        st.sampled_from(["step", "step", "step", "copy", "pickle", "detour", "move"]),
+        st.integers(0, 10**6),
+    ),
+    max_size=40,
+)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+@FUZZ
+@given(seed=st.integers(0, 2**31 - 1), script=events)
+def test_copies_and_restores_match_an_untouched_twin(env_id: str, seed: int, script: list) -> None:
+    """An env copied, pickled, sent on detours and restored into other envs at random
+    points returns, step for step, what a twin that was left alone returns: observations,
+    rewards, ends, infos and masks, across resets."""
+    import copy
+    import pickle
+
+    from tests.test_copies import same
+
+    def make() -> Any:
+        return gym.make(env_id, **LIGHT.get(env_id, {}))
+
+    env, twin = make(), make()
+    assert same(env.reset(seed=seed), twin.reset(seed=seed))
+    rng = np.random.default_rng(seed)
+    for t, (event, value) in enumerate(script):
+        if event == "copy":
+            env = copy.deepcopy(env)
+        elif event == "pickle":
+            env = pickle.loads(pickle.dumps(env))
+        elif event == "detour":
+            snap = env.unwrapped.snapshot()
+            for _ in range(value % 4):
+                if env.unwrapped.episode_over:
+                    break
+                env.step(pick("legal", int(rng.integers(10**6)), env.unwrapped.action_masks()))
+            env.unwrapped.restore(snap)
+        elif event == "move":
+            fresh = make()
+            fresh.reset(seed=value)  # another game first: the restore must replace all of it
+            fresh.unwrapped.restore(env.unwrapped.snapshot())
+            env = fresh
+        assert same(env.unwrapped.action_masks(), twin.unwrapped.action_masks()), (t, event)
+        if twin.unwrapped.episode_over:
+            assert same(env.reset(seed=value), twin.reset(seed=value)), (t, event)
+            continue
+        action = pick("legal", value, twin.unwrapped.action_masks())
+        assert same(env.step(action), twin.step(action)), (t, event)

@@ -22,6 +22,7 @@ A game subclasses :class:`GridEnv` and fills in small hooks (``_new_episode``,
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -32,6 +33,20 @@ from grid_envs.core import checks
 from grid_envs.core.render import HumanWindow
 
 OBSERVATION_MODES = ("planes", "compact", "rgb")
+
+
+def check_options(options: Any, known: tuple[str, ...]) -> dict[str, Any]:
+    """``options`` as a new dict: None, or a mapping whose keys are all in ``known``; an
+    unknown name is refused with the known ones, rather than ignored."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise ValueError(f"options must be a dict of named options, got {options!r}")
+    unknown = [k for k in options if k not in known]
+    if unknown:
+        takes = f"takes {', '.join(map(repr, known))}" if known else "takes none"
+        raise ValueError(f"reset() takes no option {unknown[0]!r}; it {takes}")
+    return dict(options)
 
 
 def _copied_state(state: Any) -> dict[str, Any]:
@@ -68,6 +83,9 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 8}  # noqa: RUF012
     #: Default reward for an action the mask forbids; games override it.
     default_illegal_action_penalty: ClassVar[float] = -0.1
+
+    #: The names ``reset(options=...)`` takes (a game adds its own, e.g. ``"level"``).
+    reset_options: ClassVar[tuple[str, ...]] = ()
 
     def __init__(
         self,
@@ -126,6 +144,7 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         self._steps = 0
         self._done = True
         self._won = False
+        self._started = False  # no game before the first reset (or restore)
         self._window: HumanWindow | None = None
 
     # ------------------------------------------------------------------ hooks
@@ -192,7 +211,7 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
-        self._new_episode(dict(options or {}))
+        self._new_episode(self._options(options))
         self._started = True
         self._steps = 0
         self._done = False
@@ -241,6 +260,7 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode= to make()")
             return None
+        self._check_started("render()")
         if self.render_mode == "ansi":
             return self._ansi()
         frame = self._rgb()
@@ -272,6 +292,7 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
 
     def snapshot(self) -> Snapshot:
         """An exact copy of the episode's state, random generator included."""
+        self._check_started("snapshot()")
         return Snapshot(
             game=copy.deepcopy(self._get_state()),
             steps=self._steps,
@@ -288,6 +309,7 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         This is the documented hook through which planning agents read the game; changing
         the copy never changes the env.
         """
+        self._check_started("game_state()")
         return copy.deepcopy(self._public_state())
 
     @property
@@ -323,7 +345,8 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         this is how a batched env sets up env ``i``'s episode with env ``i``'s generator
         through the game's own code; a player calls :meth:`reset`."""
         self.np_random = rng
-        self._new_episode(options or {})
+        self._new_episode(self._options(options))
+        self._started = True
         return self._public_state()
 
     def restore(self, snapshot: Snapshot) -> None:
@@ -354,13 +377,16 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         self._won = snapshot.won
         self.np_random.bit_generator.state = _copied_state(snapshot.rng_state)
         self._mask = snapshot.mask.copy()
+        self._started = True
 
     def observe(self) -> np.ndarray:
         """The current observation (what the last reset/step returned)."""
+        self._check_started("observe()")
         return self._observation()
 
     def render_text(self) -> str:
         """The board as text, whatever the render mode."""
+        self._check_started("render_text()")
         return self._ansi()
 
     def window_keys(self) -> list[str]:
@@ -390,8 +416,13 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
 
     def _check_started(self, what: str) -> None:
         """Refuse ``what`` before the first reset: there is no game to read yet."""
-        if not getattr(self, "_started", False):
+        if not self._started:
             raise RuntimeError(f"{what} needs a game: call reset() first")
+
+    def _options(self, options: Any, extra: tuple[str, ...] = ()) -> dict[str, Any]:
+        """``reset``'s options as a new dict, checked: None or a dict whose keys are among
+        the game's :attr:`reset_options` (and ``extra``, a batch's ``reset_mask``)."""
+        return check_options(options, self.reset_options + extra)
 
     def _check_action(self, action: Any) -> int:
         if type(action) is int and 0 <= action < self._n_actions:  # the common case, first

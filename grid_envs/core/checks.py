@@ -74,6 +74,24 @@ def choice(name: str, value: Any, options: Iterable[Any]) -> Any:
     return value
 
 
+def instance(name: str, value: Any, kind: type) -> Any:
+    """``value``, which must be a ``kind`` (a generator object, a level)."""
+    if not isinstance(value, kind):
+        raise ValueError(f"{name} must be a {kind.__name__}, got {value!r}")
+    return value
+
+
+def one_of_sources(**given: Any) -> None:
+    """Refuse more than one of an env's level sources (``levels=``, ``generator=``): the
+    env would play one and silently drop the other."""
+    named = [name for name, value in given.items() if value is not None]
+    if len(named) > 1:
+        raise ValueError(
+            f"{' and '.join(f'{n}=' for n in named)} cannot go together: an env plays the "
+            f"levels it is given or generates them, not both"
+        )
+
+
 class NoLevelFound(RuntimeError):
     """A generator gave up: its settings admit no level within its attempts (the message
     says which settings to loosen). The CLI reports it in one line."""

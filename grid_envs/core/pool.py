@@ -49,7 +49,9 @@ def pool_size(level_pool: Any, shape: tuple[int, int], generates: bool) -> int |
             raise ValueError(f"level_pool must be a number of levels, 'auto' or None, "
                              f"got {level_pool!r}")  # fmt: skip
         return auto_size(shape) if generates else None
-    return level_pool
+    if level_pool is None:
+        return None
+    return checks.integer("level_pool", level_pool, 1, checks.MAX_POOL)
 
 
 class LevelPool(Generic[T]):
@@ -69,7 +71,9 @@ class LevelPool(Generic[T]):
     @classmethod
     def shared(cls, generator: Any, size: int, seed: int = 0) -> Any:
         """The process-wide pool of this class for these generator settings, size and seed."""
-        key = (cls.__name__, type(generator).__name__, generator.settings, int(size), int(seed))
+        size = checks.integer("level_pool", size, 1, checks.MAX_POOL)
+        seed = checks.integer("pool_seed", seed, 0)
+        key = (cls.__name__, type(generator).__name__, generator.settings, size, seed)
         if key not in LevelPool._shared:
             LevelPool._shared[key] = cls(generator, size, seed)
         return LevelPool._shared[key]

@@ -122,7 +122,7 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         """Start new episodes: in every env, or with ``options={"reset_mask": mask}`` in
         the envs where ``mask`` (num_envs,) bool is True (the others carry on). Seeds as
         Gymnasium gives them: an int seeds env ``i`` with ``seed + i``, a list one each."""
-        options = dict(options or {})
+        options = self.template._options(options, ("reset_mask",))
         rows = options.pop("reset_mask", None)
         seeds = self._seeds(seed)
         idx = np.arange(self.num_envs) if rows is None else self._reset_rows(rows)

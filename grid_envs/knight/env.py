@@ -140,6 +140,8 @@ class KnightEnv(GridEnv):
 
     default_illegal_action_penalty = -0.05
 
+    reset_options = ("level",)
+
     def __init__(
         self,
         render_mode: str | None = None,
@@ -176,8 +178,11 @@ class KnightEnv(GridEnv):
             obs_shape = checks.shape("obs_shape", obs_shape)
         checks.side("rows", rows)  # the env's bound; the generator alone allows more
         checks.side("cols", cols)
+        checks.one_of_sources(level=level, generator=generator)
         if generator is not None:
+            checks.instance("generator", generator, KnightGenerator)
             checks.shape("the generator's shape", generator.shape)
+        pool_seed = checks.integer("pool_seed", pool_seed, 0)
         self.levels = load_knight_levels(level) if level is not None else None
         self.generator = generator
         if self.levels is None and generator is None:

@@ -13,6 +13,9 @@ from grid_envs.knight.state import KnightLevel
 # The generator's own bound: a million-cell maze takes about 3 s and a few hundred MB; the
 # env plays boards of at most checks.MAX_SIDE a side (KnightEnv checks its own)
 MAX_CELLS = 4_000_000
+#: The dearest monster: a route's energy is kept as a 32-bit integer, and the longest route
+#: of the largest env board (65,536 cells) at this cost stays far inside it.
+MAX_MONSTER_COST = 1000
 
 
 class KnightGenerator:
@@ -23,7 +26,8 @@ class KnightGenerator:
         loops: share of the walls left after the spanning tree that are opened too
             (0: exactly one route between any two cells).
         monster_density, item_density: chance that a cell holds a monster or an item.
-        monster_cost: energy to enter a monster's cell (other cells cost 1); at least 1.
+        monster_cost: energy to enter a monster's cell (other cells cost 1); from 1 to
+            :data:`MAX_MONSTER_COST`.
 
     The exit is the cell farthest (by cost) from a random cell, and the start the cell
     farthest from the exit, so the knight has a long way to go.
@@ -50,7 +54,7 @@ class KnightGenerator:
         self.loops = checks.real("loops", loops, 0.0, 1.0)
         self.monster_density = checks.real("monster_density", monster_density, 0.0, 1.0)
         self.item_density = checks.real("item_density", item_density, 0.0, 1.0)
-        self.monster_cost = checks.integer("monster_cost", monster_cost, 1)
+        self.monster_cost = checks.integer("monster_cost", monster_cost, 1, MAX_MONSTER_COST)
 
     @property
     def shape(self) -> tuple[int, int]:

@@ -31,6 +31,7 @@ import numpy as np
 
 from grid_envs.core import checks
 from grid_envs.knight import maze
+from grid_envs.knight.generator import MAX_MONSTER_COST
 from grid_envs.knight.solver import distances
 from grid_envs.knight.state import KnightLevel
 
@@ -107,8 +108,10 @@ def loads(text: str, source: str = "<string>") -> KnightLevel:
     if exit_ == start:
         raise fail(n_exit, f"the exit {exit_} is the start: there is no way to go")
     n_cost, (monster_cost,) = take("monster_cost", 1)
-    if monster_cost < 1:
-        raise fail(n_cost, f"monster_cost must be at least 1, got {monster_cost}")
+    if not 1 <= monster_cost <= MAX_MONSTER_COST:
+        raise fail(
+            n_cost, f"monster_cost must be between 1 and {MAX_MONSTER_COST}, got {monster_cost}"
+        )
     n_cheap, (cheapest,) = take("cheapest", 1)
     if pos >= len(lines) or lines[pos][1] != "grid":
         raise fail(lines[min(pos, len(lines) - 1)][0], "expected 'grid'")

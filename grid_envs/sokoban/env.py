@@ -57,7 +57,7 @@ def load_levels(levels: LevelSpec) -> list[Level] | BoxobanDirectory:
                 f"levels={text!r} is neither an XSB file, a Boxoban directory nor XSB text"
             )
     else:
-        items = list(levels or [])
+        items = list(levels) if isinstance(levels, (list, tuple)) else []
         if not items or not all(isinstance(x, Level) for x in items):
             raise ValueError(f"levels must be a path, XSB text or a list of Level, got {levels!r}")
     for k, level in enumerate(items):
@@ -191,6 +191,8 @@ class SokobanEnv(GridEnv):
       a given seed than before; ``level_pool=None`` gives a fresh level every episode.
     """
 
+    reset_options = ("level",)
+
     def __init__(
         self,
         render_mode: str | None = None,
@@ -228,6 +230,10 @@ class SokobanEnv(GridEnv):
         terminate_on_deadlock = checks.flag("terminate_on_deadlock", terminate_on_deadlock)
         if obs_shape is not None:
             obs_shape = checks.shape("obs_shape", obs_shape)
+        checks.one_of_sources(levels=levels, generator=generator)
+        if generator is not None:
+            checks.instance("generator", generator, SokobanGenerator)
+        pool_seed = checks.integer("pool_seed", pool_seed, 0)
         self.levels = load_levels(levels) if levels is not None else None
         self.generator = generator
         if self.levels is None and generator is None:

@@ -77,6 +77,11 @@ class SokobanPushEnv(SokobanEnv):
                     mask[r, c, d] = True
         return mask.reshape(-1)
 
+    def _set_state(self, state: Any) -> None:
+        super()._set_state(state)
+        s = self.state  # the walk distances belong to the restored position, not the last
+        self._walk = bfs_distances(s.floor & ~s.boxes, s.player)
+
     def _apply(self, action: int) -> tuple[float, bool, bool]:
         s = self.state
         assert s is not None
