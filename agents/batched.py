@@ -267,7 +267,9 @@ class BatchedEvalCallback(BaseCallback):
     results go to ``log_path/evaluations.npz`` in ``EvalCallback``'s layout (timesteps,
     results, ep_lengths, successes) and the best model to ``best_path/best_model.zip``.
     A fresh run is evaluated once before its first step too: the curve starts where the
-    policy did (a taught run's cloned policy), and that policy can be the best model."""
+    policy did (a taught run's cloned policy), and that policy can be the best model; and
+    once at its end, when the last step was not evaluated (a run shorter than
+    ``eval_freq``, one stopped at its time limit)."""
 
     def __init__(
         self, env_id: str, env_kwargs: dict[str, Any], algo: str, episodes: int,
@@ -304,6 +306,10 @@ class BatchedEvalCallback(BaseCallback):
         if self.n_calls % self.eval_freq == 0:
             self.evaluate()
         return True
+
+    def _on_training_end(self) -> None:
+        if not self.timesteps or self.timesteps[-1] < self.num_timesteps:
+            self.evaluate()  # the model the run ends with, however short the run
 
     def evaluate(self) -> None:
         returns, lengths, wins = evaluate_batched(self.model, self.algo, self.batch, seed=self.seed)

@@ -30,6 +30,7 @@ from typing import Any
 from agents.evaluation import EvalResult, evaluate
 from agents.policy import PolicyAgent
 from agents.registry import list_agents
+from agents.runs import read_json
 from agents.sb3 import COMPARE, HELDOUT_SEED, TrainConfig, default_config, train
 from grid_envs.core import checks
 
@@ -66,7 +67,7 @@ def best_model(model_path: Path, curve: Curve) -> tuple[Path, int | None]:
 
 def run_seconds(settings_path: Path) -> float:
     """A finished run's wall seconds, teaching included, from its ``settings.json``."""
-    settings = json.loads(Path(settings_path).read_text())
+    settings = read_json(Path(settings_path))
     return float(settings.get("seconds", 0.0)) + float(settings.get("teacher_seconds", 0.0))
 
 
@@ -110,7 +111,7 @@ def run_compare(
     progress: bool = True,
     log: Any = print,
 ) -> Comparison:
-    budget = checks.real("budget", budget, 1e-6)
+    budget = checks.real("budget", budget)
     episodes = checks.integer("episodes", episodes, 1)
     seed = checks.integer("seed", seed, 0)
     if timesteps is not None:

@@ -40,7 +40,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from agents.runs import check_run_folder, check_same_run, settings_of
+from agents.runs import check_run_folder, check_same_run, read_json, settings_of
 
 SEARCH_SEED = 10_000_000  # round r's episode k: seed + SEARCH_SEED + r * ROUND_SEEDS + k
 ROUND_SEEDS = 100_000
@@ -346,7 +346,7 @@ def _iterate(config: IterationConfig, out: Path, log: Any) -> IterationResult:
         check_same_run(config, out, ITERATION_KEYS, kind="an expert-iteration run", write=False)
     history: list[dict[str, Any]] = []
     if (out / "rounds.json").exists():
-        history = json.loads((out / "rounds.json").read_text())
+        history = read_json(out / "rounds.json", list)
     done = len(history)
     if done >= config.rounds and (out / "model.zip").exists():
         return IterationResult(out / "model.zip", history, 0.0, already_done=True)

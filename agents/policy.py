@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent
-from agents.runs import settings_of
+from agents.runs import check_model_file, settings_of
 from grid_envs.core.base_env import GridEnv
 
 ALGOS = ("maskable-ppo", "ppo", "dqn")
@@ -72,6 +72,7 @@ class PolicyAgent(Agent):
 
         path = Path(path)
         settings = settings_of(path)
+        check_model_file(path)
         try:
             model = algo_class(settings["algo"]).load(path, device="cpu")
         except (zipfile.BadZipFile, KeyError, OSError) as error:

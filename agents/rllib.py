@@ -31,7 +31,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.networks import grid_cnn_parts, require
-from agents.runs import check_same_run
+from agents.runs import check_same_run, read_json
 from grid_envs.core.base_env import GridEnv
 
 POLICY_DIR = "policy"  # the exported RLModule, inside a run folder
@@ -301,7 +301,7 @@ def train_rllib(
             algo.restore_from_path(str(checkpoint))
         curve_path = out / "curve.json"
         curve: list[tuple[int, float, float]] = (
-            [(int(t), float(m), float(r)) for t, m, r in json.loads(curve_path.read_text())]
+            [(int(t), float(m), float(r)) for t, m, r in read_json(curve_path, list)]
             if resumed
             else []
         )
@@ -383,5 +383,5 @@ class RLlibPolicyAgent(Agent):
 
 def settings_of(path: str | Path) -> dict[str, Any]:
     run = _policy_dir(path).parent
-    settings: dict[str, Any] = json.loads((run / "settings.json").read_text())
+    settings: dict[str, Any] = read_json(run / "settings.json")
     return settings

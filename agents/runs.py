@@ -84,6 +84,43 @@ def run_lock(out: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def read_json(path: Path, kind: type = dict) -> Any:
+    """A run folder's JSON file (settings, config, rounds, curve), which must parse to a
+    ``kind``: a file edited into nonsense is refused in one line that names it, rather
+    than ignored (a rerun would otherwise train over the run it cannot read)."""
+    try:
+        value = json.loads(Path(path).read_text())
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        reason = error.strerror if isinstance(error, OSError) else f"not JSON: {error}"
+        raise ValueError(
+            f"{path} cannot be read ({reason}); restore the file or delete the run folder"
+        ) from None
+    if not isinstance(value, kind):
+        raise ValueError(
+            f"{path} holds a JSON {type(value).__name__}, not the {kind.__name__} a run "
+            f"folder writes there; restore the file or delete the run folder"
+        )
+    return value
+
+
+def check_model_file(path: Path) -> None:
+    """A saved model (an SB3 ``.zip``) must be a whole zip archive: one cut short by a
+    full disk or a killed copy is named as damaged, not taken for a finished run."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            bad = archive.testzip()
+    except (OSError, zipfile.BadZipFile):
+        bad = "its index"
+    if bad is not None:
+        raise ValueError(
+            f"{path} is damaged (not a whole zip archive: {bad} does not read back); "
+            f"delete it to train on from the latest checkpoint (or from the start), or delete "
+            f"the run folder"
+        )
+
+
 def check_run_folder(out: Path) -> None:
     """The run folder must be a folder, or not exist yet."""
     if out.exists() and not out.is_dir():
@@ -96,16 +133,22 @@ def saved_steps(out: Path) -> int:
     path = out / "settings.json"
     if not (out / "model.zip").exists() or not path.exists():
         return 0
-    try:
-        settings = json.loads(path.read_text())
-        return 0 if settings.get("interrupted") else int(settings.get("timesteps_done", 0))
-    except (ValueError, TypeError, AttributeError):
+    settings = read_json(path)
+    steps = settings.get("timesteps_done", 0)
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+        raise ValueError(
+            f"{path}: timesteps_done must be a whole number of steps, got {steps!r}; "
+            f"restore the file or delete the run folder"
+        )
+    if settings.get("interrupted"):
         return 0
+    check_model_file(out / "model.zip")
+    return steps
 
 
 def finished_result(out: Path, steps: int) -> TrainResult:
     """The result of a run folder that already holds a finished model."""
-    settings = json.loads((out / "settings.json").read_text())
+    settings = read_json(out / "settings.json")
     return TrainResult(
         out / "model.zip", out / "settings.json", steps, 0.0, None, read_curve(out),
         already_done=True, seconds_before=float(settings.get("seconds", 0.0)),
@@ -136,7 +179,7 @@ def check_same_run(
     path = out / "config.json"
     mine = {k: v for k, v in asdict(config).items() if k in keys}
     if path.exists():
-        saved = {**BEFORE_KEYS, **json.loads(path.read_text())}
+        saved = {**BEFORE_KEYS, **read_json(path)}
         theirs = {k: v for k, v in saved.items() if k in keys}
         if theirs != mine:
             diff = {k: (theirs.get(k), mine.get(k)) for k in keys if theirs.get(k) != mine.get(k)}
@@ -168,6 +211,6 @@ def settings_of(path: str | Path) -> dict[str, Any]:
     folder = Path(path).parent
     for candidate in (folder / "settings.json", folder.parent / "settings.json"):
         if candidate.is_file():
-            settings: dict[str, Any] = json.loads(candidate.read_text())
+            settings: dict[str, Any] = read_json(candidate)
             return settings
     raise ValueError(f"{path}: no settings.json beside it or in its run folder")

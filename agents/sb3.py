@@ -597,9 +597,19 @@ def _eval_callback(config: TrainConfig, out: Path, per_env: int) -> Any:
         "verbose": 0,
     }
     if config.algo == "maskable-ppo":
-        from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
+        from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback as Callback
+    else:
+        from stable_baselines3.common.callbacks import EvalCallback as Callback
 
-        return MaskableEvalCallback(eval_env, **kwargs)
-    from stable_baselines3.common.callbacks import EvalCallback
+    class EvalAtEnd(Callback):  # type: ignore[misc, valid-type]
+        """SB3's evaluation, and one more at the end when the last step was not evaluated
+        (a run shorter than ``eval_freq``, one stopped at its time limit)."""
 
-    return EvalCallback(eval_env, **kwargs)
+        def _on_training_end(self) -> None:
+            super()._on_training_end()
+            if self.n_calls % self.eval_freq:
+                kept, self.eval_freq = self.eval_freq, 1
+                self._on_step()
+                self.eval_freq = kept
+
+    return EvalAtEnd(eval_env, **kwargs)

@@ -304,7 +304,7 @@ def test_reported_evaluations_use_seeds_no_training_episode_used(
     trained = set(used)
     used.clear()
     result = compare_module.run_compare(
-        (KNIGHT,), timesteps=0, episodes=50, out=tmp_path / "cmp", train_models=False,
+        (KNIGHT,), episodes=50, out=tmp_path / "cmp", train_models=False,
         progress=False, log=lambda _: None,
     )  # fmt: skip
     assert result.rows and len(used) >= 50

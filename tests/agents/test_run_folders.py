@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from stable_baselines3.common.monitor import load_results
 
+from agents.policy import PolicyAgent
 from agents.sb3 import TrainConfig, checkpoint_every, train
 from grid_games import cli
 
@@ -146,3 +147,39 @@ def test_a_run_folder_in_use_is_refused(tmp_path: Path) -> None:
     assert not out.exists()  # the refused runs wrote nothing
     with run_lock(out):
         pass
+
+
+@pytest.mark.parametrize(
+    ("name", "damage", "message"),
+    [
+        ("settings.json", b"nonsense{", "settings.json cannot be read \\(not JSON"),
+        ("settings.json", b"[1, 2]", "holds a JSON list, not the dict"),
+        ("config.json", b"", "config.json cannot be read"),
+        ("model.zip", None, "model.zip is damaged"),
+    ],
+)
+def test_a_damaged_run_folder_is_named_and_left_alone(
+    tmp_path: Path, name: str, damage: bytes | None, message: str
+) -> None:
+    """A file edited into nonsense or cut short is refused, naming it, and nothing in the
+    folder is trained over or rewritten; evaluating a cut model says the same."""
+    train(tiny(), tmp_path, progress=False)
+    path = tmp_path / name
+    path.write_bytes(path.read_bytes()[:2000] if damage is None else damage)
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    with pytest.raises(ValueError, match=message):
+        train(tiny(), tmp_path, progress=False)
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+    if name == "model.zip":
+        with pytest.raises(ValueError, match=message):
+            PolicyAgent.load(path)
+
+
+def test_a_run_shorter_than_its_evaluation_interval_is_evaluated_at_its_end(
+    tmp_path: Path,
+) -> None:
+    from agents.runs import read_curve
+
+    result = train(tiny(timesteps=128, eval_freq=10_000), tmp_path, progress=False)
+    steps = [t for t, _, _ in read_curve(tmp_path)]
+    assert steps == [0, result.timesteps]  # the starting policy and the one it ends with
