@@ -9,13 +9,14 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import Any, NoReturn
 
 import gymnasium as gym
 
 import grid_envs
 from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
+from grid_games.terminal import play_terminal
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
 
@@ -98,57 +99,21 @@ def output_file(path: str) -> Path:
     return p
 
 
+class _KeysHelp(argparse.HelpFormatter):
+    """``play --help`` ends with each game's keys (read from the envs only when asked)."""
+
+    def format_help(self) -> str:
+        from grid_games.terminal import keys_by_game
+
+        return super().format_help() + "\n" + keys_by_game() + "\n"
+
+
 @command("list")
 def cmd_list(args: argparse.Namespace) -> int:
     width = max(len(i) for i in grid_envs.ENVS)
     for env, (_, steps, _, summary) in grid_envs.ENVS.items():
         limit = f"{steps} steps" if steps else "no limit"
         print(f"{env:<{width}}  {summary} ({limit})")
-    return 0
-
-
-def play_terminal(env: gym.Env[Any, Any], base: GridEnv, seed: int | None, stdin: TextIO) -> int:
-    """Read keys line by line: game keys (``wasd``...), action numbers, u(ndo), r(eset), q."""
-    env.reset(seed=seed)
-    history: list[tuple[Any, float]] = []
-    total = 0.0
-    print(base.render_text())
-    print("keys: the game's keys or an action number; u undo, r restart, q quit")
-    for line in stdin:
-        text = line.strip()
-        whole = " " in text or "," in text or text.isdigit()
-        tokens = text.split() if whole else list(text)
-        for token in tokens:
-            if token == "q":
-                return 0
-            if token == "r":
-                env.reset(seed=seed)
-                history.clear()
-                total = 0.0
-                continue
-            if token == "u":
-                if history:
-                    snap, total = history.pop()
-                    base.restore(snap)
-                continue
-            action = base.action_for_key(token)
-            if action is None:
-                print(f"unknown key {token!r}")
-                continue
-            history.append((base.snapshot(), total))
-            _obs, reward, terminated, truncated, info = env.step(action)
-            total += float(reward)
-            if info.get("illegal_action"):
-                print(f"{token!r} is not legal here (the state is unchanged)")
-            if terminated or truncated:
-                print(base.render_text())
-                outcome = "won" if info.get("is_success") else "over"
-                print(f"episode {outcome}: return {total:.2f} in {base.steps} steps (r restarts)")
-                history.clear()
-                break
-        else:
-            print(base.render_text())
-            print(f"return {total:.2f}  steps {base.steps}")
     return 0
 
 
@@ -522,7 +487,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the registered env ids")
 
-    p = sub.add_parser("play", help="play an env yourself, in the terminal or a window")
+    p = sub.add_parser("play", help="play an env yourself, in the terminal or a window",
+                       formatter_class=_KeysHelp)  # fmt: skip
     p.add_argument("env", help="env id, e.g. Sokoban-v0 or GridGames/Sokoban-v0")
     p.add_argument("--seed", type=count(0), default=None)
     p.add_argument("--window", action="store_true", help="a pygame window (needs [human])")

@@ -56,8 +56,60 @@ def test_play_in_the_terminal(
     assert cli.main(["play", "Sokoban-v0", "--set", f"levels={path}"]) == 0
     out = capsys.readouterr().out
     assert "# .$@ #" in out  # the start was drawn
-    assert "unknown key 'z'" in out
+    assert "'z' is not a key of this game" in out
     assert "episode won: return 10.90 in 1 steps" in out
+
+
+ROOM = "#######\n#     #\n# .$@ #\n#     #\n#######\n"
+
+
+def played(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+           args: list[str], lines: str) -> str:  # fmt: skip
+    monkeypatch.setattr("sys.stdin", io.StringIO(lines))
+    assert cli.main(["play", *args]) == 0
+    return capsys.readouterr().out
+
+
+def test_play_reads_arrows_words_and_whole_moves(
+    tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "one.xsb"
+    path.write_text(ROOM)
+    sokoban = ["Sokoban-v0", "--set", f"levels={path}"]
+    # the Up arrow's escape sequence (and the application-mode one) is one move up, not
+    # three keys of which 'A' would move left; 'up' is a move, not undo then 'p'
+    for up in ("\x1b[A", "\x1bOA", "up", "UP", "k"):
+        out = played(monkeypatch, capsys, sokoban, f"{up}\nq\n")
+        assert "#   @ #" in out and "steps 1" in out, up
+    out = played(monkeypatch, capsys, sokoban, "up down left\nq\n")  # three moves: won
+    assert "episode won" in out and "in 3 steps" in out
+    # a line with a part the game does not know plays nothing of it
+    out = played(monkeypatch, capsys, sokoban, "w z\nq\n")
+    assert "'w z' is not a key of this game" in out and "steps 1" not in out
+    # Minesweeper: '4 4' is one cell, 'f 1,1' a flag where flags are on
+    mines = ["Minesweeper-v0", "--seed", "0", "--set", "allow_flags=true"]
+    out = played(monkeypatch, capsys, mines, "4 4\nf 1,1\nq\n")
+    assert "steps 1" in out and "steps 2" in out and "steps 3" not in out
+    assert "1 # F # # #" in out  # the flag, on row 1 column 1
+
+
+def test_play_shows_the_keys_and_numbers_the_board(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = played(monkeypatch, capsys, ["Minesweeper-v0", "--seed", "0"], "?\nq\n")
+    assert out.count("keys: R C reveals the cell") == 2  # at the start and for '?'
+    lines = out.splitlines()
+    assert lines[0] == "  0 1 2 3 4 5 6 7 8" and lines[9].startswith("8 # ")
+    out = played(monkeypatch, capsys, ["Pikachu-v0", "--seed", "0"], "q\n")
+    assert out.splitlines()[0].split() == [str(c) for c in range(16)]  # two-digit tiles
+    out = played(monkeypatch, capsys, ["Knight-Large-v0", "--seed", "0"], "q\n")
+    assert out.startswith("###")  # walls between cells: drawn as they are
+    with pytest.raises(SystemExit):
+        cli.main(["play", "--help"])
+    text = capsys.readouterr().out
+    for game in ("Sokoban-v0", "SokobanPush-v0", "Minesweeper-v0", "Knight-v0", "Pikachu-v0",
+                 "Lines98-v0"):  # fmt: skip
+        assert game in text.split("keys of each game")[1]
 
 
 def test_play_lines98_by_cells(
@@ -67,7 +119,7 @@ def test_play_lines98_by_cells(
     monkeypatch.setattr("sys.stdin", io.StringIO("3,0,3,1\n9,9,9,9\nq\n"))
     assert cli.main(["play", "Lines98-Small-v0", "--seed", "0"]) == 0
     out = capsys.readouterr().out
-    assert "score 0  moves 1" in out and "unknown key '9,9,9,9'" in out
+    assert "score 0  moves 1" in out and "'9,9,9,9' is not a key" in out
 
 
 def test_set_parses_json_values() -> None:

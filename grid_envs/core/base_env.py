@@ -86,6 +86,8 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
 
     #: The names ``reset(options=...)`` takes (a game adds its own, e.g. ``"level"``).
     reset_options: ClassVar[tuple[str, ...]] = ()
+    #: The keys a person plays with (:meth:`action_for_key`), in a line; None: numbers.
+    keys: ClassVar[str | None] = None
 
     def __init__(
         self,
@@ -399,6 +401,10 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         The default accepts an action number; games map their own keys.
         """
         return int(key) if key.isdigit() and int(key) < self._n_actions else None
+
+    def key_help(self) -> str:
+        """What :meth:`action_for_key` reads, in a line (``grid-games play`` shows it)."""
+        return self.keys or f"an action number, 0 to {self._n_actions - 1}"
 
     # --------------------------------------------------------------- helpers
     def _snapshot_key(self) -> tuple[tuple[str, Any], ...]:

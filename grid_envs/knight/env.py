@@ -141,6 +141,7 @@ class KnightEnv(GridEnv):
     default_illegal_action_penalty = -0.05
 
     reset_options = ("level",)
+    keys = "w a s d, h j k l, the arrow keys or up/down/left/right step"
 
     def __init__(
         self,

@@ -106,6 +106,7 @@ class Lines98Env(GridEnv):
     - v0: first release.
     """
 
+    keys = "R1 C1 R2 C2 moves the ball at row R1, column C1 to row R2, column C2"
     default_illegal_action_penalty = -1.0
 
     def __init__(

@@ -113,6 +113,7 @@ class MinesweeperEnv(GridEnv):
     - v0: first release.
     """
 
+    keys = "R C reveals the cell at row R, column C; f R C flags it (with allow_flags)"
     default_illegal_action_penalty = -0.05
 
     def __init__(

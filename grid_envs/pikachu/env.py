@@ -90,6 +90,7 @@ class PikachuEnv(GridEnv):
       are ``Pikachu-Shuffle-v0``.
     """
 
+    keys = "R1 C1 R2 C2 matches the tiles at row R1, column C1 and row R2, column C2"
     default_illegal_action_penalty = -0.05
 
     def __init__(

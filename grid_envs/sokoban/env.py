@@ -192,6 +192,7 @@ class SokobanEnv(GridEnv):
     """
 
     reset_options = ("level",)
+    keys = "w a s d, h j k l, the arrow keys or up/down/left/right walk and push"
 
     def __init__(
         self,

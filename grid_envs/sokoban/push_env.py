@@ -56,6 +56,8 @@ class SokobanPushEnv(SokobanEnv):
     - v0: first release.
     """
 
+    keys = "R C D pushes the box at row R, column C: D 0 up, 1 down, 2 left, 3 right"
+
     def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
         super().__init__(render_mode, **kwargs)
         rows, cols = self.obs_shape
