@@ -24,7 +24,7 @@ import json
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -49,12 +49,13 @@ class MaskedObservation(gym.ObservationWrapper[dict[str, np.ndarray], Any, np.nd
         space = env.action_space
         assert isinstance(space, gym.spaces.Discrete), "the grid games' actions are Discrete"
         n = int(space.n)
-        self.observation_space = gym.spaces.Dict(
+        space = gym.spaces.Dict(
             {
                 "observations": env.observation_space,
                 "action_mask": gym.spaces.Box(0, 1, (n,), dtype=np.uint8),
             }
         )
+        self.observation_space = cast(gym.Space[dict[str, np.ndarray]], space)
 
     def observation(self, observation: np.ndarray) -> dict[str, np.ndarray]:
         mask = self.env.unwrapped.action_masks()  # type: ignore[attr-defined]
@@ -79,7 +80,8 @@ class MaskedBatchObservation(gym.vector.VectorWrapper):
         )
 
     def _masked(self, observations: np.ndarray) -> dict[str, np.ndarray]:
-        masks = self.env.unwrapped.action_masks().astype(np.uint8)
+        batch: Any = self.env.unwrapped  # a GridVectorEnv: the masks of the whole batch
+        masks = batch.action_masks().astype(np.uint8)
         return {"observations": observations, "action_mask": masks}
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:

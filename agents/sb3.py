@@ -596,14 +596,19 @@ def _eval_callback(config: TrainConfig, out: Path, per_env: int) -> Any:
         "deterministic": True,
         "verbose": 0,
     }
+    from stable_baselines3.common.callbacks import EvalCallback
+
+    Callback: type[EvalCallback] = EvalCallback
     if config.algo == "maskable-ppo":
-        from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback as Callback
-    else:
-        from stable_baselines3.common.callbacks import EvalCallback as Callback
+        from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
+
+        Callback = MaskableEvalCallback
 
     class EvalAtEnd(Callback):  # type: ignore[misc, valid-type]
         """SB3's evaluation, and one more at the end when the last step was not evaluated
         (a run shorter than ``eval_freq``, one stopped at its time limit)."""
+
+        eval_freq: int
 
         def _on_training_end(self) -> None:
             super()._on_training_end()

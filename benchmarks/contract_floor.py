@@ -89,7 +89,8 @@ def main() -> None:
     print("|---|---|---|---|")
     for name, shape in SHAPES.items():
         env_id = f"NullGame{name}-v0"
-        gym.register(env_id, entry_point=NullGame, kwargs=dict(zip(
+        creator: Any = NullGame  # a Gymnasium env class, which register takes
+        gym.register(env_id, entry_point=creator, kwargs=dict(zip(
             ("actions", "planes", "rows", "cols"), shape, strict=True
         )), max_episode_steps=10**9)  # fmt: skip
         env = gym.make(env_id)

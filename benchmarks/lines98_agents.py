@@ -35,6 +35,7 @@ import statistics
 import sys
 import time
 from multiprocessing import Pool
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -75,7 +76,8 @@ def crowded_positions(seed: int) -> list[Snapshot]:
     env = gym.make("GridGames/Lines98-v0", max_episode_steps=100_000)
     agent = agent_for("lookahead:replies=0", env, seed)
     obs, _ = env.reset(seed=seed)
-    game, kept = env.unwrapped, []
+    game: Any = env.unwrapped
+    kept = []
     while True:
         s = game.game_state()
         if s.moves % 20 == 10 and 26 <= s.empty_cells <= 44:
@@ -90,7 +92,7 @@ def play_from(job: tuple[str, int, Snapshot, int]) -> tuple[bool, int, int, floa
     name, index, snapshot, moves = job
     env = gym.make("GridGames/Lines98-v0", max_episode_steps=100_000)
     env.reset(seed=0)
-    game = env.unwrapped
+    game: Any = env.unwrapped
     game.restore(snapshot)
     agent = agent_for(name, env, index)
     obs, start = game.observe(), time.perf_counter()
@@ -108,7 +110,9 @@ def play_capped(job: tuple[str, int, int]) -> tuple[float, bool, int, float]:
     env = gym.make("GridGames/Lines98-v0", max_episode_steps=100_000)
     agent = agent_for(name, env, seed)
     obs, _ = env.reset(seed=seed)
-    game, empty, start = env.unwrapped, [], time.perf_counter()
+    game: Any = env.unwrapped
+    empty: list[int] = []
+    start = time.perf_counter()
     terminated = False
     while len(empty) < cap and not terminated:
         empty.append(game.game_state().empty_cells)

@@ -40,7 +40,9 @@ def main() -> None:
     parser.add_argument("--proof-time", type=float, default=10.0)
     args = parser.parse_args()
     status: dict[str, int] = {}
-    times, second, one, best20 = [], {}, 0, 0
+    times: list[float] = []
+    second: dict[str, int] = {}
+    one = best20 = 0
     undecided: list[int] = []
     for s in range(args.first, args.first + args.boards):
         board = random_board(9, 16, 36, np.random.default_rng(s))

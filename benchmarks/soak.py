@@ -46,7 +46,7 @@ def soak_single(env_id: str, steps: int, seed: int) -> dict[str, Any]:
     env = gym.make(env_id)
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
-    base = env.unwrapped
+    base: Any = env.unwrapped  # a GridEnv
     episodes = errors = 0
     first_error = ""
     mark = steps // 10
@@ -60,7 +60,7 @@ def soak_single(env_id: str, steps: int, seed: int) -> dict[str, Any]:
             else:
                 action = int(rng.choice(np.flatnonzero(mask)))
             _, reward, terminated, truncated, _ = env.step(action)
-            if not np.isfinite(reward):
+            if not np.isfinite(float(reward)):
                 raise ValueError(f"reward {reward}")
             if terminated or truncated:
                 episodes += 1

@@ -70,7 +70,7 @@ from grid_envs.bench import fill_pool
 from grid_games.cli import parse_settings
 
 HELD_OUT_SEED = 1_000_000
-PATHS = {
+PATHS: dict[str, dict[str, Any]] = {
     "dummy": {"vec_env": "dummy", **PATH_DEFAULTS["dummy"], "precision": "fp32"},
     "batched, same PPO": {"vec_env": "batched", "n_envs": 16, "n_steps": 64,
                           "batch_size": 256, "n_epochs": 10, "precision": "fp32"},

@@ -144,7 +144,7 @@ class VectorPotentialShaping(gym.vector.VectorWrapper):
 
     def potentials(self, rows: np.ndarray | None = None) -> np.ndarray:
         """phi of the envs ``rows`` (all by default), float64."""
-        base = self.env.unwrapped
+        base: Any = self.env.unwrapped  # a GridVectorEnv, or Gymnasium's list of single envs
         if self.batched is not None:
             values = self.batched(base)
             return values if rows is None else values[rows]

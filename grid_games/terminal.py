@@ -42,7 +42,7 @@ def keys_by_game() -> str:
     games: dict[str, list[str]] = {}
     for env_id in grid_envs.ENVS:
         creator = gym.spec(env_id).entry_point
-        cls = load_env_creator(creator) if isinstance(creator, str) else creator
+        cls: Any = load_env_creator(creator) if isinstance(creator, str) else creator
         games.setdefault(cls.keys or "an action number", []).append(env_id.split("/")[1])
     lines = [f"  {', '.join(ids)}: {keys}" for keys, ids in games.items()]
     return "\n".join(["keys of each game (an action number works in every game):", *lines,

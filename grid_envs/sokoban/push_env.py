@@ -82,6 +82,7 @@ class SokobanPushEnv(SokobanEnv):
     def _set_state(self, state: Any) -> None:
         super()._set_state(state)
         s = self.state  # the walk distances belong to the restored position, not the last
+        assert s is not None
         self._walk = bfs_distances(s.floor & ~s.boxes, s.player)
 
     def _apply(self, action: int) -> tuple[float, bool, bool]:
