@@ -6,7 +6,8 @@ The limits on sizes are the documented ones:
 * a board side is at most :data:`MAX_SIDE` cells (Lines98 and Pikachu, whose actions are
   cell pairs, at most :data:`MAX_PAIR_SIDE`);
 * a level pool holds at most :data:`MAX_POOL` levels;
-* a level file or string is at most :data:`MAX_LEVEL_TEXT` characters;
+* a level file or string is at most :data:`MAX_LEVEL_TEXT` characters and
+  :data:`MAX_LEVELS` levels;
 * a batched env steps at most :data:`MAX_BATCH` envs.
 """
 
@@ -30,6 +31,10 @@ MAX_PAIR_SIDE = 32
 MAX_POOL = 10_000_000
 #: The most characters a level file or string may have (about 100 MB).
 MAX_LEVEL_TEXT = 100_000_000
+#: The most levels one level file or string may hold: each is parsed, checked and kept in
+#: memory when the env is made (about 10 s and 150 MB at this bound); a larger collection
+#: goes in a folder of files (Boxoban's layout), which is read a file at a time.
+MAX_LEVELS = 100_000
 #: The most envs one batched env may step.
 MAX_BATCH = 1_048_576
 

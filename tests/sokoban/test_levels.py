@@ -16,7 +16,7 @@ from grid_envs.sokoban import (
     save_collection,
     write_xsb,
 )
-from grid_envs.sokoban.levels import level_to_xsb
+from grid_envs.sokoban.levels import _BOARD_STARTS, level_to_xsb
 
 COLLECTION = """; GridGames test collection
 ; written for these tests
@@ -158,3 +158,26 @@ def test_boxoban_directory(tmp_path: Path) -> None:
     assert len(seen) > 5
     with pytest.raises(ValueError, match="holds no"):
         BoxobanDirectory(tmp_path / "empty_dir" if (tmp_path / "empty_dir").mkdir() is None else "")
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_the_level_count_scan_agrees_with_the_parser(newline: str) -> None:
+    """The one-scan count that bounds a collection sees the levels the parser reads:
+    comments, titles, run-length lines, '-' floors, boards back to back after a comment."""
+    text = COLLECTION + "; fourth\n--#####\n--#@$.#\n--#####\n; fifth\n#####\n#@$.#\n#####\n"
+    text = text.replace("\n", newline)
+    assert sum(1 for _ in _BOARD_STARTS.finditer(text)) == len(parse_xsb(text)) == 5
+
+
+def test_a_collection_over_the_level_bound_is_refused_before_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from grid_envs.core import checks
+
+    monkeypatch.setattr(checks, "MAX_LEVELS", 1_000)
+    path = tmp_path / "many.xsb"
+    path.write_text("; a\n#####\n#@$.#\n#####\n\n" * 1_001)
+    with pytest.raises(ValueError, match="1,001 levels, more than the 1,000 a level file"):
+        gym.make("GridGames/Sokoban-v0", levels=str(path))
+    path.write_text("; a\n#####\n#@$.#\n#####\n\n" * 1_000)
+    assert len(gym.make("GridGames/Sokoban-v0", levels=str(path)).unwrapped.levels) == 1_000
