@@ -21,7 +21,10 @@
 from __future__ import annotations
 
 import json
+import logging
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -31,7 +34,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.networks import grid_cnn_parts, require
-from agents.runs import check_same_run, read_json
+from agents.runs import Interrupted, check_run_folder, check_same_run, read_json, run_lock
 from grid_envs.core.base_env import GridEnv
 
 POLICY_DIR = "policy"  # the exported RLModule, inside a run folder
@@ -268,6 +271,7 @@ class RLlibResult:
     seconds: float
     resumed: bool
     curve: list[tuple[int, float, float]]  # (env steps, mean episode return, env steps/s)
+    already_done: bool = False  # the folder held a finished run of these steps: not retrained
 
 
 def _steps_of(result: dict[str, Any]) -> int:
@@ -286,30 +290,62 @@ def train_rllib(
     ray = require("ray", "distributed", "the rllib backend")
     import torch
 
-    # more torch threads than free cores slow the learner down many times over (measured:
-    # 7.4 s against 0.5 s an update next to two env runners on 2 cores)
-    torch.set_num_threads(config.learner_threads)
     out = Path(out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    check_same_run(config, out, RUN_KEYS, kind="an RLlib run")
+    check_run_folder(out, "rllib")
+    if out.exists():
+        check_same_run(config, out, RUN_KEYS, kind="an RLlib run", write=False)
+    done = _finished_steps(out)
+    if done >= config.timesteps:  # finished: nothing is retrained or overwritten
+        settings = read_json(out / "settings.json")
+        return RLlibResult(out, out / POLICY_DIR, done, float(settings.get("seconds", 0.0)),
+                           True, _curve(out), already_done=True)  # fmt: skip
+    with run_lock(out):
+        # more torch threads than free cores slow the learner down many times over
+        # (measured: 7.4 s against 0.5 s an update next to two env runners on 2 cores)
+        torch.set_num_threads(config.learner_threads)
+        out.mkdir(parents=True, exist_ok=True)
+        check_same_run(config, out, RUN_KEYS, kind="an RLlib run")
+        started = not ray.is_initialized()
+        if started:
+            ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        try:
+            return _train(config, out, log)
+        finally:
+            if started:
+                ray.shutdown()
+
+
+def _finished_steps(out: Path) -> int:
+    """Env steps of the finished run in ``out`` (0 when there is none, or when it was
+    interrupted: it goes on from its checkpoint)."""
+    path = out / "settings.json"
+    if not path.exists() or not (out / POLICY_DIR).is_dir():
+        return 0
+    settings = read_json(path)
+    return 0 if settings.get("interrupted") else int(settings.get("timesteps_done", 0))
+
+
+def _curve(out: Path) -> list[tuple[int, float, float]]:
+    path = out / "curve.json"
+    if not path.exists():
+        return []
+    return [(int(t), float(m), float(r)) for t, m, r in read_json(path, list)]
+
+
+def _train(config: RLlibConfig, out: Path, log: Any) -> RLlibResult:
+    """The training loop of :func:`train_rllib`, on a started Ray runtime: Ctrl-C saves a
+    checkpoint and the policy so far, and the run goes on from it when asked again."""
     checkpoint = out / "checkpoint"
-    started = not ray.is_initialized()
-    if started:
-        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    resumed = (checkpoint / "rllib_checkpoint.json").exists()
+    algo = algorithm_config(config).build_algo()
+    if resumed:
+        algo.restore_from_path(str(checkpoint))
+    curve = _curve(out) if resumed else []
+    steps = int(curve[-1][0]) if curve else 0
+    start = time.perf_counter()
+    iteration = 0
+    interrupted = False
     try:
-        resumed = (checkpoint / "rllib_checkpoint.json").exists()
-        algo = algorithm_config(config).build_algo()
-        if resumed:
-            algo.restore_from_path(str(checkpoint))
-        curve_path = out / "curve.json"
-        curve: list[tuple[int, float, float]] = (
-            [(int(t), float(m), float(r)) for t, m, r in read_json(curve_path, list)]
-            if resumed
-            else []
-        )
-        steps = int(curve[-1][0]) if curve else 0
-        start = time.perf_counter()
-        iteration = 0
         while steps < config.timesteps:
             tick = time.perf_counter()
             result = algo.train()
@@ -322,17 +358,20 @@ def train_rllib(
             log(f"iteration {iteration}: {steps} env steps, return {mean:.3f}, {rate:,.0f} steps/s")
             if iteration % config.checkpoint_every == 0 or steps >= config.timesteps:
                 algo.save_to_path(str(checkpoint))
-                curve_path.write_text(json.dumps(curve))
-        seconds = time.perf_counter() - start
-        policy_path = out / POLICY_DIR
-        algo.get_module().save_to_path(str(policy_path))
-        algo.stop()
-    finally:
-        if started:
-            ray.shutdown()
+                (out / "curve.json").write_text(json.dumps(curve))
+    except KeyboardInterrupt:
+        interrupted = True
+        algo.save_to_path(str(checkpoint))
+        (out / "curve.json").write_text(json.dumps(curve))
+    seconds = time.perf_counter() - start
+    policy_path = out / POLICY_DIR
+    algo.get_module().save_to_path(str(policy_path))
+    algo.stop()
     settings = {**asdict(config), "backend": "rllib", "timesteps_done": steps,
-                "seconds": round(seconds, 1)}  # fmt: skip
+                "seconds": round(seconds, 1), "interrupted": interrupted}  # fmt: skip
     (out / "settings.json").write_text(json.dumps(settings, indent=2))
+    if interrupted:
+        raise Interrupted(steps, policy_path)
     return RLlibResult(out, policy_path, steps, seconds, resumed, curve)
 
 
@@ -343,6 +382,23 @@ def _policy_dir(path: str | Path) -> Path:
     """The exported policy folder, given it or the run folder that holds it."""
     p = Path(path)
     return p if p.name == POLICY_DIR else p / POLICY_DIR
+
+
+@contextmanager
+def _without_ray_shim_warning() -> Iterator[None]:
+    """Drop the deprecation warning Ray logs whenever any RLModule is built (RLModule's
+    own ``__init__`` makes the deprecated ``RLModuleConfig`` for old subclasses; the
+    module here takes the new arguments), and nothing else."""
+
+    def keep(record: logging.LogRecord) -> bool:
+        return "RLModule(config=" not in record.getMessage()
+
+    log = logging.getLogger("ray._common.deprecation")
+    log.addFilter(keep)
+    try:
+        yield
+    finally:
+        log.removeFilter(keep)
 
 
 def is_rllib_policy(path: str | Path) -> bool:
@@ -364,7 +420,9 @@ class RLlibPolicyAgent(Agent):
         from ray.rllib.core.rl_module.rl_module import RLModule
 
         p = _policy_dir(path)
-        agent = cls(RLModule.from_checkpoint(str(p.resolve())), env, seed)
+        with _without_ray_shim_warning():
+            module = RLModule.from_checkpoint(str(p.resolve()))
+        agent = cls(module, env, seed)
         agent.name = f"rllib-ppo:{p.parent.name}"
         return agent
 

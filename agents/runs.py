@@ -121,10 +121,19 @@ def check_model_file(path: Path) -> None:
         )
 
 
-def check_run_folder(out: Path) -> None:
-    """The run folder must be a folder, or not exist yet."""
+def check_run_folder(out: Path, backend: str = "sb3") -> None:
+    """The run folder must be a folder, or not exist yet, and hold no run of the other
+    backend (``"sb3"`` or ``"rllib"``; an RLlib run's config names its learner threads)."""
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {str(out)!r} is a file; a run folder is needed")
+    path = out / "config.json"
+    if path.exists():
+        theirs = "rllib" if "learner_threads" in read_json(path) else "sb3"
+        if theirs != backend:
+            raise ValueError(
+                f"{out} holds a run of the {theirs} backend; choose another --out for the "
+                f"{backend} backend"
+            )
 
 
 def saved_steps(out: Path) -> int:

@@ -264,7 +264,12 @@ def _train_rllib(env: str, args: argparse.Namespace) -> int:
     out = args.out or f"runs/{env.split('/')[1]}-rllib-s{args.seed}"
     result = train_rllib(config, out, address=args.address)
     resumed = " (resumed)" if result.resumed else ""
-    print(f"trained {result.timesteps} env steps in {result.seconds:.0f} s{resumed}")
+    if result.already_done:
+        print(f"{out} already holds a finished run of {result.timesteps:,} env steps "
+              f"({result.seconds:.0f} s): nothing retrained; ask for more with --timesteps "
+              f"to go on from it")  # fmt: skip
+    else:
+        print(f"trained {result.timesteps} env steps in {result.seconds:.0f} s{resumed}")
     print(f"policy: {result.policy_path}  checkpoint: {result.out / 'checkpoint'}")
     return 0
 

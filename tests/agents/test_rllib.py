@@ -76,7 +76,9 @@ def test_the_module_never_gives_an_illegal_action_any_weight() -> None:
     assert values.shape == (1,)
 
 
-def test_rllib_learns_a_fixed_maze_checkpoints_resumes_and_exports(tmp_path: Path) -> None:
+def test_rllib_learns_a_fixed_maze_checkpoints_resumes_and_exports(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     """Two env runners on a local Ray runtime; about a minute on 2 cores."""
     kwargs = {"level": str(sample_paths()[0]), "energy_slack": 1.5}
     config = RLlibConfig("GridGames/Knight-v0", timesteps=8_000, env_kwargs=kwargs)
@@ -98,13 +100,45 @@ def test_rllib_learns_a_fixed_maze_checkpoints_resumes_and_exports(tmp_path: Pat
     settings = json.loads((out / "settings.json").read_text())
     assert settings["backend"] == "rllib" and settings["timesteps_done"] == more.timesteps
 
-    # the CLI evaluates the exported policy on the board it was trained on
+    # the same command once more: a finished run, kept as it is
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    again = train_rllib(RLlibConfig(**{**config.__dict__, "timesteps": 9_000}), out)
+    assert again.already_done and again.timesteps == more.timesteps
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+    # the CLI evaluates the exported policy on the board it was trained on, without Ray's
+    # deprecation warning
+    capfd.readouterr()
     assert cli.main(["eval", "Knight-v0", "--agent", str(out), "--episodes", "5"]) == 0
+    assert "Deprecat" not in capfd.readouterr().err
 
 
 def test_a_folder_with_another_rllib_run_is_refused(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text(
-        json.dumps({"env_id": "GridGames/Knight-v0", "env_kwargs": {"rows": 5}})
+        json.dumps(
+            {"env_id": "GridGames/Knight-v0", "env_kwargs": {"rows": 5}, "learner_threads": 1}
+        )
     )
     with pytest.raises(ValueError, match="holds an RLlib run with other settings"):
         train_rllib(RLlibConfig("GridGames/Knight-v0", timesteps=1), tmp_path)
+
+
+def test_ctrl_c_saves_the_rllib_run_and_the_run_goes_on(tmp_path: Path) -> None:
+    """Ctrl-C (here raised after the first iteration) keeps a checkpoint and the policy
+    so far and says so; the same command then goes on from the checkpoint."""
+    from agents.runs import Interrupted
+
+    kwargs = {"level": str(sample_paths()[0]), "energy_slack": 1.5}
+    config = RLlibConfig("GridGames/Knight-v0", timesteps=3_000, env_kwargs=kwargs,
+                         num_env_runners=1)  # fmt: skip
+
+    def stop(_: str) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(Interrupted, match=r"interrupted at [0-9,]+ steps"):
+        train_rllib(config, tmp_path, log=stop)
+    settings = json.loads((tmp_path / "settings.json").read_text())
+    assert settings["interrupted"] and (tmp_path / "policy").is_dir()
+    first = settings["timesteps_done"]
+    result = train_rllib(config, tmp_path, log=lambda _: None)
+    assert result.resumed and result.timesteps >= 3_000 and result.curve[0][0] == first

@@ -183,3 +183,20 @@ def test_a_run_shorter_than_its_evaluation_interval_is_evaluated_at_its_end(
     result = train(tiny(timesteps=128, eval_freq=10_000), tmp_path, progress=False)
     steps = [t for t, _, _ in read_curve(tmp_path)]
     assert steps == [0, result.timesteps]  # the starting policy and the one it ends with
+
+
+def test_a_folder_of_the_other_backend_is_refused(tmp_path: Path) -> None:
+    """An RLlib run's folder is not an SB3 run's, and the reverse: refused in one line,
+    naming the backend that wrote it, before anything is written."""
+    from agents.rllib import RUN_KEYS, RLlibConfig
+    from agents.runs import check_run_folder, check_same_run
+
+    rllib = tmp_path / "rllib"
+    rllib.mkdir()
+    check_same_run(RLlibConfig("GridGames/Minesweeper-v0", env_kwargs=TINY), rllib, RUN_KEYS)
+    with pytest.raises(ValueError, match="holds a run of the rllib backend"):
+        train(tiny(), rllib, progress=False)
+    assert sorted(p.name for p in rllib.iterdir()) == ["config.json"]
+    train(tiny(), tmp_path / "sb3", progress=False)
+    with pytest.raises(ValueError, match="holds a run of the sb3 backend"):
+        check_run_folder(tmp_path / "sb3", "rllib")
