@@ -258,3 +258,57 @@ def test_train_says_when_a_rollout_is_more_than_the_steps_asked(
     assert trained > 64
     assert f"PPO trains whole rollouts of 4 envs x {trained // 4} steps" in out
     assert f"64 asked, {trained:,} trained" in out
+
+
+# each command with an argument that makes it stop before any work (an unknown env, a
+# missing file), so that an option value the parser accepts still ends at once
+REFUSED = {
+    "list": ["list"], "play": ["play", "Nope-v0"], "solve": ["solve", "{tmp}/none.xsb"],
+    "generate": ["generate", "knight", "--out", "{tmp}"], "train": ["train", "Nope-v0"],
+    "compare": ["compare", "--envs", "Nope-v0"], "bench": ["bench", "--envs", "Nope-v0"],
+    "demos": ["demos", "Nope-v0"], "eval": ["eval", "Nope-v0"], "iterate": ["iterate", "Nope-v0"],
+}  # fmt: skip
+
+
+def typed_options() -> list[tuple[str, str]]:
+    parser = cli.build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return [(name, action.option_strings[0]) for name, sub in commands.choices.items()
+            for action in sub._actions
+            if action.option_strings and action.nargs != 0 and action.type is not None]  # fmt: skip
+
+
+def test_every_command_has_a_refused_form() -> None:
+    assert set(REFUSED) == set(cli.COMMANDS)
+
+
+@pytest.mark.parametrize(("command", "option"), typed_options())
+def test_every_typed_option_refuses_nonsense_in_one_line(
+    command: str, option: str, tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every command's every typed option, given text, not-a-number, a negative and a
+    fraction: exit code 2 and one line on stderr, never a traceback (text always names the
+    option; a value the parser accepts ends at the command's own refusal)."""
+    base = [a.replace("{tmp}", str(tmp_path)) for a in REFUSED[command]]
+    for value in ("x", "nan", "-1", "2.5", "1e999"):
+        try:
+            code = cli.main([*base, option, value])
+        except SystemExit as stop:
+            code = stop.code
+        err = capsys.readouterr().err
+        assert code == 2 and len(err.strip().splitlines()) == 1, (value, err)
+        assert "Traceback" not in err
+        if value == "x":
+            assert option in err, err
+
+
+def test_an_unknown_option_or_a_missing_argument_is_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for argv in (["list", "--bogus"], *[[name] for name in cli.COMMANDS if name != "list"]):
+        if argv == ["compare"] or argv == ["bench"]:
+            continue  # these run with no argument at all
+        with pytest.raises(SystemExit) as stop:
+            cli.main(argv)
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and len(err.strip().splitlines()) == 1, (argv, err)
