@@ -66,9 +66,20 @@ class PolicyAgent(Agent):
 
     @classmethod
     def load(
-        cls, path: str | Path, env: Any = None, seed: int | None = None, sample: bool = False
+        cls,
+        path: str | Path,
+        env: Any = None,
+        seed: int | None = None,
+        sample: bool = False,
+        threads: int | None = None,
     ) -> PolicyAgent:
+        """The model at ``path`` as an agent. Playing it is one position a forward pass,
+        which gains nothing from more torch threads and loses much when another process
+        holds the other cores: the process is set to ``threads`` (by default
+        ``GRIDGAMES_TORCH_THREADS``, else 1; :func:`agents.sb3.set_threads`)."""
         import zipfile
+
+        from agents.sb3 import set_threads
 
         path = Path(path)
         settings = settings_of(path)
@@ -77,6 +88,7 @@ class PolicyAgent(Agent):
             model = algo_class(settings["algo"]).load(path, device="cpu")
         except (zipfile.BadZipFile, KeyError, OSError) as error:
             raise ValueError(f"{path} is not a stable-baselines3 model ({error})") from None
+        set_threads(threads, default=1)
         agent = cls(model, settings["algo"], env, seed, sample)
         agent.name = f"{settings['algo']}:{path.parent.name}" + (" sampled" if sample else "")
         return agent

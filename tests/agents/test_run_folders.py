@@ -200,3 +200,24 @@ def test_a_folder_of_the_other_backend_is_refused(tmp_path: Path) -> None:
     train(tiny(), tmp_path / "sb3", progress=False)
     with pytest.raises(ValueError, match="holds a run of the sb3 backend"):
         check_run_folder(tmp_path / "sb3", "rllib")
+
+
+def test_playing_a_model_uses_one_torch_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import torch
+
+    from agents.sb3 import THREADS_VARIABLE
+
+    monkeypatch.delenv(THREADS_VARIABLE, raising=False)
+    model = train(tiny(timesteps=128), tmp_path, progress=False).model_path
+    kept = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        PolicyAgent.load(model)
+        assert torch.get_num_threads() == 1  # a batch-1 forward pass gains nothing from more
+        monkeypatch.setenv(THREADS_VARIABLE, "2")
+        PolicyAgent.load(model)
+        assert torch.get_num_threads() == min(2, len(os.sched_getaffinity(0)))
+    finally:
+        torch.set_num_threads(kept)
