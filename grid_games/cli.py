@@ -200,6 +200,15 @@ def cmd_train(args: argparse.Namespace) -> int:
         return _train_rllib(env, args)
     from agents.sb3 import default_config, train
 
+    teaching = {"--teacher-steps": args.teacher_steps, "--dagger-rounds": args.dagger_rounds,
+                "--teacher-epochs": args.teacher_epochs, "--teacher-lr": args.teacher_lr,
+                "--teacher-workers": args.teacher_workers,
+                "--warm-teacher": args.warm_teacher}  # fmt: skip
+    given = [flag for flag, value in teaching.items() if value is not None]
+    if given and args.teacher is None:
+        raise ValueError(f"{', '.join(given)}: options of a --teacher run; name the teacher")
+    if args.warm_steps is not None and args.warm_teacher is None:
+        raise ValueError("--warm-steps: an option of --warm-teacher; name the warm teacher")
     config = default_config(
         env, algo=args.algo, timesteps=args.timesteps, seed=args.seed, n_envs=args.n_envs,
         shaping=args.shaping, policy=args.policy, vec_env=args.vec_env, threads=args.threads,
