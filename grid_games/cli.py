@@ -291,6 +291,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     out = args.out or time.strftime("compare-%Y%m%d-%H%M%S")
     if Path(out).exists() and not Path(out).is_dir():
         raise ValueError(f"--out {out!r} is a file; compare writes a folder")
+    training = {"--budget": args.budget != 1.0, "--timesteps": args.timesteps is not None,
+                "--scratch": args.scratch}  # fmt: skip
+    given = [flag for flag, value in training.items() if value]
+    if args.no_train and given:
+        raise ValueError(f"{', '.join(given)}: options of the training --no-train leaves out")
     result = run_compare(
         envs, budget=args.budget, timesteps=args.timesteps, episodes=args.episodes,
         seed=args.seed, out=out, train_models=not args.no_train, scratch=args.scratch,

@@ -233,6 +233,8 @@ def test_train_policy_choices_are_the_trainers_policies() -> None:
         (["demos", "Sokoban-v0", "--episodes", "0"], "--episodes: must be at least 1"),
         (["nope"], "invalid choice"),
         (["compare", "--no-train", "--out", "{tmp}/file.txt"], "is a file; compare writes"),
+        (["compare", "--no-train", "--scratch", "--budget", "2"],
+         "--budget, --scratch: options of the training --no-train leaves out"),
     ],
 )  # fmt: skip
 def test_expected_failures_are_one_line_and_exit_2(
