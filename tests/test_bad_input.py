@@ -62,6 +62,7 @@ BAD_KWARGS = [
     ("GridGames/Sokoban-v0", {"pool_seed": None}, "pool_seed must be an integer, got None"),
     ("GridGames/Sokoban-v0", {"pool_seed": "a"}, "pool_seed must be an integer"),
     ("GridGames/Sokoban-v0", {"level_pool": [1, 2]}, "level_pool must be an integer"),
+    ("GridGames/Sokoban-v0", {"level_order": "sequential"}, "plays a list of levels"),
     ("GridGames/Knight-v0", {"generator": "big"}, "generator must be a KnightGenerator"),
     (
         "GridGames/Knight-v0",

@@ -236,6 +236,11 @@ class SokobanEnv(GridEnv):
             checks.instance("generator", generator, SokobanGenerator)
         pool_seed = checks.integer("pool_seed", pool_seed, 0)
         self.levels = load_levels(levels) if levels is not None else None
+        if level_order == "sequential" and not isinstance(self.levels, list):
+            raise ValueError(
+                "level_order='sequential' plays a list of levels (an XSB file or text) in "
+                "order; generated levels and a Boxoban folder have no order to follow"
+            )
         self.generator = generator
         if self.levels is None and generator is None:
             self.generator = SokobanGenerator(rows, cols, num_boxes, min_pushes=min_pushes)
