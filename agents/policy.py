@@ -76,10 +76,10 @@ class PolicyAgent(Agent):
         """The model at ``path`` as an agent. Playing it is one position a forward pass,
         which gains nothing from more torch threads and loses much when another process
         holds the other cores: the process is set to ``threads`` (by default
-        ``GRIDGAMES_TORCH_THREADS``, else 1; :func:`agents.sb3.set_threads`)."""
+        ``GRIDGAMES_TORCH_THREADS``, else 1; :func:`agents.networks.set_threads`)."""
         import zipfile
 
-        from agents.sb3 import set_threads
+        from agents.networks import set_threads
 
         path = Path(path)
         settings = settings_of(path)

@@ -207,7 +207,7 @@ def test_playing_a_model_uses_one_torch_thread(
 ) -> None:
     import torch
 
-    from agents.sb3 import THREADS_VARIABLE
+    from agents.networks import THREADS_VARIABLE
 
     monkeypatch.delenv(THREADS_VARIABLE, raising=False)
     model = train(tiny(timesteps=128), tmp_path, progress=False).model_path
