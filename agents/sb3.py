@@ -97,7 +97,7 @@ class TrainConfig:
     threads: int | None = None  # torch threads; None: every core this process may use
     device: str = "auto"  # "auto": CUDA where present, else the CPU
     # the algorithms as teachers (agents.imitation): cloning and DAgger before PPO
-    teacher: str | None = None  # a baseline's name (grid-games agents ENV lists them)
+    teacher: str | None = None  # a baseline's name (agents.registry.list_agents(ENV))
     teacher_states: int = 20_000  # labelled states in all, over the DAgger rounds
     dagger_rounds: int = 3  # round 0: the teacher plays; then the learner, the teacher labels
     teacher_epochs: int = 4  # passes over the labelled states after each round

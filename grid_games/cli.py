@@ -499,6 +499,16 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
+def env_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("env", help="env id, e.g. Sokoban-v0 or GridGames/Sokoban-v0")
+
+
+def set_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="an env argument, e.g. --set rows=8 or --set levels=my.xsb "
+                   "(repeatable; a value is read as JSON where it parses)")  # fmt: skip
+
+
 def build_parser() -> argparse.ArgumentParser:
     from agents.sb3 import POLICIES  # no torch: the training side is imported when it runs
 
@@ -508,25 +518,30 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("play", help="play an env yourself, in the terminal or a window",
                        formatter_class=_KeysHelp)  # fmt: skip
-    p.add_argument("env", help="env id, e.g. Sokoban-v0 or GridGames/Sokoban-v0")
-    p.add_argument("--seed", type=count(0), default=None)
+    env_argument(p)
+    p.add_argument(
+        "--seed",
+        type=count(0),
+        default=None,
+        help="the seed of the first game (default: a random one)",
+    )
     p.add_argument("--window", action="store_true", help="a pygame window (needs [human])")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="env argument, e.g. --set levels=my.xsb (repeatable)")  # fmt: skip
+    set_argument(p)
 
     p = sub.add_parser("solve", help="solve Sokoban levels with push search")
     p.add_argument("levels", help="an XSB file (one level or a collection)")
     p.add_argument("--level", type=count(1), default=None, help="1-based level number")
     p.add_argument("--time-limit", type=seconds, default=10.0, help="seconds per level")
-    p.add_argument("--mode", choices=("fast", "optimal"), default="fast")
+    p.add_argument("--mode", choices=("fast", "optimal"), default="fast",
+                   help="fast: any solution; optimal: the fewest pushes (slower)")  # fmt: skip
     p.add_argument("--json", action="store_true", help="one JSON object per level")
 
     p = sub.add_parser("generate", help="write generated levels to a file")
-    p.add_argument("game", choices=("knight", "sokoban"))
+    p.add_argument("game", choices=("knight", "sokoban"), help="the game whose levels to write")
     p.add_argument("--out", required=True, help="the file to write")
-    p.add_argument("--seed", type=count(0), default=0)
-    p.add_argument("--rows", type=count(1), default=None)
-    p.add_argument("--cols", type=count(1), default=None)
+    p.add_argument("--seed", type=count(0), default=0, help="the generator's seed")
+    p.add_argument("--rows", type=count(1), default=None, help="default: 9 knight, 10 sokoban")
+    p.add_argument("--cols", type=count(1), default=None, help="default: 9 knight, 10 sokoban")
     p.add_argument("--loops", type=float, default=0.1, help="knight: extra openings")
     p.add_argument("--monsters", type=float, default=0.1, help="knight: monster density")
     p.add_argument("--items", type=float, default=0.05, help="knight: item density")
@@ -536,8 +551,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--min-pushes", type=count(0), default=0, help="sokoban: difficulty floor")
 
     p = sub.add_parser("train", help="train MaskablePPO, PPO or DQN with stable-baselines3")
-    p.add_argument("env")
-    p.add_argument("--algo", choices=("maskable-ppo", "ppo", "dqn"), default="maskable-ppo")
+    env_argument(p)
+    p.add_argument("--algo", choices=("maskable-ppo", "ppo", "dqn"), default="maskable-ppo",
+                   help="maskable-ppo (the default) never picks an illegal action")  # fmt: skip
     p.add_argument("--timesteps", type=count(1), default=None, help="default: 50,000")
     p.add_argument("--out", default=None, help="run folder; rerunning it resumes")
     p.add_argument("--shaping", default=None,
@@ -556,7 +572,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the network's channels (default: the policy's own)")  # fmt: skip
     p.add_argument("--net-depth", type=count(1), default=None, metavar="LAYERS",
                    help="the board policy's convolutions (default: the game's own)")  # fmt: skip
-    p.add_argument("--seed", type=count(0), default=0)
+    p.add_argument(
+        "--seed", type=count(0), default=0, help="the run's seed: network, envs and teaching"
+    )
     p.add_argument(
         "--n-envs", type=count(1), default=None,
         help="envs stepped together (default: 64 in a native batch, 4 in a DummyVecEnv)",
@@ -603,8 +621,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="stop PPO after this much wall time, teaching included, and keep the model "
         "so far as the run's (default: none)",
     )  # fmt: skip
-    p.add_argument("--no-progress", action="store_true")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    set_argument(p)
     p.add_argument(
         "--backend", choices=("sb3", "rllib"), default="sb3",
         help="rllib: PPO with masks on Ray RLlib (needs the distributed extra)",
@@ -631,38 +649,44 @@ def build_parser() -> argparse.ArgumentParser:
         "included",
     )  # fmt: skip
     p.add_argument("--episodes", type=count(1), default=100, help="evaluation episodes per agent")
-    p.add_argument("--seed", type=count(0), default=0)
+    p.add_argument(
+        "--seed",
+        type=count(0),
+        default=0,
+        help="the runs' seed; the held-out episodes are seeded from it",
+    )
     p.add_argument("--out", default=None, help="default: compare-DATE-TIME")
     p.add_argument("--no-train", action="store_true", help="baselines only")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     p = sub.add_parser("bench", help="steps/s single and batched, resets/s, next to FrozenLake")
     p.add_argument("--envs", nargs="*", default=None, help="default: the five classic ids")
-    p.add_argument("--batches", nargs="+", type=count(1), default=[1, 64, 1024, 4096])
+    p.add_argument("--batches", nargs="+", type=count(1), default=[1, 64, 1024, 4096],
+                   help="batch sizes to time (default: 1 64 1024 4096)")  # fmt: skip
     p.add_argument("--seconds", type=seconds, default=1.0, help="length of one timed window")
     p.add_argument("--repeats", type=count(1), default=3, help="windows per figure (median)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
 
     p = sub.add_parser("demos", help="an agent's episodes written as a Minari dataset")
-    p.add_argument("env")
+    env_argument(p)
     p.add_argument("--agent", default="random", help="a registered agent name or a model.zip")
-    p.add_argument("--episodes", type=count(1), default=100)
+    p.add_argument("--episodes", type=count(1), default=100, help="episodes to play")
     p.add_argument("--seed", type=count(0), default=0, help="episode k is seeded seed + k")
     p.add_argument("--out", default="demos", help="the datasets' root folder")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    set_argument(p)
 
     p = sub.add_parser("eval", help="evaluate an agent: win rate, return, length, speed")
-    p.add_argument("env")
+    env_argument(p)
     p.add_argument(
         "--agent", default="random",
         help="a registered agent name, a model.zip, an RLlib run folder, pretrained (the "
         "shipped network), or search (a search guided by --model)",
     )  # fmt: skip
-    p.add_argument("--episodes", type=count(1), default=100)
-    p.add_argument("--seed", type=count(0), default=0)
+    p.add_argument("--episodes", type=count(1), default=100, help="episodes to play")
+    p.add_argument("--seed", type=count(0), default=0, help="episode k is seeded seed + k")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--no-progress", action="store_true")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    set_argument(p)
     p.add_argument(
         "--sample", action="store_true",
         help="a trained model draws each action from its policy (seeded by --seed) instead "
@@ -687,7 +711,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="expert iteration: a search guided by the network plays, the network learns "
         "from its choices and outcomes, round after round",
     )  # fmt: skip
-    p.add_argument("env")
+    env_argument(p)
     p.add_argument("--model", required=True, metavar="PATH",
                    help="the model.zip to start from (a taught run's), or pretrained")  # fmt: skip
     p.add_argument("--simulations", type=count(1), default=32, help="search simulations a move")
@@ -708,7 +732,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="torch threads of the learning step (default: every core)")  # fmt: skip
     p.add_argument("--time-limit", type=count(1), default=None, metavar="SECONDS",
                    help="stop after the round in play once this much time has passed")  # fmt: skip
-    p.add_argument("--seed", type=count(0), default=0)
+    p.add_argument("--seed", type=count(0), default=0, help="the rounds' episodes follow it")
     p.add_argument("--out", default=None, help="run folder; rerunning it goes on from it")
     return parser
 

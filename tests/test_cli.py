@@ -318,3 +318,12 @@ def test_an_unknown_option_or_a_missing_argument_is_one_line(
             cli.main(argv)
         err = capsys.readouterr().err
         assert stop.value.code == 2 and len(err.strip().splitlines()) == 1, (argv, err)
+
+
+def test_every_argument_has_help() -> None:
+    parser = cli.build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    missing = [f"{name} {action.option_strings or action.dest}"
+               for name, sub in commands.choices.items() for action in sub._actions
+               if not isinstance(action, argparse._HelpAction) and not action.help]  # fmt: skip
+    assert not missing
