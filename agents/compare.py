@@ -37,7 +37,8 @@ from grid_envs.core import checks
 COMPARE_ENVS = tuple(COMPARE)
 MIN_TEACHER_STATES = 20  # the fewest labelled states a budget scales a row down to (a
 # budget that small is a quick look, as the CI notebook's)
-PLAY_KEYS = ("skip_agents", "sample", "search")  # a COMPARE row's keys for the evaluations
+# a COMPARE row's keys for the evaluations ("episodes": at most that many for the game's rows)
+PLAY_KEYS = ("skip_agents", "sample", "search", "episodes")
 SCRATCH_STEPS = 50  # a scratch run's step cap, times the taught run's: the time limit binds
 KINDS = {"random": "tab:gray", "algorithm": "tab:blue", "learned": "tab:orange",
          "search": "tab:green"}  # fmt: skip
@@ -125,9 +126,10 @@ def run_compare(
         kwargs = config.env_kwargs
         play = COMPARE.get(env_id, {})
         skip, sample = play.get("skip_agents", ()), bool(play.get("sample", False))
+        count = min(episodes, int(play.get("episodes", episodes)))  # long games: fewer
         for name in [a for a in list_agents(env_id) if a not in skip]:
             log(f"{env_id} {kwargs}: evaluating {name}")
-            evaluation = evaluate(env_id, name, episodes, seed + HELDOUT_SEED, kwargs)
+            evaluation = evaluate(env_id, name, count, seed + HELDOUT_SEED, kwargs)
             result.rows.append((env_id, name, evaluation))
         if not train_models:
             continue
@@ -155,13 +157,13 @@ def run_compare(
             best = f", best at {at / 1000:.0f}k" if at is not None else ""
             drawn = ", sampled" if sample else ""
             label = f"{taught}maskable-ppo ({trained.timesteps // 1000}k steps{best}{drawn})"
-            evaluation = evaluate(env_id, agent, episodes, seed + HELDOUT_SEED, kwargs)
+            evaluation = evaluate(env_id, agent, count, seed + HELDOUT_SEED, kwargs)
             result.rows.append((env_id, label, evaluation))
             if how == "taught":
                 result.networks[env_id] = path
         if play.get("search"):
             row = search_row(env_id, play["search"], result.networks.get(env_id), kwargs,
-                             seed, log, episodes)  # fmt: skip
+                             seed, log, count)  # fmt: skip
             if row is not None:
                 result.rows.append(row)
     write_outputs(result, episodes)

@@ -37,9 +37,9 @@ TRAINING: dict[str, dict[str, Any]] = {
     "GridGames/Lines98-Small-v0": {"policy": "lift-drop"},
 }
 COMPARE: dict[str, dict[str, Any]] = {
-    "GridGames/Lines98-v0": {"teacher": "greedy", "teacher_states": 10_000, "dagger_rounds": 1,
-                             "teacher_epochs": 4, "timesteps": 10_000,
-                             "skip_agents": ("lookahead",)},
+    "GridGames/Lines98-v0": {"teacher": "greedy", "teacher_states": 5_000, "dagger_rounds": 1,
+                             "teacher_epochs": 4, "timesteps": 5_000,
+                             "skip_agents": ("lookahead",), "episodes": 50},
 }  # fmt: skip
 SEARCH: dict[str, dict[str, Any]] = {"GridGames/Lines98*": {"variant": "gumbel", "simulations": 16}}
 

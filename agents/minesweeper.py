@@ -23,7 +23,7 @@ TRAINING: dict[str, dict[str, Any]] = {
 }
 COMPARE: dict[str, dict[str, Any]] = {
     "GridGames/Minesweeper-v0": {"teacher": "solver", "teacher_states": 10_000,
-                                 "timesteps": 100_000,
+                                 "timesteps": 60_000,
                                  "search": {"simulations": 32, "episodes": 100}},
 }  # fmt: skip
 # Gumbel MCTS over boards drawn from the belief (agents.search): 64 simulations a move

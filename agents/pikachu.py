@@ -26,8 +26,8 @@ TRAINING: dict[str, dict[str, Any]] = {
 }
 COMPARE: dict[str, dict[str, Any]] = {  # the planner plays a deal in about 3 s: too slow to
     # evaluate on 100 deals here, or to label many of the learner's own states
-    "GridGames/Pikachu-v0": {"teacher": "planner", "teacher_states": 1_000, "dagger_rounds": 1,
-                             "timesteps": 10_000, "skip_agents": ("planner",),
+    "GridGames/Pikachu-v0": {"teacher": "planner", "teacher_states": 250, "dagger_rounds": 1,
+                             "timesteps": 5_000, "skip_agents": ("planner",),
                              "search": {"simulations": 250, "episodes": 40,
                                         "network": "pretrained", "beats": "greedy"}},
 }  # fmt: skip

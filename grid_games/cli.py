@@ -373,9 +373,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     elif args.sample:
         raise ValueError(f"--sample is for a trained model, not the agent {agent!r}")
     kwargs = {**board, **kwargs}
-    if board:
+    if not isinstance(agent, str):  # a network: a model, an RLlib policy or a search
         check_model_fits(agent, name, kwargs)
-        from agents.sb3 import set_threads
+        from agents.networks import set_threads
 
         set_threads(args.threads, default=1)
     elif args.threads is not None:

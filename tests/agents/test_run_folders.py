@@ -221,3 +221,17 @@ def test_playing_a_model_uses_one_torch_thread(
         assert torch.get_num_threads() == min(2, len(os.sched_getaffinity(0)))
     finally:
         torch.set_num_threads(kept)
+
+
+def test_a_model_of_the_registered_board_is_checked_and_takes_threads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A model trained on the board as registered (no settings of its own) is a network
+    like any other: eval takes --threads for it and refuses a board it cannot read."""
+    config = TrainConfig(env_id="GridGames/Minesweeper-v0", timesteps=64, n_envs=2, n_steps=32,
+                         batch_size=64, eval_freq=10_000, eval_episodes=2, features_dim=32)  # fmt: skip
+    model = str(train(config, tmp_path, progress=False).model_path)
+    argv = ["eval", "Minesweeper-v0", "--agent", model, "--episodes", "2", "--no-progress"]
+    assert cli.main([*argv, "--threads", "1"]) == 0
+    assert cli.main([*argv, "--set", "rows=5"]) == 2
+    assert "the model takes observations" in capsys.readouterr().err
