@@ -228,8 +228,10 @@ def test_a_model_of_the_registered_board_is_checked_and_takes_threads(
 ) -> None:
     """A model trained on the board as registered (no settings of its own) is a network
     like any other: eval takes --threads for it and refuses a board it cannot read."""
-    config = TrainConfig(env_id="GridGames/Minesweeper-v0", timesteps=64, n_envs=2, n_steps=32,
-                         batch_size=64, eval_freq=10_000, eval_episodes=2, features_dim=32)  # fmt: skip
+    config = TrainConfig(
+        env_id="GridGames/Minesweeper-v0", timesteps=64, n_envs=2, n_steps=32, batch_size=64,
+        eval_freq=10_000, eval_episodes=2, features_dim=32,
+    )  # fmt: skip
     model = str(train(config, tmp_path, progress=False).model_path)
     argv = ["eval", "Minesweeper-v0", "--agent", model, "--episodes", "2", "--no-progress"]
     assert cli.main([*argv, "--threads", "1"]) == 0
