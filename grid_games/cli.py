@@ -636,7 +636,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--envs", nargs="*", default=None, help="default: one config per game")
     p.add_argument(
         "--budget", type=scale, default=1.0,
-        help="scales every game's labelled states and PPO steps (default 1: about 7 min "
+        help="scales every game's labelled states and PPO steps (default 1: about 16 min "
         "on 2 cores; 4: four times the training)",
     )  # fmt: skip
     p.add_argument(

@@ -604,3 +604,22 @@ def test_settings_are_found_for_the_best_model_and_checkpoints(tmp_path: Path) -
         assert settings_of(tmp_path / model)["algo"] == "maskable-ppo"
     with pytest.raises(ValueError, match=r"no settings\.json"):
         settings_of(tmp_path / "a" / "b" / "model.zip")
+
+
+def test_a_game_row_can_play_fewer_episodes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A COMPARE row's "episodes" caps the episodes of that game's rows (Lines98-v0's long
+    games play 50), never raising what was asked; it is not a training setting."""
+    from agents.compare import run_compare
+
+    assert COMPARE["GridGames/Lines98-v0"]["episodes"] == 50
+    assert not hasattr(compare_config("GridGames/Lines98-v0"), "episodes")
+    monkeypatch.setitem(COMPARE["GridGames/Knight-v0"], "episodes", 2)
+    result = run_compare(("GridGames/Knight-v0",), episodes=3, out=tmp_path, train_models=False,
+                         progress=False, log=lambda _: None)  # fmt: skip
+    assert {row[2].episodes for row in result.rows} == {2}
+    monkeypatch.setitem(COMPARE["GridGames/Knight-v0"], "episodes", 50)
+    result = run_compare(("GridGames/Knight-v0",), episodes=3, out=tmp_path, train_models=False,
+                         progress=False, log=lambda _: None)  # fmt: skip
+    assert {row[2].episodes for row in result.rows} == {3}
