@@ -34,7 +34,14 @@ import numpy as np
 
 from agents.base import Agent
 from agents.networks import grid_cnn_parts, require
-from agents.runs import Interrupted, check_run_folder, check_same_run, read_json, run_lock
+from agents.runs import (
+    Interrupted,
+    check_run_folder,
+    check_same_run,
+    read_json,
+    run_lock,
+    saved_steps,
+)
 from grid_envs.core.base_env import GridEnv
 
 POLICY_DIR = "policy"  # the exported RLModule, inside a run folder
@@ -294,7 +301,7 @@ def train_rllib(
     check_run_folder(out, "rllib")
     if out.exists():
         check_same_run(config, out, RUN_KEYS, kind="an RLlib run", write=False)
-    done = _finished_steps(out)
+    done = saved_steps(out, POLICY_DIR)
     if done >= config.timesteps:  # finished: nothing is retrained or overwritten
         settings = read_json(out / "settings.json")
         return RLlibResult(out, out / POLICY_DIR, done, float(settings.get("seconds", 0.0)),
@@ -313,16 +320,6 @@ def train_rllib(
         finally:
             if started:
                 ray.shutdown()
-
-
-def _finished_steps(out: Path) -> int:
-    """Env steps of the finished run in ``out`` (0 when there is none, or when it was
-    interrupted: it goes on from its checkpoint)."""
-    path = out / "settings.json"
-    if not path.exists() or not (out / POLICY_DIR).is_dir():
-        return 0
-    settings = read_json(path)
-    return 0 if settings.get("interrupted") else int(settings.get("timesteps_done", 0))
 
 
 def _curve(out: Path) -> list[tuple[int, float, float]]:

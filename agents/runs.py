@@ -136,11 +136,13 @@ def check_run_folder(out: Path, backend: str = "sb3") -> None:
             )
 
 
-def saved_steps(out: Path) -> int:
+def saved_steps(out: Path, model: str = "model.zip") -> int:
     """Timesteps of the finished model in ``out`` (0 when there is none, or when the run
-    was interrupted: it goes on from its checkpoint)."""
+    was interrupted: it goes on from its checkpoint). ``model``: what the run saves, SB3's
+    ``model.zip`` (checked whole) or an RLlib run's policy folder."""
     path = out / "settings.json"
-    if not (out / "model.zip").exists() or not path.exists():
+    saved = out / model
+    if not saved.exists() or not path.exists():
         return 0
     settings = read_json(path)
     steps = settings.get("timesteps_done", 0)
@@ -151,7 +153,8 @@ def saved_steps(out: Path) -> int:
         )
     if settings.get("interrupted"):
         return 0
-    check_model_file(out / "model.zip")
+    if saved.is_file():
+        check_model_file(saved)
     return steps
 
 

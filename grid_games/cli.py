@@ -99,6 +99,14 @@ def output_file(path: str) -> Path:
     return p
 
 
+def refuse(options: dict[str, Any], why: str) -> None:
+    """Refuse, in one line that names them, the options given (a value other than None or
+    False) that ``why`` says do not apply here."""
+    given = [flag for flag, value in options.items() if value is not None and value is not False]
+    if given:
+        raise ValueError(f"{', '.join(given)}: {why}")
+
+
 class _KeysHelp(argparse.HelpFormatter):
     """``play --help`` ends with each game's keys (read from the envs only when asked)."""
 
@@ -200,15 +208,15 @@ def cmd_train(args: argparse.Namespace) -> int:
         return _train_rllib(env, args)
     from agents.sb3 import default_config, train
 
-    teaching = {"--teacher-steps": args.teacher_steps, "--dagger-rounds": args.dagger_rounds,
+    if args.teacher is None:
+        refuse({"--teacher-steps": args.teacher_steps, "--dagger-rounds": args.dagger_rounds,
                 "--teacher-epochs": args.teacher_epochs, "--teacher-lr": args.teacher_lr,
-                "--teacher-workers": args.teacher_workers,
-                "--warm-teacher": args.warm_teacher}  # fmt: skip
-    given = [flag for flag, value in teaching.items() if value is not None]
-    if given and args.teacher is None:
-        raise ValueError(f"{', '.join(given)}: options of a --teacher run; name the teacher")
-    if args.warm_steps is not None and args.warm_teacher is None:
-        raise ValueError("--warm-steps: an option of --warm-teacher; name the warm teacher")
+                "--teacher-workers": args.teacher_workers, "--warm-teacher": args.warm_teacher},
+               "options of a --teacher run; name the teacher")  # fmt: skip
+    if args.warm_teacher is None:
+        refuse(
+            {"--warm-steps": args.warm_steps}, "an option of --warm-teacher; name the warm teacher"
+        )
     config = default_config(
         env, algo=args.algo, timesteps=args.timesteps, seed=args.seed, n_envs=args.n_envs,
         shaping=args.shaping, policy=args.policy, vec_env=args.vec_env, threads=args.threads,
@@ -254,13 +262,10 @@ def _train_rllib(env: str, args: argparse.Namespace) -> int:
         raise ValueError("the rllib backend trains PPO with masks; leave --algo out")
     if args.policy not in (None, "cnn"):
         raise ValueError("the rllib backend trains its CNN policy; leave --policy out")
-    sb3_only = {"--teacher": args.teacher, "--teacher-workers": args.teacher_workers,
-                "--warm-teacher": args.warm_teacher,
-                "--time-limit": args.time_limit, "--net-width": args.net_width,
-                "--net-depth": args.net_depth}  # fmt: skip
-    given = [flag for flag, value in sb3_only.items() if value]
-    if given:
-        raise ValueError(f"{', '.join(given)}: the sb3 backend's options; leave them out")
+    refuse({"--teacher": args.teacher, "--teacher-workers": args.teacher_workers,
+            "--warm-teacher": args.warm_teacher, "--time-limit": args.time_limit,
+            "--net-width": args.net_width, "--net-depth": args.net_depth},
+           "the sb3 backend's options; leave them out")  # fmt: skip
     defaults = DEFAULTS.get(env, {})
     config = RLlibConfig(
         env_id=env,
@@ -291,11 +296,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     out = args.out or time.strftime("compare-%Y%m%d-%H%M%S")
     if Path(out).exists() and not Path(out).is_dir():
         raise ValueError(f"--out {out!r} is a file; compare writes a folder")
-    training = {"--budget": args.budget != 1.0, "--timesteps": args.timesteps is not None,
-                "--scratch": args.scratch}  # fmt: skip
-    given = [flag for flag, value in training.items() if value]
-    if args.no_train and given:
-        raise ValueError(f"{', '.join(given)}: options of the training --no-train leaves out")
+    if args.no_train:
+        refuse({"--budget": args.budget != 1.0, "--timesteps": args.timesteps,
+                "--scratch": args.scratch},
+               "options of the training --no-train leaves out")  # fmt: skip
     result = run_compare(
         envs, budget=args.budget, timesteps=args.timesteps, episodes=args.episodes,
         seed=args.seed, out=out, train_models=not args.no_train, scratch=args.scratch,
@@ -345,11 +349,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     agent: Any = args.agent
     kwargs = parse_settings(args.set, name)
     board: dict[str, Any] = {}
-    searching = {"--model": args.model, "--simulations": args.simulations,
-                 "--variant": args.variant}  # fmt: skip
-    if agent != "search" and any(v is not None for v in searching.values()):
-        given = ", ".join(flag for flag, value in searching.items() if value is not None)
-        raise ValueError(f"{given}: options of --agent search, not of --agent {agent}")
+    if agent != "search":
+        refuse({"--model": args.model, "--simulations": args.simulations,
+                "--variant": args.variant},
+               f"options of --agent search, not of --agent {agent}")  # fmt: skip
     if agent == "pretrained":
         from agents.pretrained import model_path
 

@@ -25,9 +25,11 @@ from grid_envs.sokoban.state import Level
 BOARD_CHARS = set("#@+$*. -_")
 _RLE = re.compile(r"(\d+)(.)")
 _TRAILING_KEYS = ("title:", "author:", "comment:")
-# the first line of a board (a board line, see _is_board_line, after any other line): one
-# scan of the whole text counts the levels before any line is split off
+# a board line's start: any floor (spaces, '-', '_'), then a wall or a run-length wall
 _BOARD = r"[ \-_]*(?:#|\d+#)"
+_BOARD_LINE = re.compile(_BOARD)
+# the first line of a board (a board line after any other line): one scan of the whole
+# text counts the levels before any line is split off
 _BOARD_STARTS = re.compile(rf"(?:\A|^(?!{_BOARD}).*\n){_BOARD}", re.MULTILINE)
 
 
@@ -44,11 +46,8 @@ def _expand_rle(text: str, where: str) -> str:
 
 
 def _is_board_line(line: str) -> bool:
-    stripped = line.rstrip()
-    if not stripped or stripped.lstrip().startswith(";"):
-        return False
-    core = stripped.lstrip(" -_")
-    return core.startswith("#") or bool(re.match(r"\d+#", core))
+    """A line of a board: after any floor (spaces, '-', '_'), a wall or a run-length wall."""
+    return _BOARD_LINE.match(line) is not None
 
 
 def parse_xsb(text: str, source: str = "<string>") -> list[Level]:
