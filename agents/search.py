@@ -25,7 +25,12 @@ leaves are evaluated in one network call. ``variant="puct"`` is AlphaZero's rule
 action played. ``variant="levin"`` (deterministic games only) is Levin tree search
 (Orseau et al. 2018): best-first over whole lines, in the order of their length over the
 prior the network gives them, each position met once, until one wins; it plays that line
-out. Its ``simulations`` are network evaluations, 16 positions a call.
+out. Its ``simulations`` are network evaluations, 16 positions a call. ``variant="lds"``
+is limited discrepancy search in the prior's order. ``variant="exact"`` hands the position
+to the game's own exact solver (where a game has one: ``EXACT_SEARCH`` beside its
+baselines), the network's logits ordering the choices it tries and ``simulations`` its node
+budget: it clears, proves the position lost, or runs out, and the agent plays the line,
+the prior's move on a lost position, or the prior's move and a new search next move.
 
 **Values.** A simulation's value is the rewards along its path, discounted by the
 model's ``gamma``, plus the network's value of the position it stops at; an episode that
@@ -55,7 +60,7 @@ import numpy as np
 from agents.base import Agent
 from grid_envs.core.base_env import GridEnv
 
-VARIANTS = ("gumbel", "puct", "levin", "lds")
+VARIANTS = ("gumbel", "puct", "levin", "lds", "exact")
 Evaluation = tuple[np.ndarray, np.ndarray]  # logits (b, A) and values (b,)
 
 
@@ -108,7 +113,7 @@ class SearchConfig:
     """How a search runs (see the module doc)."""
 
     simulations: int = 32  # simulations a move (0: the network's most likely action)
-    variant: str = "gumbel"  # or "puct"; "levin" or "lds" (deterministic games)
+    variant: str = "gumbel"  # or "puct"; "levin", "lds" or "exact" (deterministic games)
     max_considered: int = 16  # Gumbel: root actions tried at most
     gumbel_scale: float = 1.0  # Gumbel: the noise on the root's logits (0: none)
     c_visit: float = 50.0  # Gumbel: sigma(q) = (c_visit + most visits) * c_scale * q
@@ -232,6 +237,7 @@ class Search:
         # a best-first search to go on: the move played, the position it leads to, the frontier
         self._levin_tree: tuple[int, bytes, list[Any]] | None = None
         self._ranked: dict[bytes, list[int]] = {}  # lds: each position's moves, best first
+        self._lost_next = b""  # exact: the position the last move leads to, proved lost
 
     # --------------------------------------------------------------- a move
     def run(self, env: GridEnv, observation: np.ndarray) -> SearchResult:
@@ -249,6 +255,8 @@ class Search:
             return self._levin(env, observation)
         if self.config.variant == "lds":
             return self._discrepancies(env, observation)
+        if self.config.variant == "exact":
+            return self._exact(env, observation)
         world = env.sample_world(self.rng) if env.deterministic else None
         root = self.next_roots.get(key)
         self.evaluations = 0
@@ -432,6 +440,38 @@ class Search:
             policy = _softmax(logits[0][legal].astype(np.float64))
         return SearchResult(action, legal, policy, 0.0, expanded, self.evaluations)
 
+    def _exact(self, env: GridEnv, observation: np.ndarray) -> SearchResult:
+        """The game's exact solver from the position in view (restored into the copy from
+        the player's world), its choices ordered by the network's logits, with
+        ``simulations`` nodes (see the module doc). A line it finds is replayed on the copy
+        and must win before it is played; a position it proves lost is lost after any move,
+        so the rest of the episode follows the prior without searching again."""
+        _need_deterministic(env)
+        solve = exact_solver(env)
+        sim = self.sim
+        assert sim is not None
+        self.evaluations = 0
+        legal = np.flatnonzero(env.action_masks())
+        logits, _ = self._evaluate([observation], [env.action_masks()])
+        policy = _softmax(logits[0][legal].astype(np.float64))
+        action = int(legal[int(np.argmax(policy))])
+        key, nodes = observation.tobytes(), 0
+        if key != self._lost_next:
+            sim.restore(env.sample_world(self.rng))
+            status, line, nodes = solve(sim, logits[0], self.config.simulations)
+            if status == "cleared":
+                checked = self._checked_line(env, line)
+                if not self.sim.won:  # type: ignore[union-attr]
+                    raise RuntimeError(f"the exact solver's line does not win: {line}")
+                action, self.line = line[0], checked[1:]
+                policy = (legal == action).astype(np.float64)
+            elif status != "unsolvable":
+                self._lost_next = b""
+                return SearchResult(action, legal, policy, 0.0, nodes, self.evaluations)
+        sim.restore(env.sample_world(self.rng))  # proved lost: so is the position after
+        self._lost_next = b"" if self.line else sim.step(action)[0].tobytes()
+        return SearchResult(action, legal, policy, 0.0, nodes, self.evaluations)
+
     def _checked_line(self, env: GridEnv, line: list[int]) -> list[tuple[int, bytes]]:
         """A winning line with the observation each of its moves is played on (replayed on
         the copy from the position in view)."""
@@ -605,23 +645,47 @@ class Search:
 def _need_deterministic(env: GridEnv) -> None:
     if not env.deterministic:
         raise ValueError(
-            "the levin and lds searches plan whole lines: they need a deterministic game "
-            "(Sokoban, the Knight, Pikachu-v0); use gumbel or puct"
+            "the levin, lds and exact searches plan whole lines: they need a deterministic "
+            "game (Sokoban, the Knight, Pikachu-v0); use gumbel or puct"
         )
 
 
-def search_defaults(env_id: str) -> dict[str, Any]:
-    """The search a game plays by default (``SEARCH`` beside its baselines,
-    agents/<game>.py: the variant and the simulations a move), by env id pattern."""
+ExactSolver = Any  # (env, logits (A,), node budget) -> (status, actions, nodes)
+
+
+def exact_solver(env: GridEnv) -> ExactSolver:
+    """The game's exact solver that a prior can order (``EXACT_SEARCH`` beside its
+    baselines, agents/<game>.py): ``(env, logits, nodes)`` to the status ("cleared",
+    "unsolvable" or "gave_up"), the winning actions, and the nodes used."""
+    from agents import GAME_MODULES
+
+    game = type(env).__module__.split(".")[1]  # grid_envs.<game>.env
+    found = getattr(GAME_MODULES.get(game), "EXACT_SEARCH", None)
+    if found is None:
+        raise ValueError(
+            f"{type(env).__name__} has no exact solver a prior can order (the exact "
+            "search: Pikachu); use levin, lds, gumbel or puct"
+        )
+    return found
+
+
+def _by_pattern(table: str, env_id: str) -> Any:
+    """The entry of the game modules' ``table`` whose env id pattern matches first."""
     import fnmatch
 
     from agents import GAME_MODULES
 
     for game in GAME_MODULES.values():
-        for pattern, settings in getattr(game, "SEARCH", {}).items():
+        for pattern, entry in getattr(game, table, {}).items():
             if fnmatch.fnmatchcase(env_id, pattern):
-                return dict(settings)
-    return {}
+                return entry
+    return None
+
+
+def search_defaults(env_id: str) -> dict[str, Any]:
+    """The search a game plays by default (``SEARCH`` beside its baselines,
+    agents/<game>.py: the variant and the simulations a move), by env id pattern."""
+    return dict(_by_pattern("SEARCH", env_id) or {})
 
 
 class SearchAgent(Agent):

@@ -2,13 +2,14 @@
 
     python benchmarks/search.py ENV [--model pretrained|PATH] [--episodes 200]
         [--simulations 32] [--variant gumbel] [--reference AGENT ...] [--sample]
-        [--jobs 2] [--record benchmarks/records/search-ENV.json]
+        [--uniform] [--jobs 2] [--record benchmarks/records/search-ENV.json]
 
 Every agent plays the same episodes, seeded from 1,000,000 on (no training or teaching
 episode used them), on the board the model was trained on; Sokoban and the Knight draw
 their levels from a pool training never drew from (``pool_seed=1``). Per agent it prints
 and records the win rate with its 95% interval, the mean return, and the seconds a move
-and an episode. ``--jobs 2`` plays half of each agent's episodes in each of two processes
+and an episode. ``--uniform`` plays the same search with a uniform prior and no values
+too (``search-uniform``): what the network adds. ``--jobs 2`` plays half of each agent's episodes in each of two processes
 (one torch thread each); the figures are the same, only sooner.
 """
 
@@ -31,8 +32,8 @@ POOL_IDS = ("GridGames/Sokoban", "GridGames/Knight")
 
 
 def play(job: tuple[Any, ...]) -> dict[str, Any]:
-    """One process's share: ``agent`` ("search", "network", "sampled" or an algorithm's
-    name) on the episodes ``seeds``."""
+    """One process's share: ``agent`` ("search", "search-uniform", "network", "sampled" or
+    an algorithm's name) on the episodes ``seeds``."""
     import torch
 
     import grid_envs  # noqa: F401
@@ -43,6 +44,10 @@ def play(job: tuple[Any, ...]) -> dict[str, Any]:
     torch.set_num_threads(1)
     if agent == "search":
         player, _ = load_search(model, env_id, **search)
+    elif agent == "search-uniform":
+        from agents.search import SearchAgent, UniformEvaluator
+
+        player = SearchAgent(UniformEvaluator(), **search)
     elif agent in ("network", "sampled"):
         player, _ = load_policy(model, env_id, sample=agent == "sampled")
     else:
@@ -79,6 +84,7 @@ def main() -> None:
     parser.add_argument("--network", action="store_true", help="the network alone too")
     parser.add_argument("--sample", action="store_true", help="the network alone, sampled, too")
     parser.add_argument("--no-search", action="store_true")
+    parser.add_argument("--uniform", action="store_true", help="the search, uniform prior, too")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--record", default=None, help="a JSON file to write")
@@ -102,6 +108,8 @@ def main() -> None:
         agents.append("sampled")
     if not args.no_search:
         agents.append("search")
+    if args.uniform:
+        agents.append("search-uniform")
     from agents.search import search_defaults
 
     given = {"simulations": args.simulations, "variant": args.variant}

@@ -514,6 +514,7 @@ def set_argument(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     from agents.sb3 import POLICIES  # no torch: the training side is imported when it runs
+    from agents.search import VARIANTS
 
     parser = Parser(prog="grid-games", description="Classic grid games as Gymnasium environments.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -702,12 +703,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="--agent search: the PPO or MaskablePPO model.zip that guides it, "
                    "or pretrained")  # fmt: skip
     p.add_argument("--simulations", type=count(0), default=None,
-                   help="--agent search: network evaluations a move (default: the game's "
-                   "own; 0: the network's most likely action)")  # fmt: skip
-    p.add_argument("--variant", choices=("gumbel", "puct", "levin"), default=None,
+                   help="--agent search: network evaluations a move (exact: the solver's "
+                   "nodes; default: the game's own; 0: the network's most likely action)")  # fmt: skip
+    p.add_argument("--variant", choices=VARIANTS, default=None,
                    help="--agent search: gumbel (Gumbel root with sequential halving), puct, "
-                   "or levin (best-first for a winning line; deterministic games); default: "
-                   "the game's own")  # fmt: skip
+                   "and for deterministic games levin (best-first for a winning line), lds "
+                   "(limited discrepancy) or exact (the game's exact solver, the network "
+                   "ordering its choices: Pikachu); default: the game's own")  # fmt: skip
 
     p = sub.add_parser(
         "iterate",
@@ -718,8 +720,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", required=True, metavar="PATH",
                    help="the model.zip to start from (a taught run's), or pretrained")  # fmt: skip
     p.add_argument("--simulations", type=count(1), default=32, help="search simulations a move")
-    p.add_argument("--variant", choices=("gumbel", "puct", "levin"), default="gumbel",
-                   help="the search that plays (levin: deterministic games)")  # fmt: skip
+    p.add_argument("--variant", choices=VARIANTS, default="gumbel",
+                   help="the search that plays (levin, lds, exact: deterministic games; "
+                   "see eval --variant)")  # fmt: skip
     p.add_argument("--rounds", type=count(1), default=4, help="play-then-learn rounds")
     p.add_argument("--episodes", type=count(1), default=64, help="searched episodes a round")
     p.add_argument("--epochs", type=count(1), default=2,

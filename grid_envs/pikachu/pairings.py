@@ -20,7 +20,10 @@ constraint problem, as a SAT solver would:
 - Clauses propagate: one with no pairing left possible is a dead end, and one whose possible
   pairings all belong to one kind restricts that kind to them.
 - Branching takes the kind named most in recent clauses (VSIDS's activity), and a child's
-  relaxation replays its parent's from the first round the new choice can change.
+  relaxation replays its parent's from the first round the new choice can change. Its
+  pairings are tried earliest first (by when their pairs freed tiles in the relaxation),
+  or, given a *prior* (a score per pair, such as a trained network's logits), best
+  summed score first: the order changes how soon a clear is found, never the answer.
 
 An exhausted search is a proof that the board cannot be cleared; every clause rests on the
 locked-set argument above.
@@ -77,7 +80,9 @@ class PairingSearch:
     """The search over one board's pairings (see the module doc).
 
     ``fixed`` partners and ``banned`` pairs (tiles no longer on ``board`` are ignored) are
-    facts known before the search, such as the planner's probes find.
+    facts known before the search, such as the planner's probes find. ``prior``: a score
+    for every pair of cells, in the env's action order (:func:`~grid_envs.pikachu.rules.
+    pair_to_action`), that orders the pairings tried (see the module doc).
     """
 
     def __init__(
@@ -85,6 +90,7 @@ class PairingSearch:
         board: np.ndarray,
         fixed: dict[int, int] | None = None,
         banned: frozenset[tuple[int, int]] = frozenset(),
+        prior: np.ndarray | None = None,
     ) -> None:
         self.board = board
         index: dict[tuple[int, int], int] = {}
@@ -102,6 +108,14 @@ class PairingSearch:
         inc = np.array(incidence, dtype=np.int64).reshape(-1, 2)
         self.inc_pair, self.inc_choice = inc[:, 0], inc[:, 1]
         self.choice_kind = np.array(choice_kind, dtype=np.int64)
+        self.choice_score: np.ndarray | None = None  # each pairing's summed prior
+        if prior is not None:
+            i, j = self.pairs[:, 0], self.pairs[:, 1]
+            actions = i * (2 * board.size - i - 1) // 2 + (j - i - 1)  # rules.pair_to_action
+            self.choice_score = np.bincount(
+                self.inc_choice, weights=np.asarray(prior, np.float64)[actions][self.inc_pair],
+                minlength=len(choice_kind),
+            )  # fmt: skip
         self.n_kinds = len(kinds)
         self.pair_kind = np.zeros(len(self.pairs), dtype=np.int64)
         self.pair_kind[self.inc_pair] = self.choice_kind[self.inc_choice]
@@ -259,7 +273,8 @@ class PairingSearch:
 
         The kind most named in clauses; among equals, the one whose tiles left the relaxed
         board first, then the one with fewest pairings left. Its pairings go earliest
-        first: by the last round one of their pairs first freed a tile.
+        first: by the last round one of their pairs first freed a tile; with a prior, best
+        summed score first (earliest first among equals).
         """
         pair, _, step = run.freed.T
         fired = np.full(len(self.pairs), np.inf)  # the round each pair first freed a tile
@@ -271,7 +286,10 @@ class PairingSearch:
         options = np.flatnonzero(choices & (self.choice_kind == kind))
         latest = np.zeros(len(self.choice_kind))
         np.maximum.at(latest, self.inc_choice, fired[self.inc_pair])
-        return kind, options[np.argsort(latest[options], kind="stable")]
+        options = options[np.argsort(latest[options], kind="stable")]
+        if self.choice_score is not None:
+            options = options[np.argsort(-self.choice_score[options], kind="stable")]
+        return kind, options
 
     def solve(
         self, deadline: float = float("inf"), node_limit: int | None = None

@@ -424,6 +424,7 @@ def plan(
     gravity: str = "none",
     time_limit: float | None = 1.0,
     node_limit: int | None = None,
+    prior: np.ndarray | None = None,
 ) -> PlanResult:
     """Search for a sequence of removals that clears ``board`` (no reshuffles).
 
@@ -432,6 +433,8 @@ def plan(
     what the probes found (cheap witnesses; seeded by the board, so repeatable); the rest to
     the exact search over pairings, which also proves boards unsolvable (see the module
     doc). Without a time limit, or with a ``node_limit``, the exact search runs alone.
+    ``prior`` (a score per pair of cells, in action order) orders the pairings that search
+    tries (:class:`~grid_envs.pikachu.pairings.PairingSearch`); with gravity it is unused.
     """
     start = time.perf_counter()
     deadline = start + time_limit if time_limit is not None else float("inf")
@@ -457,7 +460,7 @@ def plan(
                 return PlanResult("cleared", moves, tries, time.perf_counter() - start)
     if not pairings.fits(root.board):
         return _plan_partners(root, dead, deadline, node_limit, start, rng)
-    search = pairings.PairingSearch(root.board, root.fixed, root.banned)
+    search = pairings.PairingSearch(root.board, root.fixed, root.banned, prior)
     try:
         found = search.solve(deadline, node_limit)
     except pairings.OutOfBudget:
