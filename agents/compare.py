@@ -177,8 +177,8 @@ def search_row(
     """The search guided by a network (:mod:`agents.search`), on the held-out seeds: the
     network ``compare`` trained (``"network": "trained"``) or the shipped one
     (``"pretrained"``, which must have been trained on the board the row plays), with
-    ``"simulations"`` a move, over ``"episodes"`` episodes (``episodes`` where fewer: the
-    other rows').
+    ``"simulations"`` a move (the game's own search where none is named), over
+    ``"episodes"`` episodes (``episodes`` where fewer: the other rows').
     None where the network is missing (no training, or no shipped model)."""
     from agents.pretrained import available, card, model_path
     from agents.search import SearchAgent
@@ -194,12 +194,14 @@ def search_row(
         return None
     else:
         path = trained
-    simulations = int(settings["simulations"])
-    log(f"{env_id}: evaluating the search ({simulations} simulations, {network} network)")
-    agent = SearchAgent.load(path, simulations=simulations)
+    agent = SearchAgent.load(path, simulations=settings.get("simulations"))
+    budget = f"{agent.config.simulations:,} " + (
+        "nodes" if agent.config.variant == "exact" else "simulations"
+    )
+    log(f"{env_id}: evaluating the search ({budget}, {network} network)")
     count = min(int(settings["episodes"]), episodes)
     result = evaluate(env_id, agent, count, seed + HELDOUT_SEED, kwargs)
-    return env_id, f"search ({simulations} simulations, {network} network)", result
+    return env_id, f"search ({budget}, {network} network)", result
 
 
 def _uses_wins(rows: list[EvalResult]) -> bool:

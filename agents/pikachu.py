@@ -28,8 +28,8 @@ COMPARE: dict[str, dict[str, Any]] = {  # the planner plays a deal in about 3 s:
     # evaluate on 100 deals here, or to label many of the learner's own states
     "GridGames/Pikachu-v0": {"teacher": "planner", "teacher_states": 250, "dagger_rounds": 1,
                              "timesteps": 5_000, "skip_agents": ("planner",),
-                             "search": {"simulations": 250, "episodes": 40,
-                                        "network": "pretrained", "beats": "greedy"}},
+                             "search": {"episodes": 40, "network": "pretrained",
+                                        "beats": "greedy"}},
 }  # fmt: skip
 # Without reshuffles a deal is deterministic: the planner's exact search over pairings,
 # the network's logits ordering the pairings it tries, 2,000 nodes a search; with

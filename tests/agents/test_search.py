@@ -53,21 +53,31 @@ DETERMINISTIC = [i for i, kw in BOARDS.items() if gym.make(i, **kw).unwrapped.de
 @pytest.mark.parametrize(
     ("env_id", "variant"),
     [(i, v) for i in sorted(BOARDS) for v in ("gumbel", "puct")]
-    + [(i, v) for i in DETERMINISTIC for v in ("levin", "lds")],
+    + [(i, v) for i in DETERMINISTIC for v in ("levin", "lds")]
+    + [("GridGames/Pikachu-v0", "exact")],
 )
 def test_search_plays_legal_moves_and_same_seed_same_moves(env_id: str, variant: str) -> None:
-    first = play(env_id, BOARDS[env_id], 3, 12, simulations=6, variant=variant)
-    again = play(env_id, BOARDS[env_id], 3, 12, simulations=6, variant=variant)
+    kwargs = BOARDS.get(env_id, {})
+    first = play(env_id, kwargs, 3, 12, simulations=6, variant=variant)
+    again = play(env_id, kwargs, 3, 12, simulations=6, variant=variant)
     assert first and first == again
 
 
 def test_levin_search_needs_a_deterministic_game() -> None:
     env = gym.make("GridGames/Lines98-Small-v0")
     env.reset(seed=0)
-    for variant in ("levin", "lds"):
+    for variant in ("levin", "lds", "exact"):
         agent = SearchAgent(UniformEvaluator(), env, seed=0, variant=variant)
         with pytest.raises(ValueError, match="deterministic game"):
             agent.act(env.unwrapped, env.unwrapped.observe())
+
+
+def test_the_exact_search_needs_a_game_with_an_exact_solver() -> None:
+    env = gym.make("GridGames/Knight-v0", rows=5, cols=5)
+    env.reset(seed=0)
+    agent = SearchAgent(UniformEvaluator(), env, seed=0, variant="exact")
+    with pytest.raises(ValueError, match="KnightEnv has no exact solver"):
+        agent.act(env.unwrapped, env.unwrapped.observe())
 
 
 def test_levin_search_solves_a_level_and_goes_on_from_its_last_search() -> None:
@@ -234,7 +244,9 @@ PIKACHU_BOARD = [
 ]
 
 
-@pytest.mark.parametrize(("variant", "simulations"), [("gumbel", 200), ("lds", 300)])
+@pytest.mark.parametrize(
+    ("variant", "simulations"), [("gumbel", 200), ("lds", 300), ("exact", 100)]
+)
 def test_a_search_on_its_own_clears_a_board_brute_force_clears(
     variant: str, simulations: int
 ) -> None:
@@ -256,6 +268,31 @@ class ExactPikachu(UniformEvaluator):
         )
         values = np.array([1.0 if brute_force_clears(b) else -1.0 for b in boards])
         return logits, values
+
+
+def test_the_exact_search_plays_its_clear_and_stops_searching_a_lost_deal() -> None:
+    """A clear is found at the first move and played out with no more search; on a deal
+    the solver proves lost, the prior's moves follow without searching again."""
+    from grid_envs.pikachu.rules import random_board
+
+    def searched(board: np.ndarray) -> tuple[list[int], bool]:
+        env = gym.make("GridGames/Pikachu-v0", board=board)
+        obs, _ = env.reset(seed=0)
+        agent = SearchAgent(UniformEvaluator(), env, seed=0, variant="exact", simulations=500)
+        nodes, done, info = [], False, {}
+        while not done:
+            result = agent.search(env.unwrapped, obs)
+            nodes.append(result.simulations)
+            obs, _, terminated, truncated, info = env.step(result.action)
+            done = terminated or truncated
+        return nodes, bool(info["is_success"])
+
+    clearable = random_board(9, 16, 36, np.random.default_rng(1))  # benchmark deal 1
+    nodes, won = searched(clearable)
+    assert won and nodes[0] > 0 and not any(nodes[1:])
+    lost = random_board(9, 16, 36, np.random.default_rng(4))  # proved lost at once
+    nodes, won = searched(lost)
+    assert not won and nodes[0] > 0 and not any(nodes[1:]) and len(nodes) > 1
 
 
 def test_exact_values_lead_a_small_search_to_a_clear() -> None:

@@ -108,6 +108,27 @@ def test_proofs_agree_with_exhaustive_search_for_larger_kinds(counts: tuple[int,
     assert any(outcomes)
 
 
+def test_a_prior_changes_the_order_never_the_answer() -> None:
+    """Any score per pair (here random, as an untrained network gives) orders the pairings
+    the search tries: the verdicts stay exhaustive search's, the clears stay clears, and
+    the order does change the search on some boards."""
+    tiles = np.repeat(np.arange(1, 5), (6, 4, 4, 2)).astype(np.int16)
+    cells = 16
+    differ = 0
+    for seed in range(25):
+        board = np.random.default_rng(seed).permutation(tiles).reshape(4, 4)
+        prior = np.random.default_rng(100 + seed).normal(size=cells * (cells - 1) // 2)
+        plain = plan(board, time_limit=None, node_limit=100_000)
+        ordered = plan(board, time_limit=None, node_limit=100_000, prior=prior)
+        assert ordered.status == plain.status == ("cleared" if exhaustive(board) else "unsolvable")
+        differ += ordered.moves != plain.moves or ordered.nodes != plain.nodes
+        for move in ordered.moves:
+            assert move in set(removable_pairs(board))
+            board = remove(board, move, "none")
+        assert not ordered.cleared or not board.any()
+    assert differ > 0
+
+
 def test_the_benchmarks_hardest_deal_is_proved_unsolvable() -> None:
     """Deal 46 of benchmarks/pikachu_planner.py: no playout clears it, no proof came in 300 s
     before the pairing search; now it is proved in seconds."""
