@@ -41,7 +41,7 @@ COMPARE: dict[str, dict[str, Any]] = {
                              "teacher_epochs": 4, "timesteps": 5_000,
                              "skip_agents": ("lookahead",), "episodes": 50},
 }  # fmt: skip
-SEARCH: dict[str, dict[str, Any]] = {"GridGames/Lines98*": {"variant": "gumbel", "simulations": 16}}
+SEARCH: dict[str, dict[str, Any]] = {"GridGames/Lines98*": {"variant": "gumbel", "simulations": 64}}
 
 
 def mirrored_moves(

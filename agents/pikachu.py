@@ -42,9 +42,7 @@ SEARCH: dict[str, dict[str, Any]] = {
 PIKACHU_IDS = ("GridGames/Pikachu*",)
 
 
-def clear_with_prior(
-    env: GridEnv, logits: np.ndarray, nodes: int
-) -> tuple[str, list[int], int]:
+def clear_with_prior(env: GridEnv, logits: np.ndarray, nodes: int) -> tuple[str, list[int], int]:
     """The search ``variant="exact"`` (agents.search): the planner's exact search for a
     clear of ``env``'s board with ``nodes`` nodes and no clock (the same answer on any
     machine), trying each kind's pairings in the order of the summed ``logits`` of their

@@ -455,21 +455,21 @@ class Search:
         logits, _ = self._evaluate([observation], [env.action_masks()])
         policy = _softmax(logits[0][legal].astype(np.float64))
         action = int(legal[int(np.argmax(policy))])
-        key, nodes = observation.tobytes(), 0
-        if key != self._lost_next:
+        nodes = 0
+        if observation.tobytes() != self._lost_next:
+            self._lost_next = b""
             sim.restore(env.sample_world(self.rng))
             status, line, nodes = solve(sim, logits[0], self.config.simulations)
             if status == "cleared":
                 checked = self._checked_line(env, line)
-                if not self.sim.won:  # type: ignore[union-attr]
+                if not sim.won:
                     raise RuntimeError(f"the exact solver's line does not win: {line}")
                 action, self.line = line[0], checked[1:]
                 policy = (legal == action).astype(np.float64)
-            elif status != "unsolvable":
-                self._lost_next = b""
+            if status != "unsolvable":
                 return SearchResult(action, legal, policy, 0.0, nodes, self.evaluations)
         sim.restore(env.sample_world(self.rng))  # proved lost: so is the position after
-        self._lost_next = b"" if self.line else sim.step(action)[0].tobytes()
+        self._lost_next = sim.step(action)[0].tobytes()
         return SearchResult(action, legal, policy, 0.0, nodes, self.evaluations)
 
     def _checked_line(self, env: GridEnv, line: list[int]) -> list[tuple[int, bytes]]:
@@ -669,23 +669,18 @@ def exact_solver(env: GridEnv) -> ExactSolver:
     return found
 
 
-def _by_pattern(table: str, env_id: str) -> Any:
-    """The entry of the game modules' ``table`` whose env id pattern matches first."""
+def search_defaults(env_id: str) -> dict[str, Any]:
+    """The search a game plays by default (``SEARCH`` beside its baselines,
+    agents/<game>.py: the variant and the simulations a move), by env id pattern."""
     import fnmatch
 
     from agents import GAME_MODULES
 
     for game in GAME_MODULES.values():
-        for pattern, entry in getattr(game, table, {}).items():
+        for pattern, settings in getattr(game, "SEARCH", {}).items():
             if fnmatch.fnmatchcase(env_id, pattern):
-                return entry
-    return None
-
-
-def search_defaults(env_id: str) -> dict[str, Any]:
-    """The search a game plays by default (``SEARCH`` beside its baselines,
-    agents/<game>.py: the variant and the simulations a move), by env id pattern."""
-    return dict(_by_pattern("SEARCH", env_id) or {})
+                return dict(settings)
+    return {}
 
 
 class SearchAgent(Agent):

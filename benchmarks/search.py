@@ -9,8 +9,9 @@ episode used them), on the board the model was trained on; Sokoban and the Knigh
 their levels from a pool training never drew from (``pool_seed=1``). Per agent it prints
 and records the win rate with its 95% interval, the mean return, and the seconds a move
 and an episode. ``--uniform`` plays the same search with a uniform prior and no values
-too (``search-uniform``): what the network adds. ``--jobs 2`` plays half of each agent's episodes in each of two processes
-(one torch thread each); the figures are the same, only sooner.
+too (``search-uniform``): what the network adds. ``--jobs 2`` plays half of each agent's
+episodes in each of two processes (one torch thread each); the figures are the same, only
+sooner.
 """
 
 from __future__ import annotations

@@ -703,8 +703,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="--agent search: the PPO or MaskablePPO model.zip that guides it, "
                    "or pretrained")  # fmt: skip
     p.add_argument("--simulations", type=count(0), default=None,
-                   help="--agent search: network evaluations a move (exact: the solver's "
-                   "nodes; default: the game's own; 0: the network's most likely action)")  # fmt: skip
+                   help="--agent search: network evaluations a move (exact: the "
+                   "solver's nodes; default: the game's own; 0: the network's most likely "
+                   "action)")  # fmt: skip
     p.add_argument("--variant", choices=VARIANTS, default=None,
                    help="--agent search: gumbel (Gumbel root with sequential halving), puct, "
                    "and for deterministic games levin (best-first for a winning line), lds "
