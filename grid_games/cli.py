@@ -427,11 +427,13 @@ def cmd_iterate(args: argparse.Namespace) -> int:
     out = args.out or f"runs/{name.split('/')[1]}-iterate-s{args.seed}"
 
     def log(line: dict[str, Any]) -> None:
-        alone = line.get("policy_win_rate")
+        alone = "-"
+        if line.get("policy_win_rate") is not None:
+            alone = f"{line['policy_win_rate']:.0%} (return {line['policy_return']:.2f})"
         print(
             f"round {line['round']}: {line['positions']} positions, search won "
             f"{line['search_win_rate']:.0%} (return {line['search_return']:.2f}), network "
-            f"alone {'-' if alone is None else f'{alone:.0%}'}, {line['seconds']:.0f} s",
+            f"alone {alone}, {line['seconds']:.0f} s",
             file=sys.stderr, flush=True,
         )  # fmt: skip
 
