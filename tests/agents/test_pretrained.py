@@ -53,3 +53,8 @@ def test_the_shipped_network_guides_a_search_from_the_command_line(
     assert cli.main(["eval", "Knight-v0", "--agent", "pretrained", "--episodes", "2"]) == 0
     assert cli.main(["eval", "Lines98-Small-v0", "--agent", "pretrained"]) == 2
     assert "no pretrained model for GridGames/Lines98-Small-v0" in capsys.readouterr().err
+    for variant in ("lds", "levin"):  # every variant is taken
+        assert cli.main([*args[:6], "--variant", variant, "--episodes", "1"]) == 0
+    capsys.readouterr()
+    assert cli.main([*args[:6], "--variant", "exact"]) == 2  # the Knight has no exact solver
+    assert "KnightEnv has no exact solver" in capsys.readouterr().err
