@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from grid_envs.pikachu.paths import connects_flat
-from grid_envs.pikachu.rules import tiles_by_kind
+from grid_envs.pikachu.rules import pairs_to_actions, tiles_by_kind
 from grid_envs.pikachu.state import EMPTY
 
 MAX_KIND = 8  # tiles of one kind, at most, for the pairings to be listed (105 for eight)
@@ -110,8 +110,7 @@ class PairingSearch:
         self.choice_kind = np.array(choice_kind, dtype=np.int64)
         self.choice_score: np.ndarray | None = None  # each pairing's summed prior
         if prior is not None:
-            i, j = self.pairs[:, 0], self.pairs[:, 1]
-            actions = i * (2 * board.size - i - 1) // 2 + (j - i - 1)  # rules.pair_to_action
+            actions = pairs_to_actions(self.pairs[:, 0], self.pairs[:, 1], board.size)
             self.choice_score = np.bincount(
                 self.inc_choice, weights=np.asarray(prior, np.float64)[actions][self.inc_pair],
                 minlength=len(choice_kind),

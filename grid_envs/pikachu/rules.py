@@ -50,6 +50,11 @@ def action_to_pair(action: int, cells: int) -> tuple[int, int]:
     return i, action - pair_to_action(i, i + 1, cells) + i + 1
 
 
+def pairs_to_actions(i: np.ndarray, j: np.ndarray, cells: int) -> np.ndarray:
+    """:func:`pair_to_action` for arrays of pairs of flat cells, ``i < j`` (unchecked)."""
+    return i * (2 * cells - i - 1) // 2 + (j - i - 1)
+
+
 def actions_to_pairs(actions: np.ndarray, cells: int) -> tuple[np.ndarray, np.ndarray]:
     """:func:`action_to_pair` for an array of legal actions: the flat cells (i, j), i < j.
 
@@ -109,7 +114,7 @@ def batch_legal_masks(boards: np.ndarray) -> np.ndarray:
     b = np.stack([j // cols, j % cols], axis=1)
     ok = connects(boards, a, b, env)
     i, j = i[ok], j[ok]
-    mask[env[ok], i * (2 * cells - i - 1) // 2 + (j - i - 1)] = True
+    mask[env[ok], pairs_to_actions(i, j, cells)] = True
     return mask
 
 
