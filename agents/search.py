@@ -456,9 +456,9 @@ class Search:
         policy = _softmax(logits[0][legal].astype(np.float64))
         action = int(legal[int(np.argmax(policy))])
         nodes = 0
+        sim.restore(env.sample_world(self.rng))
         if observation.tobytes() != self._lost_next:
             self._lost_next = b""
-            sim.restore(env.sample_world(self.rng))
             status, line, nodes = solve(sim, logits[0], self.config.simulations)
             if status == "cleared":
                 checked = self._checked_line(env, line)
@@ -468,8 +468,7 @@ class Search:
                 policy = (legal == action).astype(np.float64)
             if status != "unsolvable":
                 return SearchResult(action, legal, policy, 0.0, nodes, self.evaluations)
-        sim.restore(env.sample_world(self.rng))  # proved lost: so is the position after
-        self._lost_next = sim.step(action)[0].tobytes()
+        self._lost_next = sim.step(action)[0].tobytes()  # proved lost: so is the next one
         return SearchResult(action, legal, policy, 0.0, nodes, self.evaluations)
 
     def _checked_line(self, env: GridEnv, line: list[int]) -> list[tuple[int, bytes]]:
@@ -659,7 +658,9 @@ def exact_solver(env: GridEnv) -> ExactSolver:
     "unsolvable" or "gave_up"), the winning actions, and the nodes used."""
     from agents import GAME_MODULES
 
-    game = type(env).__module__.split(".")[1]  # grid_envs.<game>.env
+    games = (c.__module__.split(".") for c in type(env).__mro__)  # grid_envs.<game>.env,
+    # for a subclass defined elsewhere too
+    game = next((m[1] for m in games if m[0] == "grid_envs" and len(m) > 2), "")
     found = getattr(GAME_MODULES.get(game), "EXACT_SEARCH", None)
     if found is None:
         raise ValueError(

@@ -80,6 +80,18 @@ def test_the_exact_search_needs_a_game_with_an_exact_solver() -> None:
         agent.act(env.unwrapped, env.unwrapped.observe())
 
 
+def test_the_exact_search_finds_its_game_for_a_subclass_defined_elsewhere() -> None:
+    from grid_envs.pikachu.env import PikachuEnv
+
+    class MyPikachu(PikachuEnv):  # defined in the tests, not in grid_envs
+        pass
+
+    env = MyPikachu(rows=4, cols=4, kinds=4, on_stuck="end")
+    obs, _ = env.reset(seed=0)
+    agent = SearchAgent(UniformEvaluator(), env, seed=0, variant="exact", simulations=100)
+    assert env.action_masks()[agent.act(env, obs)]
+
+
 def test_levin_search_solves_a_level_and_goes_on_from_its_last_search() -> None:
     """Each move's budget too small to finish alone: the searches go on from one another
     (the frontier under the move played) until a line wins, then it is played out."""
