@@ -90,7 +90,7 @@ class TrainConfig:
     net_depth: int | None = None  # ... and convolutions (board policies; None: their own)
     precision: str = "auto"  # "bf16": the network's layers in bfloat16 (float32 weights);
     # "auto": bf16 where the device computes it in hardware, else "fp32"
-    eval_freq: int = 5_000  # timesteps between evaluations
+    eval_freq: int = 5_000  # timesteps between evaluations (PPO's: at least one rollout)
     eval_episodes: int = 50
     checkpoint_freq: int | None = None  # timesteps between checkpoints (None: a 20th of
     # the budget, between 1,000 and 100,000, so that the first comes early)
@@ -548,19 +548,24 @@ def _time_limit(deadline: float) -> Any:
 
 def _eval_callback(config: TrainConfig, out: Path, per_env: int) -> Any:
     """Evaluations during training: the same ``eval_episodes`` episodes each time (seeded
-    from :data:`EVAL_SEED`), on a batch where the id has one, raw game rewards."""
+    from :data:`EVAL_SEED`), on a batch where the id has one, raw game rewards; every
+    ``eval_freq`` timesteps, and for PPO at most once a rollout (a large batch would
+    otherwise evaluate at every step)."""
     from agents.batched import BatchedEvalCallback, has_native_batch
 
+    every = config.eval_freq
+    if config.algo != "dqn":
+        every = max(every, config.n_envs * config.n_steps)
     if has_native_batch(config.env_id):
         return BatchedEvalCallback(
             config.env_id, config.env_kwargs, config.algo, config.eval_episodes,
-            eval_freq=config.eval_freq // per_env, seed=config.seed + EVAL_SEED,
+            eval_freq=every // per_env, seed=config.seed + EVAL_SEED,
             log_path=out / "eval", best_path=out / "best",
         )  # fmt: skip
     eval_env = make_vec_env(config, 1, seed_offset=EVAL_SEED)
     kwargs: dict[str, Any] = {
         "n_eval_episodes": config.eval_episodes,
-        "eval_freq": max(1, config.eval_freq // per_env),
+        "eval_freq": max(1, every // per_env),
         "log_path": str(out / "eval"),
         "best_model_save_path": str(out / "best"),
         "deterministic": True,

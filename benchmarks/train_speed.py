@@ -30,6 +30,22 @@ default level pool (Sokoban's, the Knight's) is generated first, split over the 
 each reset generate its level, which the batched paths, resetting several times as often
 a second, would pay far more of).
 
+Scaling (``--scaling``): for each game's reference network (its registered id and
+:data:`agents.sb3.DEFAULTS`), each device (``--devices``) and each number of envs
+(``--n-envs``, 64 to 16,384 by default on a GPU, to 1,024 on the CPU), env-steps/s of
+
+* ``env``: the batch alone, random legal play (what the envs can give);
+* ``collection``: ``collect_rollouts``, the batch stepping while the network acts;
+* ``iteration``: whole PPO iterations (collection and the update, ``--n-steps`` a rollout
+  per env, minibatches of a quarter of the rollout between 512 and 16,384, the game's
+  epochs);
+
+and the FLOP/s each achieves: the network's forward FLOPs a sample (collection), forward
+and backward (the update), counted once with ``torch.utils.flop_counter``, times the
+samples, over the time. A plain square matrix product on the same device, timed in the
+same run (float32 on the CPU; float32 and bfloat16 on a GPU), is the ceiling they are read
+against.
+
 Budget (``--budget MINUTES``): each path trains for that many minutes of wall time (the
 ``dummy`` path with its evaluation callback of 20 episodes one env at a time, as training
 ran before the batch; the batched ones with their batched evaluation), then the final
@@ -41,6 +57,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
 import time
@@ -97,8 +114,9 @@ def build(config: TrainConfig, plain: bool) -> Any:
     return new_model(config, training_env(config), tensorboard_log=None)
 
 
-def speed(config: TrainConfig, plain: bool, iterations: int) -> dict[str, float]:
-    model = build(config, plain)
+def speed(model: Any, config: TrainConfig, iterations: int) -> dict[str, float]:
+    """Env-steps/s of collection, the update and whole iterations, medians over
+    ``iterations`` (the first, warming up, dropped)."""
     model._setup_learn(iterations * config.n_steps * config.n_envs, CallbackList([]))
     callback = CallbackList([])
     callback.init_callback(model)
@@ -108,9 +126,9 @@ def speed(config: TrainConfig, plain: bool, iterations: int) -> dict[str, float]
         model.collect_rollouts(model.env, callback, model.rollout_buffer, config.n_steps)
         tock = time.perf_counter()
         model.train()
+        sync(str(model.device))
         collect.append(tock - tick)
         update.append(time.perf_counter() - tock)
-    model.env.close()
     steps = config.n_steps * config.n_envs
     c, u = statistics.median(collect[1:]), statistics.median(update[1:])
     return {"collection": steps / c, "update": steps / u, "iteration": steps / (c + u)}
@@ -154,10 +172,126 @@ def budget(config: TrainConfig, plain: bool, minutes: float, episodes: int) -> d
             "mean_return": result.mean_return}  # fmt: skip
 
 
+SCALING_ENVS = tuple(game.bench_id for game in grid_envs.game_specs())
+SCALING_N_ENVS = {"cpu": (64, 256, 1024), "cuda": (64, 256, 1024, 4096, 16384)}
+
+
+def minibatch(rollout: int) -> int:
+    """The scaling mode's minibatch: a quarter of the rollout, between 512 and 16,384."""
+    return max(min(512, rollout), min(16_384, rollout // 4))
+
+
+def network_flops(model: Any, venv: Any) -> tuple[float, float]:
+    """FLOPs a sample of the policy's forward pass while acting, and of a training step's
+    forward and backward passes (``evaluate_actions``, then the gradient of a loss over
+    the log-probabilities, values and entropy), counted by torch over a batch of 64."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    policy = model.policy
+    obs = venv.reset()
+    n = min(64, len(obs)) if not isinstance(obs, dict) else 64
+    tensor, _ = policy.obs_to_tensor(obs[:n])
+    masks = np.asarray(venv.env_method("action_masks"))[:n]
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        policy.forward(tensor, action_masks=masks)
+    forward = counter.get_total_flops() / n
+    actions = torch.as_tensor(np.argmax(masks, axis=1), device=policy.device)
+    with FlopCounterMode(display=False) as counter:
+        values, log_prob, entropy = policy.evaluate_actions(tensor, actions, action_masks=masks)
+        (values.float().sum() + log_prob.float().sum() + entropy.float().sum()).backward()
+    policy.optimizer.zero_grad()
+    return forward, counter.get_total_flops() / n
+
+
+def matmul_flops(device: str, dtype: Any, size: int, repeats: int = 10) -> float:
+    """FLOP/s of a ``size`` x ``size`` matrix product on ``device``, median of ``repeats``."""
+    a = torch.randn(size, size, device=device, dtype=dtype)
+    b = torch.randn(size, size, device=device, dtype=dtype)
+    times = []
+    for _ in range(repeats + 2):  # two warm-ups
+        sync(device)
+        tick = time.perf_counter()
+        a @ b
+        sync(device)
+        times.append(time.perf_counter() - tick)
+    return 2 * size**3 / statistics.median(times[2:])
+
+
+def sync(device: str) -> None:
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def scaling_row(
+    env_id: str, device: str, n_envs: int, n_steps: int, iterations: int, threads: int
+) -> dict[str, Any]:
+    """One row of the scaling mode (see the module doc)."""
+    from grid_envs.bench import batched_steps_per_second
+
+    rollout = n_envs * n_steps
+    config = replace(
+        default_config(env_id), n_envs=n_envs, n_steps=n_steps, batch_size=minibatch(rollout),
+        device=device, threads=threads,
+    )  # fmt: skip
+    env_rate, _ = batched_steps_per_second(env_id, n_envs, window=1.0, repeats=3, memory=False)
+    model = build(config, plain=False)
+    forward, train_step = network_flops(model, model.env)
+    model.env.close()
+    model = build(config, plain=False)  # fresh, so the counting left nothing behind
+    figures = speed(model, config, iterations)
+    collect_s = rollout / figures["collection"]
+    update_s = rollout / figures["update"]
+    model.env.close()
+    return {
+        "env": env_id, "device": device, "n_envs": n_envs, "n_steps": n_steps,
+        "batch_size": config.batch_size, "n_epochs": config.n_epochs, "policy": config.policy,
+        "bf16": uses_bf16(config), "env_alone": env_rate, **figures,
+        "forward_flops": forward, "train_flops": train_step,
+        "collection_flop_s": forward * rollout / collect_s,
+        "update_flop_s": train_step * rollout * config.n_epochs / update_s,
+    }  # fmt: skip
+
+
+def scaling(args: argparse.Namespace, threads: int) -> dict[str, Any]:
+    """Every row of the scaling mode; the report so far is written to ``--json`` after
+    each row, so that a run stopped early keeps what it measured."""
+    envs = args.envs or (SCALING_ENVS[:1] if args.quick else SCALING_ENVS)
+    devices = args.devices or (["cuda"] if torch.cuda.is_available() else []) + ["cpu"]
+    rows: list[dict[str, Any]] = []
+    ceilings: dict[str, dict[str, float]] = {}
+    report = {**machine(threads), "mode": "scaling", "matmul_flop_s": ceilings, "rows": rows}
+    for device in devices:
+        if device.startswith("cuda") and not torch.cuda.is_available():
+            raise SystemExit(f"--devices {device}: torch sees no CUDA device here")
+        kind = device.split(":")[0]
+        if kind == "cpu":
+            ceilings[device] = {"fp32": matmul_flops(device, torch.float32, 1024)}
+        else:
+            ceilings[device] = {
+                "fp32": matmul_flops(device, torch.float32, 8192),
+                "bf16": matmul_flops(device, torch.bfloat16, 8192),
+            }  # fmt: skip
+        print(f"{device}: matrix products {ceilings[device]}", flush=True)
+        sizes = args.n_envs or ((64, 256) if args.quick else SCALING_N_ENVS[kind])
+        for env_id in envs:
+            filled, levels = fill_pool(env_id, {})
+            if levels:
+                print(f"{env_id}: a pool of {levels:,} levels in {filled:.1f} s", flush=True)
+            for n in sizes:
+                row = scaling_row(env_id, device, n, args.n_steps, args.iterations, threads)
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+                if args.json:
+                    with open(args.json, "w") as f:
+                        json.dump(report, f, indent=2)
+    return report
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--envs", nargs="+",
-                        default=["GridGames/Sokoban-v0", "GridGames/Minesweeper-v0"])  # fmt: skip
+    parser.add_argument("--envs", nargs="+", default=None,
+                        help="default: Sokoban-v0 and Minesweeper-v0; with --scaling, every "
+                        "game's registered id")  # fmt: skip
     parser.add_argument("--paths", nargs="+", default=list(PATHS), choices=list(PATHS),
                         metavar="PATH", help=f"of {list(PATHS)}")  # fmt: skip
     parser.add_argument("--iterations", type=int, default=5)
@@ -167,10 +301,39 @@ def main() -> None:
                         help="env settings beyond the registered ones")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", default=None, help="write the figures here too")
+    parser.add_argument(
+        "--scaling",
+        action="store_true",
+        help="env-steps/s and FLOP/s against the number of envs and the device",
+    )
+    parser.add_argument(
+        "--devices",
+        nargs="+",
+        default=None,
+        help="with --scaling: default cuda (where present) and cpu",
+    )
+    parser.add_argument(
+        "--n-envs",
+        nargs="+",
+        type=int,
+        default=None,
+        help="with --scaling: default 64 to 16,384 on a GPU, to 1,024 on a CPU",
+    )
+    parser.add_argument("--n-steps", type=int, default=16, help="with --scaling: rollout per env")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="with --scaling: one game, 64 and 256 envs (a smoke run)",
+    )
     args = parser.parse_args()
     threads = set_threads(None)
+    if args.scaling:
+        if args.iterations < 2:
+            parser.error("--iterations must be at least 2 (the first warms up)")
+        print(scaling_table(scaling(args, threads)))
+        return
     rows: list[dict[str, Any]] = []
-    for env_id in args.envs:
+    for env_id in args.envs or ["GridGames/Sokoban-v0", "GridGames/Minesweeper-v0"]:
         game = default_config(env_id)  # the game's network
         filled, levels = fill_pool(env_id, parse_settings(args.set))
         if levels:
@@ -182,7 +345,9 @@ def main() -> None:
             )  # fmt: skip
             plain = name == "dummy"
             if args.budget is None:
-                figures = speed(config, plain, args.iterations)
+                model = build(config, plain)
+                figures = speed(model, config, args.iterations)
+                model.env.close()
             else:
                 figures = budget(config, plain, args.budget, args.episodes)
             row = {"env": env_id, "path": name, "n_envs": config.n_envs,
@@ -191,18 +356,42 @@ def main() -> None:
                    "bf16": uses_bf16(config), **figures}  # fmt: skip
             rows.append(row)
             print(json.dumps(row), flush=True)
-    report = {
-        "machine": f"{platform.machine()}, {platform.system()}, Python "
-        f"{platform.python_version()}, torch {torch.__version__}, {threads} threads",
-        "date": time.strftime("%Y-%m-%d"),
-        "grid_games": grid_envs.__version__,
-        "env_kwargs": parse_settings(args.set),
-        "rows": rows,
-    }
+    report = {**machine(threads), "env_kwargs": parse_settings(args.set), "rows": rows}
     print(table(report))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=2)
+
+
+def machine(threads: int) -> dict[str, Any]:
+    gpu = f", {torch.cuda.get_device_name()}" if torch.cuda.is_available() else ""
+    return {
+        "machine": f"{platform.machine()}, {platform.system()}, {os.cpu_count()} cores{gpu}, "
+        f"Python {platform.python_version()}, torch {torch.__version__}, {threads} threads",
+        "date": time.strftime("%Y-%m-%d"),
+        "grid_games": grid_envs.__version__,
+    }
+
+
+def scaling_table(report: dict[str, Any]) -> str:
+    lines = [
+        "| env | device | envs | env alone | collection | whole iteration "
+        "| GFLOP/s collecting | GFLOP/s updating |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in report["rows"]:
+        lines.append(
+            f"| {r['env'].split('/')[1]} | {r['device']} | {r['n_envs']:,} "
+            f"| {r['env_alone']:,.0f} | {r['collection']:,.0f} | {r['iteration']:,.0f} "
+            f"| {r['collection_flop_s'] / 1e9:,.1f} | {r['update_flop_s'] / 1e9:,.1f} |"
+        )
+    ceilings = "; ".join(
+        f"{device}: " + ", ".join(f"{k} {v / 1e9:,.0f} GFLOP/s" for k, v in c.items())
+        for device, c in report["matmul_flop_s"].items()
+    )
+    return (
+        "\n".join(lines) + f"\n\nmatrix products: {ceilings}\n{report['machine']}, {report['date']}"
+    )
 
 
 def table(report: dict[str, Any]) -> str:

@@ -151,11 +151,12 @@ def batched_steps_per_second(
     window: float = 1.0,
     repeats: int = 3,
     kwargs: dict[str, Any] | None = None,
+    memory: bool = True,
 ) -> tuple[float, float]:
     """(env-steps/s, peak MB of Python allocations) for a batch of ``num_envs``.
 
     The memory is traced in a separate short run: ``tracemalloc`` slows every allocation,
-    so it stays off while the steps are timed."""
+    so it stays off while the steps are timed (``memory=False``: not traced, NaN)."""
 
     def make() -> Any:
         return gym.make_vec(
@@ -187,6 +188,8 @@ def batched_steps_per_second(
 
     rate = _median_rate(window, repeats, run)
     envs.close()
+    if not memory:
+        return rate, float("nan")
     tracemalloc.start()
     envs = make()
     _, info = envs.reset(seed=0)

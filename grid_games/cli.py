@@ -219,7 +219,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         )
     config = default_config(
         env, algo=args.algo, timesteps=args.timesteps, seed=args.seed, n_envs=args.n_envs,
-        shaping=args.shaping, policy=args.policy, vec_env=args.vec_env, threads=args.threads,
+        n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
+        eval_freq=args.eval_freq, shaping=args.shaping, policy=args.policy,
+        vec_env=args.vec_env, threads=args.threads,
         device=args.device, precision=args.precision, teacher=args.teacher,
         teacher_states=args.teacher_steps, dagger_rounds=args.dagger_rounds,
         teacher_epochs=args.teacher_epochs, teacher_lr=args.teacher_lr,
@@ -264,7 +266,9 @@ def _train_rllib(env: str, args: argparse.Namespace) -> int:
         raise ValueError("the rllib backend trains its CNN policy; leave --policy out")
     refuse({"--teacher": args.teacher, "--teacher-workers": args.teacher_workers,
             "--warm-teacher": args.warm_teacher, "--time-limit": args.time_limit,
-            "--net-width": args.net_width, "--net-depth": args.net_depth},
+            "--net-width": args.net_width, "--net-depth": args.net_depth,
+            "--n-steps": args.n_steps, "--batch-size": args.batch_size,
+            "--n-epochs": args.n_epochs, "--eval-freq": args.eval_freq},
            "the sb3 backend's options; leave them out")  # fmt: skip
     defaults = DEFAULTS.get(env, {})
     config = RLlibConfig(
@@ -585,6 +589,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--n-envs", type=count(1), default=None,
         help="envs stepped together (default: 64 in a native batch, 4 in a DummyVecEnv)",
     )  # fmt: skip
+    p.add_argument("--n-steps", type=count(1), default=None,
+                   help="PPO's rollout per env (default: 32 in a native batch, 256 in a "
+                   "DummyVecEnv)")  # fmt: skip
+    p.add_argument("--batch-size", type=count(2), default=None,
+                   help="PPO's minibatch (default: 512 in a native batch, 256 in a "
+                   "DummyVecEnv); on a GPU, thousands keep it busy")  # fmt: skip
+    p.add_argument("--n-epochs", type=count(1), default=None,
+                   help="PPO's passes over each rollout (default: 4 in a native batch, 10 "
+                   "in a DummyVecEnv)")  # fmt: skip
+    p.add_argument("--eval-freq", type=count(1), default=None, metavar="STEPS",
+                   help="timesteps between evaluations (default: 5,000; PPO's at least one "
+                   "rollout)")  # fmt: skip
     p.add_argument(
         "--vec-env", choices=("batched", "dummy"), default=None,
         help="batched: the native batched env, one call a step (the default where the id "
