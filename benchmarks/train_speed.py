@@ -38,7 +38,7 @@ Scaling (``--scaling``): for each game's reference network (its registered id an
 * ``collection``: ``collect_rollouts``, the batch stepping while the network acts;
 * ``iteration``: whole PPO iterations (collection and the update, ``--n-steps`` a rollout
   per env, minibatches of a quarter of the rollout between 512 and 16,384, the game's
-  epochs);
+  epochs or ``--n-epochs``);
 
 and the FLOP/s each achieves: the network's forward FLOPs a sample (collection), forward
 and backward (the update), counted once with ``torch.utils.flop_counter``, times the
@@ -223,27 +223,27 @@ def sync(device: str) -> None:
 
 
 def scaling_row(
-    env_id: str, device: str, n_envs: int, n_steps: int, iterations: int, threads: int
+    env_id: str, device: str, n_envs: int, args: argparse.Namespace, threads: int
 ) -> dict[str, Any]:
     """One row of the scaling mode (see the module doc)."""
     from grid_envs.bench import batched_steps_per_second
 
-    rollout = n_envs * n_steps
+    rollout = n_envs * args.n_steps
     config = replace(
-        default_config(env_id), n_envs=n_envs, n_steps=n_steps, batch_size=minibatch(rollout),
-        device=device, threads=threads,
+        default_config(env_id, n_epochs=args.n_epochs), n_envs=n_envs, n_steps=args.n_steps,
+        batch_size=minibatch(rollout), device=device, threads=threads,
     )  # fmt: skip
     env_rate, _ = batched_steps_per_second(env_id, n_envs, window=1.0, repeats=3, memory=False)
     model = build(config, plain=False)
     forward, train_step = network_flops(model, model.env)
     model.env.close()
     model = build(config, plain=False)  # fresh, so the counting left nothing behind
-    figures = speed(model, config, iterations)
+    figures = speed(model, config, args.iterations)
     collect_s = rollout / figures["collection"]
     update_s = rollout / figures["update"]
     model.env.close()
     return {
-        "env": env_id, "device": device, "n_envs": n_envs, "n_steps": n_steps,
+        "env": env_id, "device": device, "n_envs": n_envs, "n_steps": args.n_steps,
         "batch_size": config.batch_size, "n_epochs": config.n_epochs, "policy": config.policy,
         "bf16": uses_bf16(config), "env_alone": env_rate, **figures,
         "forward_flops": forward, "train_flops": train_step,
@@ -278,7 +278,7 @@ def scaling(args: argparse.Namespace, threads: int) -> dict[str, Any]:
             if levels:
                 print(f"{env_id}: a pool of {levels:,} levels in {filled:.1f} s", flush=True)
             for n in sizes:
-                row = scaling_row(env_id, device, n, args.n_steps, args.iterations, threads)
+                row = scaling_row(env_id, device, n, args, threads)
                 rows.append(row)
                 print(json.dumps(row), flush=True)
                 if args.json:
