@@ -320,6 +320,8 @@ def main() -> None:
         help="with --scaling: default 64 to 16,384 on a GPU, to 1,024 on a CPU",
     )
     parser.add_argument("--n-steps", type=int, default=16, help="with --scaling: rollout per env")
+    parser.add_argument("--n-epochs", type=int, default=None,
+                        help="with --scaling: PPO's epochs (default: the game's)")  # fmt: skip
     parser.add_argument(
         "--quick",
         action="store_true",
