@@ -198,9 +198,7 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             rewards[legal] = r
             terminated[legal] = t
             self.won[legal] = w
-            masks = self._masks(legal)
-            self.mask[legal] = masks
-            stuck = legal[~t & ~masks.any(axis=1)]
+            stuck = legal[~t & ~self._update_masks(legal)]
             if len(stuck):  # a live position with no legal action ends the episode
                 rewards[stuck] += self._no_legal_action(stuck)
                 terminated[stuck] = True
@@ -245,9 +243,15 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._reset_envs(idx, options)
         self.steps[idx] = 0
         self.won[idx] = False
-        self.mask[idx] = self._masks(idx)
-        if not self.mask[idx].any(axis=1).all():
+        if not self._update_masks(idx).all():
             raise ValueError(f"{type(self).__name__}: a starting position has no legal action")
+
+    def _update_masks(self, idx: np.ndarray) -> np.ndarray:
+        """Recompute the masks of the envs ``idx`` into ``self.mask``; whether each has a
+        legal action. A game whose rules write masks in place overrides it."""
+        masks = self._masks(idx)
+        self.mask[idx] = masks
+        return np.asarray(masks.any(axis=1))
 
     def _single_episode(self, i: int, options: dict[str, Any]) -> Any:
         """A new episode set up by the single env's own code with env ``i``'s generator;

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -15,21 +14,31 @@ from grid_envs.lines98.state import Lines98State
 
 
 def planes_view(
-    boards: np.ndarray, announced: Sequence[dict[int, int]], colours: int
-) -> np.ndarray:
+    boards: np.ndarray, ann_cell: np.ndarray, ann_colour: np.ndarray, held: np.ndarray,
+    colours: int,
+) -> np.ndarray:  # fmt: skip
     """The observation planes (k, 2C, rows, cols) of a batch of boards and their announced
-    balls: a plane per colour for the balls, then one per colour for the announced balls."""
+    balls (:func:`render.announced_cells`): a plane per colour for the balls, then one per
+    colour for the announced balls."""
     k, rows, cols = boards.shape
     planes = np.zeros((k, 2 * colours, rows, cols), dtype=np.uint8)
-    planes[:, :colours] = boards[:, None] == np.arange(1, colours + 1).reshape(-1, 1, 1)
-    board, row, col, colour = render.announced_cells(announced, cols)
+    np.equal(boards[:, None], np.arange(1, colours + 1).reshape(-1, 1, 1), out=planes[:, :colours],
+             casting="unsafe")  # fmt: skip
+    board, row, col, colour = render.announced_cells(ann_cell, ann_colour, held, cols)
     planes[board, colours + colour - 1, row, col] = 1
     return planes
 
 
-def announced_info(announced: dict[int, int], cols: int) -> list[tuple[int, int, int]]:
-    """``info["announced"]``: the announced balls as (row, col, colour)."""
-    return [(*divmod(cell, cols), colour) for cell, colour in announced.items()]
+def announced_info(
+    ann_cell: np.ndarray, ann_colour: np.ndarray, held: np.ndarray, cols: int
+) -> list[list[tuple[int, int, int]]]:  # fmt: skip
+    """``info["announced"]`` of a batch of games (:func:`render.announced_cells`): each
+    game's announced balls as (row, col, colour), in the order they were announced."""
+    rows, cols_, colours = (a.tolist() for a in (ann_cell // cols, ann_cell % cols, ann_colour))
+    return [
+        list(zip(r[:h], c[:h], k[:h], strict=True))
+        for r, c, k, h in zip(rows, cols_, colours, np.asarray(held).tolist(), strict=True)
+    ]
 
 
 class Lines98Env(GridEnv):
@@ -61,7 +70,7 @@ class Lines98Env(GridEnv):
     empty, 1..C a ball, C+1..2C an announced ball.
 
     ## Rewards
-    The points scored in the step (``rules.points``): 2 a cleared ball (once, even on two
+    The points scored in the step: 2 a cleared ball (once, even on two
     crossing lines) plus 2 for each ball a line has beyond ``line_length``; lines completed
     by spawned balls score too. ``game_over_penalty`` (0) when the board fills;
     ``illegal_action_penalty`` (-1) for a masked move (the state does not change).
@@ -177,13 +186,10 @@ class Lines98Env(GridEnv):
     ) -> tuple[float, bool, bool]:
         """Play a legal ``action`` on ``state`` with these settings, drawing spawns from
         ``rng``; (reward, terminated, won). The batched env plays each of its games with it."""
-        source, target = rules.action_to_move(action, self.rows * self.cols)
-        gained = rules.play(state, source, target, rng, self.spawn, self.colours, self.line_length)
-        if self.target_score is not None and state.score >= self.target_score:
-            return float(gained), True, True
-        if not state.empty_cells:
-            return gained + self.game_over_penalty, True, False
-        return float(gained), False, False
+        return rules.step(
+            state, action, rng, self.spawn, self.colours, self.line_length, self.target_score,
+            self.game_over_penalty,
+        )  # fmt: skip
 
     def _no_legal_action(self) -> float:
         return self.game_over_penalty
@@ -204,7 +210,8 @@ class Lines98Env(GridEnv):
 
     def _codes(self) -> np.ndarray:
         assert self.state is not None
-        return render.codes(self.state.board[None], [self.state.announced], self.colours)[0]
+        announced = render.announced_arrays(self.state.announced)
+        return render.codes(self.state.board[None], *announced, self.colours)[0]
 
     def _compact(self) -> np.ndarray:
         return self._codes()
@@ -225,7 +232,7 @@ class Lines98Env(GridEnv):
             "balls_cleared": s.balls_cleared,
             "moves": s.moves,
             "empty_cells": s.empty_cells,
-            "announced": announced_info(s.announced, self.cols),
+            "announced": announced_info(*render.announced_arrays(s.announced), self.cols)[0],
         }
 
     # -------------------------------------------------------- snapshots

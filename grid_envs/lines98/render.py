@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -33,19 +32,32 @@ def sprites(tile: int, colours: int) -> np.ndarray:
     return np.stack([empty, *balls, *announced])
 
 
-def announced_cells(announced: Sequence[dict[int, int]], cols: int) -> tuple[np.ndarray, ...]:
+def announced_cells(
+    ann_cell: np.ndarray, ann_colour: np.ndarray, held: np.ndarray, cols: int
+) -> tuple[np.ndarray, ...]:
     """(board, row, col, colour) arrays of every announced ball of a batch of boards, from
-    each board's ``{flat cell: colour}``."""
-    found = [(k, cell, colour) for k, a in enumerate(announced) for cell, colour in a.items()]
-    board, cell, colour = np.array(found, dtype=np.int64).reshape(-1, 3).T
-    return board, cell // cols, cell % cols, colour
+    each board's announced cells and colours (k, S), the first ``held[b]`` of row b."""
+    board, slot = np.nonzero(np.arange(ann_cell.shape[1]) < np.asarray(held)[:, None])
+    cell = ann_cell[board, slot]
+    return board, cell // cols, cell % cols, ann_colour[board, slot].astype(np.int64)
 
 
-def codes(boards: np.ndarray, announced: Sequence[dict[int, int]], colours: int) -> np.ndarray:
+def announced_arrays(announced: dict[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One game's ``{flat cell: colour}`` as the (1, S) arrays and held count of
+    :func:`announced_cells`."""
+    cells = np.array([list(announced)], dtype=np.int64).reshape(1, -1)
+    colours = np.array([list(announced.values())], dtype=np.int64).reshape(1, -1)
+    return cells, colours, np.array([len(announced)])
+
+
+def codes(
+    boards: np.ndarray, ann_cell: np.ndarray, ann_colour: np.ndarray, held: np.ndarray,
+    colours: int,
+) -> np.ndarray:  # fmt: skip
     """For a batch of boards (k, rows, cols) and their announced balls: uint8 codes 0 empty,
     1..C a ball, C+k an announced ball of colour k (the compact view)."""
     out = boards.astype(np.uint8)
-    board, row, col, colour = announced_cells(announced, boards.shape[2])
+    board, row, col, colour = announced_cells(ann_cell, ann_colour, held, boards.shape[2])
     out[board, row, col] = colours + colour
     return out
 

@@ -3,19 +3,31 @@
 A move takes a ball to an empty cell joined to it by a 4-connected path of empty cells
 (announced balls do not block: their cells are still empty). Cells are flat indices
 ``r * cols + c`` and an action is ``source * n + target`` with ``n = rows * cols``.
+
+The rules are compiled (:mod:`grid_envs.core.jit`), each written once over one game as
+arrays: the board (flat int8), the announced balls in the order they were announced
+(``ann_cell``, ``ann_colour``) and the counters :data:`COUNTERS`. The single env calls them
+through the functions over a :class:`Lines98State` below; the batched env keeps every game
+as rows of such arrays and calls the same rules in a compiled loop (:func:`play_batch`,
+:func:`batch_legal_masks`).
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from grid_envs.core.grid import flat_neighbour_table
+from grid_envs.core.jit import choice_without_replacement, compiled
 from grid_envs.lines98.state import EMPTY, Lines98State
 
 LINE_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # horizontal, vertical, both diagonals
+_DR = np.array([d[0] for d in LINE_DIRECTIONS], dtype=np.int64)
+_DC = np.array([d[1] for d in LINE_DIRECTIONS], dtype=np.int64)
+# a game's counters, one int64 array (a row of the batch's): announced balls held, score,
+# balls cleared, moves made, cells cleared by the last step
+N_ANN, SCORE, CLEARED, MOVES, LAST = range(5)
+COUNTERS = 5
 
 
 def move_to_action(source: int, target: int, n: int) -> int:
@@ -26,38 +38,308 @@ def action_to_move(action: int, n: int) -> tuple[int, int]:
     return divmod(int(action), n)
 
 
+# ------------------------------------------------------------------ compiled, one game
+@compiled
+def _regions(board: np.ndarray, rows: int, cols: int, region: np.ndarray) -> int:
+    """Label the 4-connected regions of empty cells 1, 2, ... in ``region`` (0 on balls),
+    by BFS from the cells in order; the number of regions."""
+    n = rows * cols
+    region[:] = 0
+    queue = np.empty(n, dtype=np.int64)
+    count = 0
+    for start in range(n):
+        if board[start] != EMPTY or region[start]:
+            continue
+        count += 1
+        region[start] = count
+        queue[0], head, tail = start, 0, 1
+        while head < tail:
+            cell = queue[head]
+            head += 1
+            r, c = cell // cols, cell % cols
+            for nb, ok in ((cell - cols, r > 0), (cell + cols, r < rows - 1),
+                           (cell - 1, c > 0), (cell + 1, c < cols - 1)):  # fmt: skip
+                if ok and board[nb] == EMPTY and not region[nb]:
+                    region[nb] = count
+                    queue[tail] = nb
+                    tail += 1
+    return count
+
+
+@compiled
+def _mask_into(board: np.ndarray, rows: int, cols: int, out: np.ndarray) -> bool:
+    """Write the (n * n,) legal mask into ``out``: a ball on the source, the target an empty
+    cell of a region beside it. Whether any move is legal."""
+    n = rows * cols
+    region = np.empty(n, dtype=np.int64)
+    count = _regions(board, rows, cols, region)
+    out[:] = False
+    # the cells of each region, in order: start[k]..start[k + 1] in ``cells``
+    start = np.zeros(count + 2, dtype=np.int64)
+    for cell in range(n):
+        start[region[cell] + 1] += 1
+    for k in range(1, count + 2):
+        start[k] += start[k - 1]
+    cells = np.empty(n, dtype=np.int64)
+    fill = start.copy()
+    for cell in range(n):
+        cells[fill[region[cell]]] = cell
+        fill[region[cell]] += 1
+    seen = np.zeros(4, dtype=np.int64)
+    legal = False
+    for source in range(n):
+        if board[source] == EMPTY:
+            continue
+        r, c = source // cols, source % cols
+        m = 0
+        for nb, ok in ((source - cols, r > 0), (source + cols, r < rows - 1),
+                       (source - 1, c > 0), (source + 1, c < cols - 1)):  # fmt: skip
+            if not ok or board[nb] != EMPTY:
+                continue
+            k = region[nb]
+            if k in seen[:m]:
+                continue
+            seen[m] = k
+            m += 1
+            for t in range(start[k], start[k + 1]):
+                out[source * n + cells[t]] = True
+            legal = True
+    return legal
+
+
+@compiled
+def _lines_through(
+    board: np.ndarray, rows: int, cols: int, cell: int, line_length: int, lines: np.ndarray,
+    found: int,
+) -> int:  # fmt: skip
+    """Add to ``lines`` (rows of direction, first cell, length) each line of
+    ``line_length`` or more balls of one colour through ``cell`` not already there; the
+    number of lines now."""
+    colour = board[cell]
+    if colour == EMPTY:
+        return found
+    r, c = cell // cols, cell % cols
+    for d in range(4):
+        dr, dc = _DR[d], _DC[d]
+        back = 0
+        rr, cc = r - dr, c - dc
+        while 0 <= rr < rows and 0 <= cc < cols and board[rr * cols + cc] == colour:
+            back += 1
+            rr, cc = rr - dr, cc - dc
+        ahead = 0
+        rr, cc = r + dr, c + dc
+        while 0 <= rr < rows and 0 <= cc < cols and board[rr * cols + cc] == colour:
+            ahead += 1
+            rr, cc = rr + dr, cc + dc
+        length = back + ahead + 1
+        if length < line_length:
+            continue
+        first = (r - back * dr) * cols + (c - back * dc)
+        new = True
+        for t in range(found):
+            if lines[t, 0] == d and lines[t, 1] == first:
+                new = False
+        if new:
+            lines[found, 0], lines[found, 1], lines[found, 2] = d, first, length
+            found += 1
+    return found
+
+
+@compiled
+def _clear(
+    board: np.ndarray, rows: int, cols: int, cells: np.ndarray, line_length: int,
+    counters: np.ndarray, cleared: np.ndarray,
+) -> int:  # fmt: skip
+    """Clear every line through ``cells``, counting the score, the balls cleared and the
+    cleared cells (appended to ``cleared`` in order); the points: 2 a cleared ball (a ball
+    on two crossing lines counts once) plus 2 for every ball a line has beyond
+    ``line_length`` (a line of 6 scores 14, of 7 18)."""
+    lines = np.empty((4 * len(cells), 3), dtype=np.int64)
+    found = 0
+    for cell in cells:
+        found = _lines_through(board, rows, cols, cell, line_length, lines, found)
+    if found == 0:
+        return 0
+    gone = np.zeros(rows * cols, dtype=np.bool_)
+    beyond = 0
+    for t in range(found):
+        step = _DR[lines[t, 0]] * cols + _DC[lines[t, 0]]
+        for k in range(lines[t, 2]):
+            gone[lines[t, 1] + k * step] = True
+        beyond += lines[t, 2] - line_length
+    balls = 0
+    for cell in range(rows * cols):
+        if gone[cell]:
+            board[cell] = EMPTY
+            cleared[counters[LAST]] = cell
+            counters[LAST] += 1
+            balls += 1
+    gained = 2 * balls + 2 * beyond
+    counters[SCORE] += gained
+    counters[CLEARED] += balls
+    return gained
+
+
+@compiled
+def _free(board: np.ndarray, ann_cell: np.ndarray, held: int) -> np.ndarray:
+    """Empty cells that no announced ball has claimed, in order."""
+    free = board == EMPTY
+    for s in range(held):
+        free[ann_cell[s]] = False
+    return np.flatnonzero(free)
+
+
+@compiled
+def _announce(
+    board: np.ndarray, ann_cell: np.ndarray, ann_colour: np.ndarray, counters: np.ndarray,
+    rng: Any, count: int, colours: int,
+) -> None:  # fmt: skip
+    """Announce ``count`` balls (fewer only if fewer free cells are left), each on a cell
+    drawn uniformly from the free ones, with a uniform colour."""
+    cells = _free(board, ann_cell, counters[N_ANN])
+    picked = choice_without_replacement(rng, len(cells), min(count, len(cells)))
+    for k in picked:
+        held = counters[N_ANN]
+        ann_cell[held] = cells[k]
+        ann_colour[held] = rng.integers(0, colours) + 1
+        counters[N_ANN] = held + 1
+
+
+@compiled
+def _spawn(
+    board: np.ndarray, rows: int, cols: int, ann_cell: np.ndarray, ann_colour: np.ndarray,
+    counters: np.ndarray, cleared: np.ndarray, line_length: int,
+) -> int:  # fmt: skip
+    """Put the announced balls on the board, clear the lines they complete; the points."""
+    held = counters[N_ANN]
+    for s in range(held):
+        board[ann_cell[s]] = ann_colour[s]
+    counters[N_ANN] = 0
+    return _clear(board, rows, cols, ann_cell[:held].copy(), line_length, counters, cleared)
+
+
+@compiled
+def _new_game(
+    board: np.ndarray, rows: int, cols: int, ann_cell: np.ndarray, ann_colour: np.ndarray,
+    counters: np.ndarray, cleared: np.ndarray, rng: Any, colours: int, initial: int,
+    count: int, line_length: int,
+) -> None:  # fmt: skip
+    board[:] = EMPTY
+    counters[:] = 0
+    _announce(board, ann_cell, ann_colour, counters, rng, initial, colours)
+    _spawn(board, rows, cols, ann_cell, ann_colour, counters, cleared, line_length)
+    counters[SCORE] = counters[CLEARED] = counters[LAST] = 0  # a starting line: not scored
+    _announce(board, ann_cell, ann_colour, counters, rng, count, colours)
+
+
+@compiled
+def _play(
+    board: np.ndarray, rows: int, cols: int, ann_cell: np.ndarray, ann_colour: np.ndarray,
+    counters: np.ndarray, cleared: np.ndarray, source: int, target: int, rng: Any,
+    count: int, colours: int, line_length: int,
+) -> int:  # fmt: skip
+    """Play a legal move in place; the points it scores (see :func:`play`)."""
+    counters[LAST] = 0
+    counters[MOVES] += 1
+    board[target], board[source] = board[source], EMPTY
+    held = counters[N_ANN]
+    for s in range(held):
+        if ann_cell[s] == target:  # the announcement moves on, to the end of the order
+            colour = ann_colour[s]
+            ann_cell[s : held - 1] = ann_cell[s + 1 : held].copy()
+            ann_colour[s : held - 1] = ann_colour[s + 1 : held].copy()
+            counters[N_ANN] = held - 1
+            cells = _free(board, ann_cell, held - 1)
+            if len(cells):
+                ann_cell[held - 1] = cells[rng.integers(0, len(cells))]
+                ann_colour[held - 1] = colour
+                counters[N_ANN] = held
+            break
+    moved = np.full(1, target, dtype=np.int64)
+    gained = _clear(board, rows, cols, moved, line_length, counters, cleared)
+    if gained == 0 or not (board != EMPTY).any():
+        gained += _spawn(board, rows, cols, ann_cell, ann_colour, counters, cleared, line_length)
+        _announce(board, ann_cell, ann_colour, counters, rng, count, colours)
+    return gained
+
+
+@compiled
+def _step(
+    board: np.ndarray, rows: int, cols: int, ann_cell: np.ndarray, ann_colour: np.ndarray,
+    counters: np.ndarray, cleared: np.ndarray, action: int, rng: Any, count: int,
+    colours: int, line_length: int, target_score: int, game_over_penalty: float,
+) -> tuple[float, bool, bool]:  # fmt: skip
+    """An env step of a legal ``action``: (reward, terminated, won); ``target_score`` 0
+    for none."""
+    n = rows * cols
+    gained = _play(board, rows, cols, ann_cell, ann_colour, counters, cleared, action // n,
+                   action % n, rng, count, colours, line_length)  # fmt: skip
+    if target_score > 0 and counters[SCORE] >= target_score:
+        return float(gained), True, True
+    if (board != EMPTY).all():
+        return gained + game_over_penalty, True, False
+    return float(gained), False, False
+
+
+# ------------------------------------------------------------------ compiled, a batch
+@compiled
+def play_batch(
+    boards: np.ndarray, ann_cell: np.ndarray, ann_colour: np.ndarray, counters: np.ndarray,
+    cleared: np.ndarray, idx: np.ndarray, actions: np.ndarray, rngs: Any, rows: int,
+    cols: int, count: int, colours: int, line_length: int, target_score: int,
+    game_over_penalty: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """:func:`_step` for the games ``idx`` of a batch (rows of the arrays, ``rngs`` their
+    generators): (rewards, terminated, won)."""
+    k = len(idx)
+    rewards = np.empty(k, dtype=np.float64)
+    terminated = np.empty(k, dtype=np.bool_)
+    won = np.empty(k, dtype=np.bool_)
+    for j in range(k):
+        i = idx[j]
+        rewards[j], terminated[j], won[j] = _step(
+            boards[i], rows, cols, ann_cell[i], ann_colour[i], counters[i], cleared[i],
+            actions[j], rngs[i], count, colours, line_length, target_score, game_over_penalty,
+        )  # fmt: skip
+    return rewards, terminated, won
+
+
+@compiled
+def masks_batch(
+    boards: np.ndarray, idx: np.ndarray, rows: int, cols: int, out: np.ndarray
+) -> np.ndarray:
+    """Write the legal masks of the boards ``idx`` (rows of ``boards``, flat) into the same
+    rows of ``out``; whether each has a legal move."""
+    legal = np.empty(len(idx), dtype=np.bool_)
+    for j in range(len(idx)):
+        legal[j] = _mask_into(boards[idx[j]], rows, cols, out[idx[j]])
+    return legal
+
+
+# ------------------------------------------------------------- over a Lines98State
 def empty_regions(board: np.ndarray) -> np.ndarray:
     """Label the 4-connected regions of empty cells 1, 2, ... (0 on balls), by BFS."""
     rows, cols = board.shape
-    labels, _, _ = _regions(board)
-    return np.array([bit.bit_length() for bit in labels], dtype=np.int32).reshape(rows, cols)
+    region = np.empty(board.size, dtype=np.int64)
+    _regions(np.ascontiguousarray(board).ravel(), rows, cols, region)
+    return region.reshape(rows, cols).astype(np.int32)
 
 
-def _regions(board: np.ndarray) -> tuple[list[int], list[int], int]:
-    """One BFS over the empty cells: for each cell the bit of its region (``1 << k`` for
-    the k-th region found, 0 on balls), for each ball the bits of the regions beside it,
-    and the number of regions."""
+def legal_mask(board: np.ndarray) -> np.ndarray:
+    """The exact (n * n,) mask: ball on source, target an empty cell its region reaches."""
     rows, cols = board.shape
-    n = rows * cols
-    free = (board.ravel() == EMPTY).tolist()
-    near = flat_neighbour_table((rows, cols))
-    region = [0] * n
-    beside = [0] * n
-    bit = 1
-    for start in range(n):
-        if not free[start] or region[start]:
-            continue
-        region[start] = bit
-        queue = [start]
-        for cell in queue:
-            for nb in near[cell]:
-                if not free[nb]:
-                    beside[nb] |= bit
-                elif not region[nb]:
-                    region[nb] = bit
-                    queue.append(nb)
-        bit <<= 1
-    return region, beside, bit.bit_length() - 1
+    out = np.empty(board.size**2, dtype=bool)
+    _mask_into(np.ascontiguousarray(board).ravel(), rows, cols, out)
+    return out
+
+
+def batch_legal_masks(boards: np.ndarray) -> np.ndarray:
+    """:func:`legal_mask` for a batch of boards (k, rows, cols): (k, n * n) bool."""
+    k, rows, cols = boards.shape
+    out = np.empty((k, (rows * cols) ** 2), dtype=bool)
+    flat = np.ascontiguousarray(boards).reshape(k, rows * cols)
+    masks_batch(flat, np.arange(k), rows, cols, out)
+    return out
 
 
 def reachable(board: np.ndarray, source: int) -> np.ndarray:
@@ -66,207 +348,87 @@ def reachable(board: np.ndarray, source: int) -> np.ndarray:
     return legal_mask(board).reshape(n, n)[source]
 
 
-_BIT_TYPES = ((8, np.uint8), (16, np.uint16), (32, np.uint32), (64, np.uint64))
-
-
-def legal_mask(board: np.ndarray) -> np.ndarray:
-    """The exact (n * n,) mask: ball on source, target an empty cell its region reaches.
-
-    One BFS gives each empty cell its region's bit and each ball the bits of the regions
-    beside it; the mask is the AND of the sources' bits with the targets'."""
-    region, beside, count = _regions(board)
-    for bits, dtype in _BIT_TYPES:
-        if count <= bits:
-            src = np.array(beside, dtype=dtype)
-            dst = np.array(region, dtype=dtype)
-            return np.bitwise_and(src[:, None], dst).astype(bool).ravel()
-    labels = np.array([bit.bit_length() for bit in region], dtype=np.int32)
-    return _mask_by_labels(board[None], labels.reshape(1, *board.shape))[0]
-
-
-def batch_region_labels(boards: np.ndarray) -> np.ndarray:
-    """Region labels for a batch of boards (k, rows, cols): on every empty cell the largest
-    ``flat index + 1`` of its 4-connected empty region, 0 on balls. The labels spread one
-    cell a round over all boards at once until none changes."""
-    k, rows, cols = boards.shape
-    empty = boards == EMPTY
-    dtype = np.int16 if rows * cols < 2**15 else np.int32
-    labels = np.where(empty, np.arange(1, rows * cols + 1).reshape(rows, cols), 0).astype(dtype)
-    pad = np.zeros((k, rows + 2, cols + 2), dtype=dtype)
-    inner = pad[:, 1:-1, 1:-1]
-    while True:
-        inner[...] = labels
-        grown = np.maximum(
-            np.maximum(pad[:, :-2, 1:-1], pad[:, 2:, 1:-1]),
-            np.maximum(pad[:, 1:-1, :-2], pad[:, 1:-1, 2:]),
-        )
-        np.maximum(grown, labels, out=grown)
-        grown[~empty] = 0
-        if np.array_equal(grown, labels):
-            return labels
-        labels = grown
-
-
-def batch_legal_masks(boards: np.ndarray) -> np.ndarray:
-    """:func:`legal_mask` for a batch of boards (k, rows, cols): (k, n * n) bool, from
-    :func:`batch_region_labels` renumbered 1..K on each board."""
-    k, rows, cols = boards.shape
-    n = rows * cols
-    labels = batch_region_labels(boards).reshape(k, n)
-    ordered = np.sort(labels, axis=1)
-    first = np.ones((k, n), dtype=bool)
-    first[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
-    rank = np.cumsum(first & (ordered > 0), axis=1)  # 1..K for regions, 0 for balls
-    table = np.zeros((k, n + 1), dtype=np.int64)
-    table[np.arange(k)[:, None], ordered] = rank
-    region = table[np.arange(k)[:, None], labels]  # (k, n): 1..K, 0 on balls
-    return masks_from_regions(boards, region.reshape(k, rows, cols))
-
-
-def masks_from_regions(boards: np.ndarray, region: np.ndarray) -> np.ndarray:
-    """Masks (k, n * n) of boards (k, rows, cols) whose empty regions are numbered 1..K
-    on each board (0 on balls).
-
-    Each region gets a bit; a ball's bits are those of the regions beside it, so the mask
-    is one AND of the sources' bits with the targets'. Wide bit fields cost more than
-    comparing numbers over a batch, so past 16 regions (64 on one board) the regions
-    beside each ball are compared with every target's instead."""
-    k, rows, cols = boards.shape
-    n = rows * cols
-    most = int(region.max(initial=0))
-    if most > (64 if k == 1 else 16):
-        return _mask_by_labels(boards, region)
-    dtype = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if np.iinfo(t).bits >= most)
-    bit_of = np.array([0] + [1 << b for b in range(most)], dtype=dtype)  # region -> its bit
-    pad = np.zeros((k, rows + 2, cols + 2), dtype=dtype)
-    pad[:, 1:-1, 1:-1] = bit_of[region].reshape(k, rows, cols)
-    beside = pad[:, :-2, 1:-1] | pad[:, 2:, 1:-1] | pad[:, 1:-1, :-2] | pad[:, 1:-1, 2:]
-    beside[boards == EMPTY] = 0  # only balls move
-    targets = bit_of[region].reshape(k, 1, n)
-    return ((beside.reshape(k, n, 1) & targets) != 0).reshape(k, n * n)
-
-
-def _mask_by_labels(boards: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    k, rows, cols = boards.shape
-    n = rows * cols
-    pad = np.zeros((k, rows + 2, cols + 2), dtype=labels.dtype)
-    pad[:, 1:-1, 1:-1] = labels
-    target = labels.reshape(k, 1, n)
-    mask = np.zeros((k, n, n), dtype=bool)
-    for side in (pad[:, :-2, 1:-1], pad[:, 2:, 1:-1], pad[:, 1:-1, :-2], pad[:, 1:-1, 2:]):
-        mask |= side.reshape(k, n, 1) == target  # the region next to the source, 0 if none
-    mask &= (target > 0) & (boards.reshape(k, n, 1) != EMPTY)
-    return mask.reshape(k, n * n)
-
-
 def mask_to_moves(mask: np.ndarray, n: int) -> np.ndarray:
     """The legal moves of an (n * n,) mask as (M, 2) flat (source, target) cells."""
     legal = np.flatnonzero(mask)
     return np.stack([legal // n, legal % n], axis=1)
 
 
-@lru_cache(maxsize=32)
-def _rays(rows: int, cols: int) -> tuple[tuple[tuple[tuple[int, ...], tuple[int, ...]], ...], ...]:
-    """For each flat cell and each line direction, the cells walking away from it one way
-    and the other (nearest first): the cells a line through it can take."""
-    table = []
-    for r in range(rows):
-        for c in range(cols):
-            per_direction = []
-            for dr, dc in LINE_DIRECTIONS:
-                ways = []
-                for sign in (1, -1):
-                    ray = []
-                    rr, cc = r + sign * dr, c + sign * dc
-                    while 0 <= rr < rows and 0 <= cc < cols:
-                        ray.append(rr * cols + cc)
-                        rr, cc = rr + sign * dr, cc + sign * dc
-                    ways.append(tuple(ray))
-                per_direction.append((ways[0], ways[1]))
-            table.append(tuple(per_direction))
-    return tuple(table)
-
-
 def lines_through(board: np.ndarray, cell: int, line_length: int) -> list[list[int]]:
     """The lines of ``line_length`` or more balls of one colour through ``cell``."""
-    return _lines_at(board.ravel().tolist(), cell, _rays(*board.shape), line_length)
+    rows, cols = board.shape
+    lines = np.empty((4, 3), dtype=np.int64)
+    found = _lines_through(np.ascontiguousarray(board).ravel(), rows, cols, cell, line_length,
+                           lines, 0)  # fmt: skip
+    out = []
+    for d, first, length in lines[:found].tolist():
+        step = LINE_DIRECTIONS[d][0] * cols + LINE_DIRECTIONS[d][1]
+        out.append(sorted(first + k * step for k in range(length)))
+    return out
 
 
-def _lines_at(
-    flat: list[int], cell: int, rays: tuple[Any, ...], line_length: int
-) -> list[list[int]]:
-    """:func:`lines_through` on the board as a flat list, along the cached ``_rays``."""
-    colour = flat[cell]
-    if colour == EMPTY:
-        return []
-    found = []
-    for ahead, behind in rays[cell]:
-        if len(ahead) + len(behind) + 1 < line_length:
-            continue
-        line = [cell]
-        for other in ahead:
-            if flat[other] != colour:
-                break
-            line.append(other)
-        for other in behind:
-            if flat[other] != colour:
-                break
-            line.append(other)
-        if len(line) >= line_length:
-            found.append(sorted(line))
-    return found
+class _Game:
+    """A :class:`Lines98State` as the compiled rules' arrays (its board in place), written
+    back by :meth:`done`."""
 
+    def __init__(self, state: Lines98State) -> None:
+        self.state = state
+        n = state.board.size
+        self.board = state.board.reshape(-1)  # a view: the state's board is contiguous
+        self.ann_cell = np.zeros(n, dtype=np.int64)
+        self.ann_colour = np.zeros(n, dtype=np.int8)
+        held = len(state.announced)
+        if held:
+            self.ann_cell[:held] = list(state.announced)
+            self.ann_colour[:held] = list(state.announced.values())
+        self.counters = np.array([held, state.score, state.balls_cleared, state.moves, 0])
+        self.cleared = np.zeros(n, dtype=np.int64)
 
-def points(lines: list[list[int]], line_length: int) -> int:
-    """2 points a cleared ball (a ball on two crossing lines counts once), plus 2 points
-    for every ball a line has beyond ``line_length`` (a line of 6 scores 14, of 7 18)."""
-    balls = {cell for line in lines for cell in line}
-    return 2 * len(balls) + 2 * sum(len(line) - line_length for line in lines)
+    def done(self, keep_cleared: bool = False) -> None:
+        s, c = self.state, self.counters
+        held = int(c[N_ANN])
+        s.announced = dict(
+            zip(self.ann_cell[:held].tolist(), self.ann_colour[:held].tolist(), strict=True)
+        )
+        s.score, s.balls_cleared, s.moves = int(c[SCORE]), int(c[CLEARED]), int(c[MOVES])
+        fresh = tuple(self.cleared[: c[LAST]].tolist())
+        s.last_cleared = s.last_cleared + fresh if keep_cleared else fresh
+
+    def args(self) -> tuple[np.ndarray, int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        rows, cols = self.state.board.shape
+        return (self.board, rows, cols, self.ann_cell, self.ann_colour, self.counters,
+                self.cleared)  # fmt: skip
 
 
 def clear_lines(state: Lines98State, cells: list[int], line_length: int) -> int:
     """Clear every line through ``cells``; update the score; return the points."""
-    flat, rays = state.board.ravel().tolist(), _rays(*state.board.shape)
-    lines = []
-    for cell in cells:
-        for line in _lines_at(flat, cell, rays, line_length):
-            if line not in lines:
-                lines.append(line)
-    if not lines:
-        return 0
-    gained = points(lines, line_length)
-    gone = sorted({cell for line in lines for cell in line})
-    state.board.ravel()[gone] = EMPTY
-    state.score += gained
-    state.balls_cleared += len(gone)
-    state.last_cleared += tuple(gone)
-    return gained
+    game = _Game(state)
+    gained = _clear(*game.args()[:3], np.array(cells, dtype=np.int64), line_length,
+                    game.counters, game.cleared)  # fmt: skip
+    game.done(keep_cleared=True)
+    return int(gained)
 
 
 def free_cells(state: Lines98State) -> list[int]:
     """Empty cells that no announced ball has claimed."""
-    free = state.board.ravel() == EMPTY
-    if state.announced:
-        free[list(state.announced)] = False
-    return np.flatnonzero(free).tolist()
+    game = _Game(state)
+    return _free(game.board, game.ann_cell, len(state.announced)).tolist()
 
 
 def announce(state: Lines98State, rng: np.random.Generator, count: int, colours: int) -> None:
     """Announce ``count`` balls (fewer only if fewer free cells are left), each on a cell
     drawn uniformly from the free ones, with a uniform colour."""
-    cells = free_cells(state)
-    picked = rng.choice(len(cells), size=min(count, len(cells)), replace=False)
-    for k in picked.tolist():
-        state.announced[cells[k]] = int(rng.integers(colours)) + 1
+    game = _Game(state)
+    _announce(game.board, game.ann_cell, game.ann_colour, game.counters, rng, count, colours)
+    game.done(keep_cleared=True)
 
 
 def spawn(state: Lines98State, line_length: int) -> int:
     """Put the announced balls on the board, clear the lines they complete; the points."""
-    placed = list(state.announced)
-    for cell, colour in state.announced.items():
-        state.board.ravel()[cell] = colour
-    state.announced = {}
-    return clear_lines(state, placed, line_length)
+    game = _Game(state)
+    gained = _spawn(*game.args(), line_length)
+    game.done(keep_cleared=True)
+    return int(gained)
 
 
 def new_game(
@@ -277,11 +439,9 @@ def new_game(
     state = Lines98State(
         np.zeros((rows, cols), dtype=np.int8), line_length=line_length, colours=colours
     )
-    announce(state, rng, initial, colours)
-    spawn(state, line_length)
-    state.score = state.balls_cleared = 0  # a starting line (rare) is cleared but not scored
-    state.last_cleared = ()
-    announce(state, rng, count, colours)
+    game = _Game(state)
+    _new_game(*game.args(), rng, colours, initial, count, line_length)
+    game.done()
     return state
 
 
@@ -296,17 +456,21 @@ def play(
     appear (their lines are cleared too) and ``count`` new ones are announced; when the
     move empties the board, they appear as well, so the game can go on.
     """
-    flat = state.board.ravel()
-    state.last_cleared = ()
-    state.moves += 1
-    flat[target], flat[source] = flat[source], EMPTY
-    if target in state.announced:
-        colour = state.announced.pop(target)
-        cells = free_cells(state)
-        if cells:
-            state.announced[cells[int(rng.integers(len(cells)))]] = colour
-    gained = clear_lines(state, [target], line_length)
-    if gained == 0 or not (flat != EMPTY).any():
-        gained += spawn(state, line_length)
-        announce(state, rng, count, colours)
-    return gained
+    game = _Game(state)
+    gained = _play(*game.args(), source, target, rng, count, colours, line_length)
+    game.done()
+    return int(gained)
+
+
+def step(
+    state: Lines98State, action: int, rng: np.random.Generator, count: int, colours: int,
+    line_length: int, target_score: int | None, game_over_penalty: float,
+) -> tuple[float, bool, bool]:  # fmt: skip
+    """An env step of a legal ``action`` on ``state``: (reward, terminated, won)."""
+    game = _Game(state)
+    reward, terminated, won = _step(
+        *game.args(), action, rng, count, colours, line_length, target_score or 0,
+        float(game_over_penalty),
+    )  # fmt: skip
+    game.done()
+    return float(reward), bool(terminated), bool(won)

@@ -1,21 +1,21 @@
-"""Lines98 for a whole batch: the boards as one (num_envs, rows, cols) array.
+"""Lines98 for a whole batch: every game as rows of arrays, played by compiled rules.
 
-The registered Lines98 ids' ``vector_entry_point``. The mask, the costly part of a step (a
-6,561-move mask on the classic board), is computed for the whole batch at once
-(:func:`rules.batch_legal_masks`: region labels spread over all boards together, then one
-bit operation per move), and so are the observation planes. The moves themselves, with
-their line clears, spawns and announcements, are played game by game with the single env's
-own code (:meth:`Lines98Env.play`), each drawing from its own generator: the same seeds and
-actions give the trajectories of N single envs (tested).
+The registered Lines98 ids' ``vector_entry_point``. Each game is a row of the batch's
+arrays (its flat board, its announced balls in order, its counters: the layout of
+:mod:`grid_envs.lines98.rules`), and a step plays every game's move, with its line clears,
+spawns and announcements, and writes its mask, in one compiled loop over the rows
+(:func:`rules.play_batch`, :func:`rules.masks_batch`) that calls the single env's own
+compiled rules, each game drawing from its own generator: the same seeds and actions give
+the trajectories of N single envs (tested). New games are set up by the single env's code.
 """
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import numpy as np
 
+from grid_envs.core.jit import generators
 from grid_envs.core.vector import GridVectorEnv
 from grid_envs.lines98 import render, rules
 from grid_envs.lines98.env import Lines98Env, announced_info, planes_view
@@ -32,56 +32,88 @@ class Lines98VectorEnv(GridVectorEnv):
     def __init__(self, num_envs: int, max_episode_steps: int | None = None, **kwargs: Any) -> None:
         super().__init__(num_envs, max_episode_steps, **kwargs)
         single = self.template
-        self.boards = np.zeros((self.num_envs, single.rows, single.cols), dtype=np.int8)
-        self.states: list[Lines98State] = []  # each game's board is a view of ``boards``
+        n = single.rows * single.cols
+        self.boards = np.zeros((self.num_envs, n), dtype=np.int8)
+        self.ann_cell = np.zeros((self.num_envs, n), dtype=np.int64)
+        self.ann_colour = np.zeros((self.num_envs, n), dtype=np.int8)
+        self.counters = np.zeros((self.num_envs, rules.COUNTERS), dtype=np.int64)
+        self.cleared = np.zeros((self.num_envs, n), dtype=np.int64)
+        self._typed_rngs: Any = None  # self.rngs as compiled code takes them, made lazily
 
-    def _bind_views(self) -> None:
-        for i, state in enumerate(self.states):  # each game plays in place in its row
-            state.board = self.boards[i]
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_typed_rngs"] = None  # rebuilt from the copied generators
+        return state
+
+    def _generators(self) -> Any:
+        if self._typed_rngs is None:
+            self._typed_rngs = generators(self.rngs)
+        return self._typed_rngs
 
     # ------------------------------------------------------------------ hooks
     def _reset_envs(self, idx: np.ndarray, options: dict[str, Any]) -> None:
-        if not self.states:
-            self.states = [Lines98State(self.boards[i]) for i in range(self.num_envs)]
+        typed = self._generators()
         for i in idx.tolist():
-            state = self._single_episode(i, options)
-            self.boards[i] = state.board
-            state.board = self.boards[i]  # played in place from now on
-            self.states[i] = state
+            typed[i] = self.rngs[i]  # a reseeded env has a new generator
+            s = self._single_episode(i, options)
+            held = len(s.announced)
+            self.boards[i] = s.board.ravel()
+            self.ann_cell[i, :held] = list(s.announced)
+            self.ann_colour[i, :held] = list(s.announced.values())
+            self.counters[i] = (held, s.score, s.balls_cleared, s.moves, 0)
 
     def _masks(self, idx: np.ndarray) -> np.ndarray:
-        return rules.batch_legal_masks(self.boards[idx])
+        single = self.template
+        masks = np.empty((len(idx), self.n_actions), dtype=bool)
+        rules.masks_batch(self.boards[idx], np.arange(len(idx)), single.rows, single.cols, masks)
+        return masks
+
+    def _update_masks(self, idx: np.ndarray) -> np.ndarray:
+        single = self.template
+        return rules.masks_batch(self.boards, idx, single.rows, single.cols, self.mask)
 
     def _apply(self, idx: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, ...]:
-        single = self.template
-        out = [
-            single.play(self.states[i], a, self.rngs[i])
-            for i, a in zip(idx.tolist(), actions.tolist(), strict=True)
-        ]
-        rewards, terminated, won = (np.array(column) for column in zip(*out, strict=True))
-        return rewards.astype(np.float64), terminated.astype(bool), won.astype(bool)
+        s = self.template
+        return rules.play_batch(
+            self.boards, self.ann_cell, self.ann_colour, self.counters, self.cleared, idx,
+            actions.astype(np.int64), self._generators(), s.rows, s.cols, s.spawn, s.colours,
+            s.line_length, s.target_score or 0, float(s.game_over_penalty),
+        )  # fmt: skip
 
     def _state_of_env(self, i: int) -> Any:
-        return copy.deepcopy(self.states[i])
+        s, c = self.template, self.counters[i]
+        held = int(c[rules.N_ANN])
+        return Lines98State(
+            self.boards[i].reshape(s.rows, s.cols).copy(),
+            dict(zip(self.ann_cell[i, :held].tolist(), self.ann_colour[i, :held].tolist(),
+                     strict=True)),
+            int(c[rules.SCORE]), int(c[rules.CLEARED]), int(c[rules.MOVES]),
+            tuple(self.cleared[i, : c[rules.LAST]].tolist()), s.line_length, s.colours,
+        )  # fmt: skip
 
     def _no_legal_action(self, idx: np.ndarray) -> float:
         return self.template.game_over_penalty
 
+    def _announced(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        held = self.counters[:, rules.N_ANN]
+        most = int(held.max(initial=0))
+        return self.ann_cell[:, :most], self.ann_colour[:, :most], held
+
     def _observations(self) -> np.ndarray:
-        announced = [state.announced for state in self.states]
-        if self.template.observation_mode == "compact":
-            return render.codes(self.boards, announced, self.template.colours)
-        return planes_view(self.boards, announced, self.template.colours)
+        s = self.template
+        boards = self.boards.reshape(self.num_envs, s.rows, s.cols)
+        if s.observation_mode == "compact":
+            return render.codes(boards, *self._announced(), s.colours)
+        return planes_view(boards, *self._announced(), s.colours)
 
     def _infos(self, done: np.ndarray) -> dict[str, Any]:
-        cols = self.template.cols
         announced = np.empty(self.num_envs, dtype=object)
-        for i, s in enumerate(self.states):
-            announced[i] = announced_info(s.announced, cols)
+        for i, balls in enumerate(announced_info(*self._announced(), self.template.cols)):
+            announced[i] = balls
         return {
-            "score": np.array([s.score for s in self.states]),
-            "balls_cleared": np.array([s.balls_cleared for s in self.states]),
-            "moves": np.array([s.moves for s in self.states]),
-            "empty_cells": (self.boards == 0).reshape(self.num_envs, -1).sum(axis=1),
+            "score": self.counters[:, rules.SCORE].copy(),
+            "balls_cleared": self.counters[:, rules.CLEARED].copy(),
+            "moves": self.counters[:, rules.MOVES].copy(),
+            "empty_cells": (self.boards == 0).sum(axis=1),
             "announced": announced,
         }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -268,13 +269,18 @@ def test_the_default_reply_search_judges_exact_boards_and_draws_nothing(
     replies = rules.mask_to_moves(rules.legal_mask(after.board), 81)
     best = agent.first_steps(after, replies, 8, 5, 7, np.random.default_rng(9), float("inf"))
     assert values == {best[0][0]}  # the best of the 8 best replies, on the board as it is
-    drawn: list[int] = []
-    announce = rules.announce
+    drawn: list[int] = []  # the balls each replayed move or announcement draws
+    play, announce = rules.play, rules.announce
 
-    def spy(state: Lines98State, rng: np.random.Generator, count: int, colours: int) -> None:
+    def spy_play(state: Lines98State, *args: Any) -> int:
+        drawn.append(args[3])  # count: the balls announced after a spawn
+        return play(state, *args)
+
+    def spy_announce(state: Lines98State, rng: np.random.Generator, count: int, c: int) -> None:
         drawn.append(count)
-        announce(state, rng, count, colours)
+        announce(state, rng, count, c)
 
-    monkeypatch.setattr(rules, "announce", spy)
+    monkeypatch.setattr(rules, "play", spy_play)
+    monkeypatch.setattr(rules, "announce", spy_announce)
     agent.act(env.unwrapped, None)
     assert drawn and not any(drawn)  # replays announce nothing; no future is ever drawn
