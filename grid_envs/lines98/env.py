@@ -34,11 +34,10 @@ def announced_info(
 ) -> list[list[tuple[int, int, int]]]:  # fmt: skip
     """``info["announced"]`` of a batch of games (:func:`render.announced_cells`): each
     game's announced balls as (row, col, colour), in the order they were announced."""
-    rows, cols_, colours = (a.tolist() for a in (ann_cell // cols, ann_cell % cols, ann_colour))
-    return [
-        list(zip(r[:h], c[:h], k[:h], strict=True))
-        for r, c, k, h in zip(rows, cols_, colours, np.asarray(held).tolist(), strict=True)
-    ]
+    width = ann_cell.shape[1]
+    balls = list(zip(*(a.ravel().tolist() for a in (ann_cell // cols, ann_cell % cols, ann_colour)),
+                     strict=True))  # fmt: skip
+    return [balls[i * width : i * width + h] for i, h in enumerate(np.asarray(held).tolist())]
 
 
 class Lines98Env(GridEnv):
@@ -232,7 +231,8 @@ class Lines98Env(GridEnv):
             "balls_cleared": s.balls_cleared,
             "moves": s.moves,
             "empty_cells": s.empty_cells,
-            "announced": announced_info(*render.announced_arrays(s.announced), self.cols)[0],
+            # :func:`announced_info` for one game (the batch's equivalence tests compare them)
+            "announced": [(*divmod(cell, self.cols), c) for cell, c in s.announced.items()],
         }
 
     # -------------------------------------------------------- snapshots

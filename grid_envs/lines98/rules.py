@@ -69,41 +69,33 @@ def _regions(board: np.ndarray, rows: int, cols: int, region: np.ndarray) -> int
 @compiled
 def _mask_into(board: np.ndarray, rows: int, cols: int, out: np.ndarray) -> bool:
     """Write the (n * n,) legal mask into ``out``: a ball on the source, the target an empty
-    cell of a region beside it. Whether any move is legal."""
+    cell of a region beside it. Whether any move is legal.
+
+    Each region's cells are one row of flags (row 0 none); a source's row of the mask is
+    the OR of the rows of the regions beside it, written whole."""
     n = rows * cols
     region = np.empty(n, dtype=np.int64)
     count = _regions(board, rows, cols, region)
-    out[:] = False
-    # the cells of each region, in order: start[k]..start[k + 1] in ``cells``
-    start = np.zeros(count + 2, dtype=np.int64)
+    cells_of = np.zeros((count + 1, n), dtype=np.uint8)  # bytes: the loops below vectorize
     for cell in range(n):
-        start[region[cell] + 1] += 1
-    for k in range(1, count + 2):
-        start[k] += start[k - 1]
-    cells = np.empty(n, dtype=np.int64)
-    fill = start.copy()
-    for cell in range(n):
-        cells[fill[region[cell]]] = cell
-        fill[region[cell]] += 1
-    seen = np.zeros(4, dtype=np.int64)
+        cells_of[region[cell], cell] = 1
+    cells_of[0, :] = 0  # the balls belong to no region
+    flags = out.view(np.uint8)
     legal = False
     for source in range(n):
-        if board[source] == EMPTY:
-            continue
+        row = flags[source * n : (source + 1) * n]
         r, c = source // cols, source % cols
-        m = 0
-        for nb, ok in ((source - cols, r > 0), (source + cols, r < rows - 1),
-                       (source - 1, c > 0), (source + 1, c < cols - 1)):  # fmt: skip
-            if not ok or board[nb] != EMPTY:
-                continue
-            k = region[nb]
-            if k in seen[:m]:
-                continue
-            seen[m] = k
-            m += 1
-            for t in range(start[k], start[k + 1]):
-                out[source * n + cells[t]] = True
-            legal = True
+        a = region[source - cols] if r > 0 else 0
+        b = region[source + cols] if r < rows - 1 else 0
+        d = region[source - 1] if c > 0 else 0
+        e = region[source + 1] if c < cols - 1 else 0
+        if board[source] == EMPTY or a + b + d + e == 0:
+            row[:] = 0
+            continue
+        ra, rb, rd, re = cells_of[a], cells_of[b], cells_of[d], cells_of[e]
+        for t in range(n):
+            row[t] = ra[t] | rb[t] | rd[t] | re[t]
+        legal = True
     return legal
 
 
@@ -302,6 +294,18 @@ def play_batch(
             actions[j], rngs[i], count, colours, line_length, target_score, game_over_penalty,
         )  # fmt: skip
     return rewards, terminated, won
+
+
+@compiled
+def new_games_batch(
+    boards: np.ndarray, ann_cell: np.ndarray, ann_colour: np.ndarray, counters: np.ndarray,
+    cleared: np.ndarray, idx: np.ndarray, rngs: Any, rows: int, cols: int, colours: int,
+    initial: int, count: int, line_length: int,
+) -> None:  # fmt: skip
+    """:func:`new_game` for the games ``idx`` of a batch, each with its own generator."""
+    for i in idx:
+        _new_game(boards[i], rows, cols, ann_cell[i], ann_colour[i], counters[i], cleared[i],
+                  rngs[i], colours, initial, count, line_length)  # fmt: skip
 
 
 @compiled

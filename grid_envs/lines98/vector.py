@@ -6,7 +6,7 @@ arrays (its flat board, its announced balls in order, its counters: the layout o
 spawns and announcements, and writes its mask, in one compiled loop over the rows
 (:func:`rules.play_batch`, :func:`rules.masks_batch`) that calls the single env's own
 compiled rules, each game drawing from its own generator: the same seeds and actions give
-the trajectories of N single envs (tested). New games are set up by the single env's code.
+the trajectories of N single envs (tested). New games likewise (:func:`rules.new_games_batch`).
 """
 
 from __future__ import annotations
@@ -51,16 +51,19 @@ class Lines98VectorEnv(GridVectorEnv):
         return self._typed_rngs
 
     # ------------------------------------------------------------------ hooks
+    def reset(
+        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        if seed is not None:
+            self._typed_rngs = None  # the envs reseeded have new generators
+        return super().reset(seed=seed, options=options)
+
     def _reset_envs(self, idx: np.ndarray, options: dict[str, Any]) -> None:
-        typed = self._generators()
-        for i in idx.tolist():
-            typed[i] = self.rngs[i]  # a reseeded env has a new generator
-            s = self._single_episode(i, options)
-            held = len(s.announced)
-            self.boards[i] = s.board.ravel()
-            self.ann_cell[i, :held] = list(s.announced)
-            self.ann_colour[i, :held] = list(s.announced.values())
-            self.counters[i] = (held, s.score, s.balls_cleared, s.moves, 0)
+        s = self.template
+        rules.new_games_batch(
+            self.boards, self.ann_cell, self.ann_colour, self.counters, self.cleared, idx,
+            self._generators(), s.rows, s.cols, s.colours, s.initial, s.spawn, s.line_length,
+        )  # fmt: skip
 
     def _masks(self, idx: np.ndarray) -> np.ndarray:
         single = self.template
