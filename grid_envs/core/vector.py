@@ -77,6 +77,7 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.illegal_action_penalty = template.illegal_action_penalty
         self.render_mode = None
         self.rngs: list[np.random.Generator] = []  # one per env, from reset()
+        self._typed_rngs: Any = None  # the same, as compiled rules take them (_generators)
         self.steps = np.zeros(self.num_envs, dtype=np.int64)
         self.won = np.zeros(self.num_envs, dtype=bool)
         self.mask = np.zeros((self.num_envs, self.n_actions), dtype=bool)
@@ -116,6 +117,20 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._bind_views()
 
     # ---------------------------------------------------------- gymnasium API
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_typed_rngs"] = None  # rebuilt from the copied generators when next used
+        return state
+
+    def _generators(self) -> Any:
+        """The envs' generators as compiled rules take them (:func:`jit.generators`), the
+        same objects; made when first asked for after a reset that reseeds."""
+        if self._typed_rngs is None:
+            from grid_envs.core.jit import generators
+
+            self._typed_rngs = generators(self.rngs)
+        return self._typed_rngs
+
     def reset(
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
@@ -126,6 +141,8 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         rows = options.pop("reset_mask", None)
         seeds = self._seeds(seed)
         idx = np.arange(self.num_envs) if rows is None else self._reset_rows(rows)
+        if seed is not None:
+            self._typed_rngs = None  # the envs reseeded have new generators
         if not self.rngs:
             self.rngs = [seeding.np_random(s)[0] for s in seeds]
         else:

@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from grid_envs.core.jit import generators
 from grid_envs.core.vector import GridVectorEnv
 from grid_envs.lines98 import render, rules
 from grid_envs.lines98.env import Lines98Env, announced_info, planes_view
@@ -38,26 +37,8 @@ class Lines98VectorEnv(GridVectorEnv):
         self.ann_colour = np.zeros((self.num_envs, n), dtype=np.int8)
         self.counters = np.zeros((self.num_envs, rules.COUNTERS), dtype=np.int64)
         self.cleared = np.zeros((self.num_envs, n), dtype=np.int64)
-        self._typed_rngs: Any = None  # self.rngs as compiled code takes them, made lazily
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state["_typed_rngs"] = None  # rebuilt from the copied generators
-        return state
-
-    def _generators(self) -> Any:
-        if self._typed_rngs is None:
-            self._typed_rngs = generators(self.rngs)
-        return self._typed_rngs
 
     # ------------------------------------------------------------------ hooks
-    def reset(
-        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
-        if seed is not None:
-            self._typed_rngs = None  # the envs reseeded have new generators
-        return super().reset(seed=seed, options=options)
-
     def _reset_envs(self, idx: np.ndarray, options: dict[str, Any]) -> None:
         s = self.template
         rules.new_games_batch(

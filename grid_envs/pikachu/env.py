@@ -9,9 +9,8 @@ import numpy as np
 from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
 from grid_envs.pikachu import render, rules
-from grid_envs.pikachu.paths import RemovablePairs, find_path
 from grid_envs.pikachu.solver import plan
-from grid_envs.pikachu.state import EMPTY, GRAVITY, ON_STUCK, Cell, PikachuState
+from grid_envs.pikachu.state import GRAVITY, ON_STUCK, PikachuState
 
 
 class PikachuEnv(GridEnv):
@@ -167,7 +166,6 @@ class PikachuEnv(GridEnv):
         self.total_pairs = 1  # the pairs this episode's deal started with
         self._mask_key = b""
         self._mask_value = np.zeros(0, dtype=bool)
-        self._pairs = RemovablePairs()  # the mask's bit fields, updated removal by removal
 
     # ------------------------------------------------------------- episode
     def _new_board(self) -> np.ndarray:
@@ -202,53 +200,28 @@ class PikachuEnv(GridEnv):
         key = self.state.board.tobytes()
         if key != self._mask_key:
             self._mask_key = key
-            self._mask_value = rules.legal_mask(self.state.board, self._pairs)
+            self._mask_value = rules.legal_mask(self.state.board)
         return self._mask_value
 
     def _legal_mask(self) -> np.ndarray:
         return self._mask_now()
 
     def _apply(self, action: int) -> tuple[float, bool, bool]:
-        s = self.state
-        self.remove(s, action)
-        reward = self.pair_reward
-        if s.tiles_left == 0:
-            return reward + self.clear_reward, True, True
-        if self._mask_now().any():
-            return reward, False, False
-        return self.when_stuck(s, reward, self.np_random)
+        mask = np.empty(self._n_actions, dtype=bool)
+        result = self.play(self.state, action, self.np_random, mask)
+        self._mask_key, self._mask_value = self.state.board.tobytes(), mask
+        return result
 
-    def remove(
-        self,
-        state: PikachuState,
-        action: int | None = None,
-        *,
-        pair: tuple[int, int] | None = None,
-        path: tuple[Cell, ...] | None = None,
-    ) -> None:
-        """Remove the pair of a legal ``action`` (or its flat cells, ``pair``) from
-        ``state``, its path kept for drawing, then let the tiles slide if there is gravity.
-        The batched env finds the pairs and paths of the batch at once and passes them."""
-        if pair is None:
-            if action is None:
-                raise ValueError("remove() needs the action or its pair of cells")
-            pair = rules.action_to_pair(action, self.rows * self.cols)
-        i, j = pair
-        a, b = divmod(i, self.cols), divmod(j, self.cols)
-        state.last_path = path if path is not None else find_path(state.board, a, b) or ()
-        state.board[a] = state.board[b] = EMPTY
-        rules.apply_gravity(state.board, self.gravity)
-        state.removed += 1
-
-    def when_stuck(
-        self, state: PikachuState, reward: float, rng: np.random.Generator
+    def play(
+        self, state: PikachuState, action: int, rng: np.random.Generator, mask: np.ndarray
     ) -> tuple[float, bool, bool]:
-        """No pair is removable on ``state``'s board: reshuffle it (``on_stuck="shuffle"``)
-        or end the episode; (reward, terminated, won) of the step."""
-        if self.on_stuck == "shuffle" and rules.shuffle(state.board, rng):
-            state.shuffles += 1
-            return reward + self.shuffle_penalty, False, False
-        return reward + self.stuck_penalty, True, False
+        """Play a legal ``action`` on ``state`` with these settings (a reshuffle drawn from
+        ``rng``), the board's mask after it into ``mask``: (reward, terminated, won)."""
+        return rules.step(
+            state, action, rng, self.total_pairs, self.gravity, self.on_stuck == "shuffle",
+            self.fixed_pair_reward, self.clear_reward, self.shuffle_penalty,
+            self.stuck_penalty, mask,
+        )  # fmt: skip
 
     # ------------------------------------------------------------ views
     def _planes(self) -> np.ndarray:

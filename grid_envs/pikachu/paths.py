@@ -13,11 +13,9 @@ corner points for drawing. The tests prove it exact against a breadth-first sear
 
 from __future__ import annotations
 
-import bisect
-from collections.abc import Callable
-
 import numpy as np
 
+from grid_envs.core.jit import compiled
 from grid_envs.pikachu.state import EMPTY, Cell
 
 
@@ -175,50 +173,18 @@ def corners(a: Cell, b: Cell, kind: int, pivot: int) -> tuple[Cell, ...]:
 
 
 def find_path(board: np.ndarray, a: Cell, b: Cell) -> tuple[Cell, ...] | None:
-    """Corner points of the shortest path of at most 3 segments from a to b, or None.
-
-    The pivot scan of :func:`connect_pairs` for one pair, in plain Python (a few us where
-    the array version costs about as much as a whole mask): the same path, ties included.
-    """
-    occ = np.zeros((board.shape[0] + 2, board.shape[1] + 2), dtype=bool)
-    occ[1:-1, 1:-1] = board != EMPTY
-    (r1, c1), (r2, c2) = (a[0] + 1, a[1] + 1), (b[0] + 1, b[1] + 1)
-    h = _best_pivot(occ.tolist(), r1, c1, r2, c2)
-    v = _best_pivot(occ.T.tolist(), c1, r1, c2, r2)
-    if h is None and v is None:
+    """Corner points of the shortest path of at most 3 segments from a to b, or None: the
+    env's own compiled test (:func:`connect_one`), the same path as :func:`connect_pairs`,
+    ties included."""
+    rows, cols = board.shape
+    flat = np.ascontiguousarray(board).ravel()
+    length, kind, pivot = connect_one(geometry(flat, rows, cols), a[0] * cols + a[1],
+                                      b[0] * cols + b[1], cols, False)  # fmt: skip
+    if length >= NO_PATH:
         return None
-    if v is not None and (h is None or v[0] < h[0]):
-        return corners(a, b, 1, v[1])
-    assert h is not None
-    return corners(a, b, 0, h[1])
-
-
-def _best_pivot(
-    grid: list[list[bool]], r1: int, c1: int, r2: int, c2: int
-) -> tuple[int, int] | None:
-    """(length, column) of the shortest horizontal-vertical-horizontal path from (r1, c1)
-    to (r2, c2) on a padded occupancy ``grid``, the leftmost among equals; None if none."""
-    row1, row2 = grid[r1], grid[r2]
-    first = max(_run_end(row1, c1, -1), _run_end(row2, c2, -1))
-    last = min(_run_end(row1, c1, 1), _run_end(row2, c2, 1))
-    top, bottom = min(r1, r2), max(r1, r2)
-    best = None
-    for x in range(first, last + 1):
-        if any(grid[r][x] for r in range(top + 1, bottom)):
-            continue
-        length = abs(c1 - x) + (bottom - top) + abs(x - c2)
-        if best is None or length < best[0]:
-            best = (length, x)
-    return best
-
-
-def _run_end(row: list[bool], c: int, step: int) -> int:
-    """The farthest column from ``c`` along ``row`` (``step`` -1 left, 1 right) that a
-    straight leg reaches through empty cells (``c`` itself if its neighbour is taken)."""
-    x = c
-    while 0 <= x + step < len(row) and not row[x + step]:
-        x += step
-    return x
+    out = np.zeros((4, 2), dtype=np.int64)
+    points = corners_into(a[0], a[1], b[0], b[1], kind, pivot, out)
+    return tuple((r, c) for r, c in out[:points].tolist())
 
 
 def same_kind_pairs(board: np.ndarray) -> tuple[list[int], list[int]]:
@@ -314,176 +280,121 @@ def removable_pairs(board: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(i[ok].tolist(), j[ok].tolist(), strict=True))
 
 
-class RemovablePairs:
-    """The removable pairs of one board on bit fields, kept up to date as pairs go (the
-    single env's mask).
-
-    Each row and column of the padded board is an integer, a bit per free cell, and a
-    tile's straight legs reach a run of those bits (a few shifts find its two ends). The
-    middle segment of a horizontal-vertical-horizontal path on column ``x`` needs ``x``
-    free in every row strictly between the two tiles: the AND of those rows. So two tiles
-    connect when their row runs and that AND share a bit, or the same holds for their
-    column runs and the columns between them. Only tiles with an empty side are paired this
-    way (as in :func:`may_connect`); equal tiles side by side always connect.
-
-    :meth:`pairs` builds all that from the board, except when the board is the one it last
-    saw with two tiles emptied (a removal without gravity): then only the two cells' bits,
-    the tiles they open and the runs in their rows and columns change.
-    """
-
-    def __init__(self) -> None:
-        self.board: np.ndarray | None = None  # the board the fields below describe (a copy)
-
-    def pairs(self, board: np.ndarray, first: bool = False) -> list[tuple[int, int]]:
-        """The removable pairs (i < j, flat cells) of ``board``; with ``first``, only the
-        first found (enough to tell whether there is one)."""
-        last = self.board
-        if last is not None and last.shape == board.shape:
-            changed = np.flatnonzero(last.ravel() != board.ravel())
-            if len(changed) == 2 and not board.ravel()[changed].any():
-                self._empty(changed.tolist())
-                last.ravel()[changed] = EMPTY
-                return self._pairs(first)
-            if not len(changed):
-                return self._pairs(first)
-        self._build(board)
-        return self._pairs(first)
-
-    # -- the fields --------------------------------------------------------------------
-
-    def _build(self, board: np.ndarray) -> None:
-        rows, cols = board.shape
-        self.board = board.copy()
-        self.cols, self.h, self.w = cols, rows + 2, cols + 2
-        free = np.ones((rows + 2, cols + 2), dtype=bool)
-        free[1:-1, 1:-1] = board == EMPTY
-        self.row_free = _bit_rows(free)
-        self.col_free = _bit_rows(free.T)
-        self.kinds = board.ravel().tolist()
-        self.touching = _touching(board)  # equal tiles side by side
-        # the tiles with an empty side: cell -> (cell, row, col) padded and the runs of its
-        # legs, worked out when its kind has two open tiles (None until then)
-        cells = np.flatnonzero(exposed(board[None])[0] & (board.ravel() != EMPTY))
-        self.open: dict[int, tuple[int, int, int, int, int] | None] = dict.fromkeys(cells.tolist())
-        groups: dict[int, list[int]] = {}  # kind -> its open tiles, ascending
-        for kind, cell in zip(board.ravel()[cells].tolist(), cells.tolist(), strict=True):
-            groups.setdefault(kind, []).append(cell)
-        self.groups = groups
-
-    def _legs(self, cell: int) -> tuple[int, int, int, int, int]:
-        """Record the runs of ``cell``'s two straight legs: from the cell up to where the
-        trailing ones of the bits beyond it stop, down to just past the last taken bit
-        below it."""
-        r, c = cell // self.cols + 1, cell % self.cols + 1
-        line = self.row_free[r]
-        ahead = line >> (c + 1)
-        across = (1 << (c + (~ahead & (ahead + 1)).bit_length())) - (
-            1 << (~line & ((1 << c) - 1)).bit_length()
-        )
-        line = self.col_free[c]
-        ahead = line >> (r + 1)
-        down = (1 << (r + (~ahead & (ahead + 1)).bit_length())) - (
-            1 << (~line & ((1 << r) - 1)).bit_length()
-        )
-        legs = self.open[cell] = (cell, r, c, across, down)
-        return legs
-
-    def _empty(self, cells: list[int]) -> None:
-        """Two tiles left the board: their bits, the tiles beside them (now open) and the
-        legs that ran up to them."""
-        cols, kinds, near = self.cols, self.kinds, []
-        rows_hit, cols_hit = set(), set()
-        for cell in cells:
-            r, c = cell // cols + 1, cell % cols + 1
-            self.row_free[r] |= 1 << c
-            self.col_free[c] |= 1 << r
-            rows_hit.add(r)
-            cols_hit.add(c)
-            if cell in self.open:
-                del self.open[cell]
-                self.groups[kinds[cell]].remove(cell)
-            kinds[cell] = EMPTY
-            near += [cell - cols, cell + cols]
-            if c > 1:
-                near.append(cell - 1)
-            if c < cols:
-                near.append(cell + 1)
-        self.touching = [(i, j) for i, j in self.touching if kinds[i] and kinds[j]]
-        stale = [
-            legs[0]
-            for legs in self.open.values()
-            if legs is not None and (legs[1] in rows_hit or legs[2] in cols_hit)
-        ]
-        for cell in stale:
-            self.open[cell] = None  # its legs may run further now
-        for cell in near:
-            if 0 <= cell < len(kinds) and kinds[cell] and cell not in self.open:
-                self.open[cell] = None
-                bisect.insort(self.groups.setdefault(kinds[cell], []), cell)
-
-    # -- the pairs ---------------------------------------------------------------------
-
-    def _pairs(self, first: bool) -> list[tuple[int, int]]:
-        open_tiles = self.open
-        found = [(i, j) for i, j in self.touching if i not in open_tiles or j not in open_tiles]
-        if first and found:
-            return found[:1]
-        rows_between = _between(self.row_free, (1 << self.w) - 1)
-        cols_between = _between(self.col_free, (1 << self.h) - 1)
-        for cells in self.groups.values():
-            if len(cells) < 2:
-                continue
-            tiles = [open_tiles[cell] or self._legs(cell) for cell in cells]
-            for k, (i, ri, ci, across_i, down_i) in enumerate(tiles):
-                for j, rj, cj, across_j, down_j in tiles[k + 1 :]:
-                    pivots = across_i & across_j  # columns both reach along their rows
-                    if pivots and pivots & rows_between(ri, rj):  # i < j: ri <= rj
-                        found.append((i, j))
-                        if first:
-                            return found
-                        continue
-                    pivots = down_i & down_j  # rows both reach along their columns
-                    if pivots and pivots & (
-                        cols_between(ci, cj) if ci < cj else cols_between(cj, ci)
-                    ):
-                        found.append((i, j))
-                        if first:
-                            return found
-        return found
+# ---------------------------------------------------------------- compiled, one board
+# The same path test over one board's arrays (grid_envs.core.jit), for the env's mask and
+# removals: the single env and the batch (grid_envs.pikachu.rules) call these.
+NO_PATH = 1 << 30
 
 
-def _between(lines: list[int], every: int) -> Callable[[int, int], int]:
-    """The AND of ``lines`` strictly between two indices (``every`` bit if none), each pair
-    of indices worked out once."""
-    kept: dict[int, int] = {}
-    size = len(lines)
-
-    def between(low: int, high: int) -> int:
-        key = low * size + high
-        out = kept.get(key)
-        if out is None:
-            out = every
-            for line in lines[low + 1 : high]:
-                out &= line
-            kept[key] = out
-        return out
-
-    return between
-
-
-def _bit_rows(mask: np.ndarray) -> list[int]:
-    """Each row of a bool array as an integer, bit x for column x."""
-    packed = np.packbits(mask, axis=1, bitorder="little")  # rows padded to whole bytes
-    whole, width = int.from_bytes(packed.tobytes(), "little"), 8 * packed.shape[1]
-    row = (1 << width) - 1
-    return [(whole >> (y * width)) & row for y in range(len(packed))]
+@compiled
+def _runs(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_reach` of one padded occupancy grid."""
+    h, w = grid.shape
+    lo = np.empty((h, w), dtype=np.int64)
+    hi = np.empty((h, w), dtype=np.int64)
+    for y in range(h):
+        last = -1
+        for x in range(w):
+            lo[y, x] = last + 1
+            if grid[y, x]:
+                last = x
+        first = w
+        for x in range(w - 1, -1, -1):
+            hi[y, x] = first - 1
+            if grid[y, x]:
+                first = x
+    return lo, hi
 
 
-def _touching(board: np.ndarray) -> list[tuple[int, int]]:
-    """Equal tiles side by side, flat (i < j)."""
-    cols = board.shape[1]
-    tile = board != EMPTY
-    right = (board[:, :-1] == board[:, 1:]) & tile[:, 1:]
-    down = (board[:-1] == board[1:]) & tile[1:]
-    out = [(a + a // (cols - 1), a + a // (cols - 1) + 1) for a in np.flatnonzero(right).tolist()]
-    return out + [(a, a + cols) for a in np.flatnonzero(down).tolist()]
+@compiled
+def _above(grid: np.ndarray) -> np.ndarray:
+    """(h + 1, w): the occupied cells of each column in the rows above each row."""
+    h, w = grid.shape
+    count = np.zeros((h + 1, w), dtype=np.int64)
+    for y in range(h):
+        for x in range(w):
+            count[y + 1, x] = count[y, x] + grid[y, x]
+    return count
+
+
+@compiled
+def geometry(board: np.ndarray, rows: int, cols: int) -> tuple[np.ndarray, ...]:
+    """What the path test of one board (flat) reads: the padded occupancy, its row runs and
+    counts above, and the same for its transpose (the column runs)."""
+    occ = np.zeros((rows + 2, cols + 2), dtype=np.int64)
+    for cell in range(rows * cols):
+        if board[cell] != EMPTY:
+            occ[cell // cols + 1, cell % cols + 1] = 1
+    turned = occ.T.copy()
+    lo_r, hi_r = _runs(occ)
+    lo_c, hi_c = _runs(turned)
+    return occ, lo_r, hi_r, _above(occ), lo_c, hi_c, _above(turned)
+
+
+@compiled
+def _best_pivot_of(
+    lo: np.ndarray, hi: np.ndarray, count: np.ndarray, r1: int, c1: int, r2: int, c2: int,
+    first_only: bool,
+) -> tuple[int, int]:  # fmt: skip
+    """(length, pivot) of the shortest horizontal-vertical-horizontal path on a padded grid
+    (the leftmost pivot among equals), ``NO_PATH`` if none; with ``first_only``, the first
+    pivot found."""
+    first = max(lo[r1, c1], lo[r2, c2])
+    last = min(hi[r1, c1], hi[r2, c2])
+    top, bottom = min(r1, r2), max(r1, r2)
+    inner = min(top + 1, bottom)
+    best, pivot = NO_PATH, 0
+    for x in range(first, last + 1):
+        if count[bottom, x] - count[inner, x] == 0:
+            length = abs(c1 - x) + (bottom - top) + abs(x - c2)
+            if length < best:
+                best, pivot = length, x
+                if first_only:
+                    break
+    return best, pivot
+
+
+@compiled
+def connect_one(
+    shapes: tuple[np.ndarray, ...], a: int, b: int, cols: int, first_only: bool
+) -> tuple[int, int, int]:  # fmt: skip
+    """:func:`connect_pairs` for the flat cells ``a`` and ``b`` of the board ``shapes``
+    (:func:`geometry`) describes: (length or ``NO_PATH``, kind, pivot)."""
+    _, lo_r, hi_r, above_r, lo_c, hi_c, above_c = shapes
+    r1, c1, r2, c2 = a // cols + 1, a % cols + 1, b // cols + 1, b % cols + 1
+    across, x = _best_pivot_of(lo_r, hi_r, above_r, r1, c1, r2, c2, first_only)
+    if first_only and across < NO_PATH:
+        return across, 0, x
+    down, y = _best_pivot_of(lo_c, hi_c, above_c, c1, r1, c2, r2, first_only)
+    if down < across:
+        return down, 1, y
+    return across, 0, x
+
+
+@compiled
+def corners_into(
+    ra: int, ca: int, rb: int, cb: int, kind: int, pivot: int, out: np.ndarray
+) -> int:  # fmt: skip
+    """:func:`corners` into ``out`` (4, 2); the number of points."""
+    p = pivot - 1
+    points = np.empty((4, 2), dtype=np.int64)
+    points[0, 0], points[0, 1], points[3, 0], points[3, 1] = ra, ca, rb, cb
+    if kind == 0:
+        points[1, 0], points[1, 1], points[2, 0], points[2, 1] = ra, p, rb, p
+    else:
+        points[1, 0], points[1, 1], points[2, 0], points[2, 1] = p, ca, p, cb
+    n = 0
+    for k in range(4):
+        if n == 0 or points[k, 0] != out[n - 1, 0] or points[k, 1] != out[n - 1, 1]:
+            out[n, 0], out[n, 1] = points[k, 0], points[k, 1]
+            n += 1
+    i = 1
+    while i < n - 1:  # drop middle points on a straight line
+        same_row = out[i - 1, 0] == out[i, 0] == out[i + 1, 0]
+        same_col = out[i - 1, 1] == out[i, 1] == out[i + 1, 1]
+        if same_row or same_col:
+            out[i : n - 1] = out[i + 1 : n].copy()
+            n -= 1
+        else:
+            i += 1
+    return n

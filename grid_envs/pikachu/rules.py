@@ -1,19 +1,36 @@
-"""Pikachu (Onet) rules on a board (no gymnasium here): pairs, gravity, shuffles, boards."""
+"""Pikachu (Onet) rules on a board (no gymnasium here): pairs, gravity, shuffles, boards.
+
+The rules an env step runs are compiled (:mod:`grid_envs.core.jit`), each written once over
+one game's arrays (its flat board, the counters :data:`COUNTERS`, its last path's corners):
+the mask, a removal with its path and the gravity, the reshuffles of a stuck board. The
+single env calls them through :func:`step` and :func:`legal_mask`; the batched env keeps
+every game as rows of the same arrays and calls them in a compiled loop (:func:`play_batch`,
+:func:`masks_batch`). A reshuffle that 20 random layouts do not unstick falls back to
+:func:`shuffle`'s placement in Python (rare), for both.
+"""
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
+from grid_envs.core.jit import compiled
 from grid_envs.pikachu.paths import (
-    RemovablePairs,
-    connects,
-    exposed,
-    may_connect,
+    NO_PATH,
+    connect_one,
+    corners_into,
+    geometry,
     removable_pairs,
 )
-from grid_envs.pikachu.state import EMPTY
+from grid_envs.pikachu.state import EMPTY, GRAVITY, PikachuState
+
+# a game's counters, one int64 array (a row of the batch's): pairs removed, reshuffles, the
+# pairs its deal started with, the points of its last path
+REMOVED, SHUFFLES, TOTAL, PATH = range(4)
+COUNTERS = 4
+SHUFFLE_TRIES = 20
 
 
 def n_pairs(cells: int) -> int:
@@ -71,67 +88,28 @@ def actions_to_pairs(actions: np.ndarray, cells: int) -> tuple[np.ndarray, np.nd
     return i, j
 
 
-def legal_mask(board: np.ndarray, finder: RemovablePairs | None = None) -> np.ndarray:
-    """The exact (n_pairs,) mask of the removable pairs: :func:`batch_legal_masks` for one
-    board, found on bit fields (:class:`RemovablePairs`; pass the one that saw the board
-    before the last removal to update it rather than start again)."""
-    cells = board.size
-    mask = np.zeros(n_pairs(cells), dtype=bool)
-    pairs = (finder or RemovablePairs()).pairs(board)
-    mask[[pair_to_action(i, j, cells) for i, j in pairs]] = True
+def legal_mask(board: np.ndarray) -> np.ndarray:
+    """The exact (n_pairs,) mask of the removable pairs of ``board`` (rows, cols)."""
+    rows, cols = board.shape
+    mask = np.empty(n_pairs(board.size), dtype=bool)
+    _mask_into(np.ascontiguousarray(board).ravel(), rows, cols, mask)
     return mask
 
 
 def batch_legal_masks(boards: np.ndarray) -> np.ndarray:
-    """:func:`legal_mask` for a batch of boards (k, rows, cols): (k, n_pairs) bool.
-
-    The tiles of each board are sorted by kind (cells ascending inside a kind), so equal
-    tiles sit side by side and every candidate pair is a position ``t`` and ``t + d``; the
-    pairs of all boards are then checked for a path in one call."""
+    """:func:`legal_mask` for a batch of boards (k, rows, cols): (k, n_pairs) bool."""
     k, rows, cols = boards.shape
-    cells = rows * cols
-    flat = boards.reshape(k, cells)
-    order = np.argsort(flat, axis=1, kind="stable")
-    kinds = np.take_along_axis(flat, order, axis=1)
-    envs, firsts, seconds = [], [], []
-    for d in range(1, cells):
-        same = (kinds[:, :-d] == kinds[:, d:]) & (kinds[:, d:] != EMPTY)
-        at = np.flatnonzero(same)  # 2-d np.nonzero is several times slower
-        env = at // (cells - d)
-        t = at - env * (cells - d)
-        if not len(env):
-            break  # no kind has more than d tiles
-        envs.append(env)
-        firsts.append(order[env, t])
-        seconds.append(order[env, t + d])
-    mask = np.zeros((k, n_pairs(cells)), dtype=bool)
-    if not envs:
-        return mask
-    env, i, j = np.concatenate(envs), np.concatenate(firsts), np.concatenate(seconds)
-    keep = may_connect(exposed(boards), env, i, j, cols)
-    env, i, j = env[keep], i[keep], j[keep]
-    a = np.stack([i // cols, i % cols], axis=1)
-    b = np.stack([j // cols, j % cols], axis=1)
-    ok = connects(boards, a, b, env)
-    i, j = i[ok], j[ok]
-    mask[env[ok], pairs_to_actions(i, j, cells)] = True
-    return mask
+    masks = np.empty((k, n_pairs(rows * cols)), dtype=bool)
+    flat = np.ascontiguousarray(boards).reshape(k, rows * cols)
+    masks_batch(flat, np.arange(k), rows, cols, masks)
+    return masks
 
 
 def apply_gravity(board: np.ndarray, gravity: str) -> None:
     """Slide the tiles toward one side, in place (the real game's later levels)."""
-    if gravity == "none":
-        return
-    view = {"down": board.T, "up": board.T, "right": board, "left": board}[gravity]
-    to_end = gravity in ("down", "right")
-    for line in view:  # each column (down/up) or row (left/right)
-        tiles = line[line != EMPTY]
-        line[:] = EMPTY
-        if len(tiles):
-            if to_end:
-                line[len(line) - len(tiles) :] = tiles
-            else:
-                line[: len(tiles)] = tiles
+    rows, cols = board.shape
+    flat = board.reshape(-1)  # a view of the contiguous board
+    _gravity(flat, rows, cols, GRAVITY.index(gravity))
 
 
 def check_board(board: np.ndarray) -> None:
@@ -156,28 +134,33 @@ def random_board(rows: int, cols: int, kinds: int, rng: np.random.Generator) -> 
     return rng.permutation(tiles).reshape(rows, cols)
 
 
-def shuffle(board: np.ndarray, rng: np.random.Generator, tries: int = 20) -> bool:
+def shuffle(board: np.ndarray, rng: np.random.Generator, tries: int = SHUFFLE_TRIES) -> bool:
     """Reshuffle the remaining tiles in place so that a move exists, if any layout has one.
 
     Random reshuffles first; if none of ``tries`` leaves a move, two equal tiles are put on
     two cells that connect whatever the tiles are, and the rest is shuffled around them.
     Returns False (board unchanged) when no layout of these cells allows a move.
     """
+    rows, cols = board.shape
+    flat = board.reshape(-1)
+    mask = np.empty(n_pairs(board.size), dtype=bool)
+    if _shuffle_tries(flat, rows, cols, rng, tries, mask):
+        return True
+    return _placed_shuffle(board, rng)
+
+
+def _placed_shuffle(board: np.ndarray, rng: np.random.Generator) -> bool:
+    """:func:`shuffle` after its random tries failed (the board as it was): two equal tiles
+    on two cells that connect whatever the tiles are, the rest shuffled around them."""
     cells = np.flatnonzero(board.ravel() != EMPTY)
     tiles = board.ravel()[cells].copy()
     flat = board.reshape(-1)
-    for _ in range(tries):
-        flat[cells] = rng.permutation(tiles)
-        if RemovablePairs().pairs(board, first=True):  # is there a move at all
-            return True
     kinds, counts = np.unique(tiles, return_counts=True)
     if not (counts >= 2).any():
-        flat[cells] = tiles
         return False
-    geometry = np.where(board != EMPTY, 1, EMPTY)  # every tile alike: which cells connect?
-    spots = removable_pairs(geometry)
+    geometry_only = np.where(board != EMPTY, 1, EMPTY)  # every tile alike: which cells connect?
+    spots = removable_pairs(geometry_only)
     if not spots:
-        flat[cells] = tiles
         return False
     p, q = spots[int(rng.integers(len(spots)))]
     kind = kinds[counts >= 2][int(rng.integers(int((counts >= 2).sum())))]
@@ -188,3 +171,215 @@ def shuffle(board: np.ndarray, rng: np.random.Generator, tries: int = 20) -> boo
     flat[others] = rng.permutation(np.array(rest, dtype=board.dtype)) if rest else []
     flat[p] = flat[q] = kind
     return True
+
+
+# ------------------------------------------------------------------ compiled, one game
+@compiled
+def _mask_into(board: np.ndarray, rows: int, cols: int, out: np.ndarray) -> bool:
+    """Write the (n_pairs,) mask of ``board`` (flat) into ``out``: every pair of equal
+    tiles joined by a path of at most 3 segments (only tiles side by side, or both with an
+    empty side, can be). Whether any pair is removable."""
+    n = rows * cols
+    out[:] = False
+    shapes = geometry(board, rows, cols)
+    occ = shapes[0]
+    top = 0
+    for cell in range(n):
+        top = max(top, board[cell])
+    start = np.zeros(top + 2, dtype=np.int64)  # the tiles by kind, cells ascending
+    for cell in range(n):
+        if board[cell] != EMPTY:
+            start[board[cell] + 1] += 1
+    for k in range(1, top + 2):
+        start[k] += start[k - 1]
+    tiles = np.empty(n, dtype=np.int64)
+    fill = start.copy()
+    open_side = np.zeros(n, dtype=np.bool_)
+    for cell in range(n):
+        kind = board[cell]
+        if kind != EMPTY:
+            tiles[fill[kind]] = cell
+            fill[kind] += 1
+            r, c = cell // cols + 1, cell % cols + 1
+            open_side[cell] = not (
+                occ[r - 1, c] and occ[r + 1, c] and occ[r, c - 1] and occ[r, c + 1]
+            )
+    legal = False
+    for kind in range(1, top + 1):
+        for x in range(start[kind], start[kind + 1]):
+            i = tiles[x]
+            for y in range(x + 1, start[kind + 1]):
+                j = tiles[y]
+                touch = (j - i == 1 and j % cols != 0) or j - i == cols
+                if not touch and not (open_side[i] and open_side[j]):
+                    continue
+                if connect_one(shapes, i, j, cols, True)[0] < NO_PATH:
+                    out[i * (2 * n - i - 1) // 2 + (j - i - 1)] = True
+                    legal = True
+    return legal
+
+
+@compiled
+def _gravity(board: np.ndarray, rows: int, cols: int, gravity: int) -> None:
+    """Slide the tiles of ``board`` (flat) toward one side (:data:`GRAVITY`'s index), in
+    order."""
+    if gravity == 0:
+        return
+    across = gravity >= 3  # left, right: along rows; down, up: along columns
+    lines, length = (rows, cols) if across else (cols, rows)
+    to_end = gravity in (1, 4)
+    tiles = np.empty(length, dtype=board.dtype)
+    for line in range(lines):
+        count = 0
+        for k in range(length):
+            cell = line * cols + k if across else k * cols + line
+            if board[cell] != EMPTY:
+                tiles[count] = board[cell]
+                count += 1
+            board[cell] = EMPTY
+        at = length - count if to_end else 0
+        for t in range(count):
+            k = at + t
+            board[line * cols + k if across else k * cols + line] = tiles[t]
+
+
+@compiled
+def _pair_of(action: int, n: int) -> tuple[int, int]:
+    """:func:`action_to_pair`."""
+    i = 0
+    while (i + 1) * (2 * n - i - 2) // 2 <= action:
+        i += 1
+    return i, action - i * (2 * n - i - 1) // 2 + i + 1
+
+
+@compiled
+def _remove(
+    board: np.ndarray, rows: int, cols: int, i: int, j: int, gravity: int, path: np.ndarray
+) -> int:  # fmt: skip
+    """Remove the tiles on ``i`` and ``j`` (their shortest path's corners into ``path``),
+    then let the tiles slide; the number of corners."""
+    _, kind, pivot = connect_one(geometry(board, rows, cols), i, j, cols, False)
+    points = corners_into(i // cols, i % cols, j // cols, j % cols, kind, pivot, path)
+    board[i] = EMPTY
+    board[j] = EMPTY
+    _gravity(board, rows, cols, gravity)
+    return points
+
+
+@compiled
+def _shuffle_tries(
+    board: np.ndarray, rows: int, cols: int, rng: Any, tries: int, mask: np.ndarray
+) -> bool:  # fmt: skip
+    """Up to ``tries`` random layouts of the tiles until one has a move (its mask then in
+    ``mask``); else the board as it was, and False."""
+    cells = np.flatnonzero(board != EMPTY)
+    tiles = board[cells].copy()
+    for _ in range(tries):
+        board[cells] = rng.permutation(tiles)
+        if _mask_into(board, rows, cols, mask):
+            return True
+    board[cells] = tiles
+    return False
+
+
+@compiled
+def _step(
+    board: np.ndarray, rows: int, cols: int, counters: np.ndarray, path: np.ndarray,
+    action: int, rng: Any, gravity: int, reshuffle: bool, fixed: bool, pair_reward: float,
+    clear_reward: float, shuffle_penalty: float, stuck_penalty: float, mask: np.ndarray,
+) -> tuple[float, bool, bool, bool]:  # fmt: skip
+    """An env step of a legal ``action``, the board's mask after it into ``mask``:
+    (reward, terminated, won, undecided); undecided: stuck, and no random layout of the
+    tiles had a move, so the placed shuffle decides (:func:`step`)."""
+    i, j = _pair_of(action, rows * cols)
+    counters[PATH] = _remove(board, rows, cols, i, j, gravity, path)
+    counters[REMOVED] += 1
+    reward = pair_reward if fixed else 1.0 / counters[TOTAL]
+    if not (board != EMPTY).any():
+        mask[:] = False
+        return reward + clear_reward, True, True, False
+    if _mask_into(board, rows, cols, mask):
+        return reward, False, False, False
+    if not reshuffle:
+        return reward + stuck_penalty, True, False, False
+    if _shuffle_tries(board, rows, cols, rng, SHUFFLE_TRIES, mask):
+        counters[SHUFFLES] += 1
+        return reward + shuffle_penalty, False, False, False
+    return reward, False, False, True
+
+
+# ------------------------------------------------------------------ compiled, a batch
+@compiled
+def play_batch(
+    boards: np.ndarray, counters: np.ndarray, paths: np.ndarray, idx: np.ndarray,
+    actions: np.ndarray, rngs: Any, rows: int, cols: int, gravity: int, reshuffle: bool,
+    fixed: bool, pair_reward: float, clear_reward: float, shuffle_penalty: float,
+    stuck_penalty: float, masks: np.ndarray,
+) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """:func:`_step` for the games ``idx`` of a batch (rows of the arrays, ``rngs`` their
+    generators), each game's mask into its row of ``masks``: (rewards, terminated, won,
+    undecided)."""
+    k = len(idx)
+    rewards = np.empty(k, dtype=np.float64)
+    terminated = np.empty(k, dtype=np.bool_)
+    won = np.empty(k, dtype=np.bool_)
+    undecided = np.empty(k, dtype=np.bool_)
+    for t in range(k):
+        i = idx[t]
+        rewards[t], terminated[t], won[t], undecided[t] = _step(
+            boards[i], rows, cols, counters[i], paths[i], actions[t], rngs[i], gravity,
+            reshuffle, fixed, pair_reward, clear_reward, shuffle_penalty, stuck_penalty,
+            masks[i],
+        )  # fmt: skip
+    return rewards, terminated, won, undecided
+
+
+@compiled
+def masks_batch(
+    boards: np.ndarray, idx: np.ndarray, rows: int, cols: int, out: np.ndarray
+) -> np.ndarray:  # fmt: skip
+    """Write the masks of the boards ``idx`` (rows of ``boards``, flat) into the same rows
+    of ``out``; whether each has a removable pair."""
+    legal = np.empty(len(idx), dtype=np.bool_)
+    for t in range(len(idx)):
+        legal[t] = _mask_into(boards[idx[t]], rows, cols, out[idx[t]])
+    return legal
+
+
+# ------------------------------------------------------------- over a PikachuState
+def step(
+    state: PikachuState, action: int, rng: np.random.Generator, total_pairs: int,
+    gravity: str, reshuffle: bool, pair_reward: float | None, clear_reward: float,
+    shuffle_penalty: float, stuck_penalty: float, mask: np.ndarray,
+) -> tuple[float, bool, bool]:  # fmt: skip
+    """An env step of a legal ``action`` on ``state`` (its board's mask after it into
+    ``mask``): (reward, terminated, won)."""
+    rows, cols = state.board.shape
+    board = state.board.reshape(-1)  # a view of the contiguous board
+    counters = np.array([state.removed, state.shuffles, total_pairs, 0], dtype=np.int64)
+    path = np.zeros((4, 2), dtype=np.int64)
+    reward, terminated, won, undecided = _step(
+        board, rows, cols, counters, path, action, rng, GRAVITY.index(gravity), reshuffle,
+        pair_reward is not None, float(pair_reward or 0.0), float(clear_reward),
+        float(shuffle_penalty), float(stuck_penalty), mask,
+    )  # fmt: skip
+    state.removed = int(counters[REMOVED])
+    state.shuffles = int(counters[SHUFFLES])
+    state.last_path = tuple((r, c) for r, c in path[: counters[PATH]].tolist())
+    if undecided:
+        return settle(state, float(reward), rng, shuffle_penalty, stuck_penalty, mask)
+    return float(reward), bool(terminated), bool(won)
+
+
+def settle(
+    state: PikachuState, reward: float, rng: np.random.Generator, shuffle_penalty: float,
+    stuck_penalty: float, mask: np.ndarray,
+) -> tuple[float, bool, bool]:  # fmt: skip
+    """A stuck board that no random layout unstuck: the placed shuffle, or the end; (reward,
+    terminated, won), the board's mask into ``mask``."""
+    unstuck = _placed_shuffle(state.board, rng)
+    mask[:] = legal_mask(state.board)
+    if unstuck:
+        state.shuffles += 1
+        return reward + shuffle_penalty, False, False
+    return reward + stuck_penalty, True, False

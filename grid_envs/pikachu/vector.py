@@ -1,18 +1,18 @@
-"""Pikachu (Onet) for a whole batch: the boards as one (num_envs, rows, cols) array.
+"""Pikachu (Onet) for a whole batch: every game as rows of arrays, played by compiled rules.
 
-The registered Pikachu ids' ``vector_entry_point``. The mask, the costly part of a step
-(10,296 pairs on the classic board), is computed for the whole batch at once
-(:func:`rules.batch_legal_masks`: equal tiles found by one sort per board, pairs that can
-leave their cells kept, and the path test of every pair of every board in one array
-pass); the planes too. Removals, gravity and reshuffles are played game by game with the
-single env's own code (:meth:`PikachuEnv.remove`, given the batch's pairs and paths found
-in one call each, and :meth:`PikachuEnv.when_stuck`), each with its own generator: the same
-seeds and actions give the trajectories of N single envs (tested).
+The registered Pikachu ids' ``vector_entry_point``. Each game is a row of the batch's
+arrays (its flat board, its counters, its last path's corners: the layout of
+:mod:`grid_envs.pikachu.rules`), and a step plays every game's removal, with its path, the
+gravity and, when the board is stuck, the reshuffles, and writes its mask (up to 10,296
+pairs on the classic board), in one compiled loop over the rows (:func:`rules.play_batch`)
+that calls the single env's own compiled rules, each game drawing from its own generator:
+the same seeds and actions give the trajectories of N single envs (tested). New deals are
+set up by the single env's code; a stuck board that no random layout unsticks is settled
+by the single env's Python fallback (:func:`rules.settle`).
 """
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import numpy as np
@@ -20,8 +20,7 @@ import numpy as np
 from grid_envs.core.vector import GridVectorEnv
 from grid_envs.pikachu import rules
 from grid_envs.pikachu.env import PikachuEnv
-from grid_envs.pikachu.paths import connect_pairs, corners
-from grid_envs.pikachu.state import PikachuState
+from grid_envs.pikachu.state import GRAVITY, PikachuState
 
 
 class PikachuVectorEnv(GridVectorEnv):
@@ -34,85 +33,80 @@ class PikachuVectorEnv(GridVectorEnv):
     def __init__(self, num_envs: int, max_episode_steps: int | None = None, **kwargs: Any) -> None:
         super().__init__(num_envs, max_episode_steps, **kwargs)
         single = self.template
-        self.boards = np.zeros((self.num_envs, single.rows, single.cols), dtype=np.int16)
-        self.states: list[PikachuState] = []  # each game's board is a view of ``boards``
-        self.total_pairs = np.ones(self.num_envs, dtype=np.int64)
-        self._kinds = np.arange(1, single.kinds + 1, dtype=np.int16)[None, :, None, None]
-        self._known: tuple[np.ndarray, np.ndarray] | None = None  # masks found in _apply
-
-    def _bind_views(self) -> None:
-        for i, state in enumerate(self.states):  # each game plays in place in its row
-            state.board = self.boards[i]
+        cells = single.rows * single.cols
+        self.boards = np.zeros((self.num_envs, cells), dtype=np.int16)
+        self.counters = np.zeros((self.num_envs, rules.COUNTERS), dtype=np.int64)
+        self.paths = np.zeros((self.num_envs, 4, 2), dtype=np.int64)
+        self._kinds = np.arange(1, single.kinds + 1, dtype=np.int16)[None, :, None]
+        self._moves: tuple[np.ndarray, np.ndarray] | None = None  # found in _apply
 
     # ------------------------------------------------------------------ hooks
     def _reset_envs(self, idx: np.ndarray, options: dict[str, Any]) -> None:
         single = self.template
-        if not self.states:
-            self.states = [PikachuState(self.boards[i]) for i in range(self.num_envs)]
         for i in idx.tolist():
             state = self._single_episode(i, options)
-            self.boards[i] = state.board
-            state.board = self.boards[i]  # played in place from now on
-            self.states[i] = state
-            self.total_pairs[i] = single.total_pairs
-        self._known = None
+            self.boards[i] = state.board.ravel()
+            self.counters[i] = (state.removed, state.shuffles, single.total_pairs, 0)
+        self._moves = None
 
     def _masks(self, idx: np.ndarray) -> np.ndarray:
-        known = self._known
-        if known is not None and np.array_equal(known[0], idx):
-            return known[1]
-        return rules.batch_legal_masks(self.boards[idx])
+        s = self.template
+        return rules.batch_legal_masks(self.boards[idx].reshape(len(idx), s.rows, s.cols))
+
+    def _update_masks(self, idx: np.ndarray) -> np.ndarray:
+        moves = self._moves
+        if moves is not None and np.array_equal(moves[0], idx):  # written by the step
+            return moves[1]
+        s = self.template
+        return rules.masks_batch(self.boards, idx, s.rows, s.cols, self.mask)
 
     def _apply(self, idx: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, ...]:
-        single = self.template
-        cells, cols = self.boards.shape[1] * self.boards.shape[2], self.boards.shape[2]
-        first, second = rules.actions_to_pairs(actions, cells)
-        a = np.stack(np.divmod(first, cols), axis=1)
-        b = np.stack(np.divmod(second, cols), axis=1)
-        _, _, kind, pivot = connect_pairs(self.boards, a, b, idx)  # every path at once
-        for i, pair, ra, ca, rb, cb, shape, at in zip(
-            idx.tolist(), zip(first.tolist(), second.tolist(), strict=True),
-            *a.T.tolist(), *b.T.tolist(), kind.tolist(), pivot.tolist(), strict=True,
-        ):  # fmt: skip
-            path = corners((ra, ca), (rb, cb), shape, at)
-            single.remove(self.states[i], pair=pair, path=path)
-        rewards = (
-            np.full(len(idx), single.fixed_pair_reward, dtype=np.float64)
-            if single.fixed_pair_reward is not None
-            else 1.0 / self.total_pairs[idx]
-        )
-        cleared = ~self.boards[idx].reshape(len(idx), -1).any(axis=1)
-        rewards[cleared] += single.clear_reward
-        terminated, won = cleared.copy(), cleared.copy()
-        masks = rules.batch_legal_masks(self.boards[idx])
-        for k in np.flatnonzero(~cleared & ~masks.any(axis=1)).tolist():  # stuck
+        s = self.template
+        rewards, terminated, won, undecided = rules.play_batch(
+            self.boards, self.counters, self.paths, idx, actions.astype(np.int64),
+            self._generators(), s.rows, s.cols, GRAVITY.index(s.gravity),
+            s.on_stuck == "shuffle", s.fixed_pair_reward is not None,
+            float(s.fixed_pair_reward or 0.0), float(s.clear_reward),
+            float(s.shuffle_penalty), float(s.stuck_penalty), self.mask,
+        )  # fmt: skip
+        for k in np.flatnonzero(undecided).tolist():  # no random layout unstuck the board
             i = int(idx[k])
-            rewards[k], terminated[k], won[k] = single.when_stuck(
-                self.states[i], float(rewards[k]), self.rngs[i]
-            )
-            masks[k] = rules.legal_mask(self.boards[i])
-        self._known = (idx.copy(), masks)
+            state = self._state_of_env(i)
+            rewards[k], terminated[k], won[k] = rules.settle(
+                state, float(rewards[k]), self.rngs[i], s.shuffle_penalty, s.stuck_penalty,
+                self.mask[i],
+            )  # fmt: skip
+            self.boards[i] = state.board.ravel()
+            self.counters[i, rules.SHUFFLES] = state.shuffles
+        self._moves = (idx.copy(), self.mask[idx].any(axis=1))
         return rewards, terminated, won
 
     def _state_of_env(self, i: int) -> Any:
-        return copy.deepcopy(self.states[i])
+        s, c = self.template, self.counters[i]
+        path = tuple((r, col) for r, col in self.paths[i, : c[rules.PATH]].tolist())
+        board = self.boards[i].reshape(s.rows, s.cols).copy()
+        return PikachuState(board, int(c[rules.REMOVED]), int(c[rules.SHUFFLES]), path)
 
     def _no_legal_action(self, idx: np.ndarray) -> float:
         return 0.0
 
     def _observations(self) -> np.ndarray:
-        self._known = None  # the step is over: its masks are in ``self.mask``
-        if self.template.observation_mode == "compact":
-            return self.boards.astype(np.uint8)
-        return (self.boards[:, None] == self._kinds).view(np.uint8)
+        self._moves = None  # the step is over: its masks are in ``self.mask``
+        s = self.template
+        if s.observation_mode == "compact":
+            return self.boards.reshape(self.num_envs, s.rows, s.cols).astype(np.uint8)
+        planes = (self.boards[:, None] == self._kinds).view(np.uint8)
+        return planes.reshape(self.num_envs, s.kinds, s.rows, s.cols)
 
     def _infos(self, done: np.ndarray) -> dict[str, Any]:
+        points = list(zip(*(self.paths[..., k].ravel().tolist() for k in (0, 1)), strict=True))
+        counts = self.counters[:, rules.PATH].tolist()
         paths = np.empty(self.num_envs, dtype=object)
-        for i, s in enumerate(self.states):
-            paths[i] = s.last_path
+        for i, count in enumerate(counts):
+            paths[i] = tuple(points[4 * i : 4 * i + count])
         return {
-            "tiles_left": (self.boards != 0).reshape(self.num_envs, -1).sum(axis=1),
-            "pairs_removed": np.array([s.removed for s in self.states]),
-            "shuffles": np.array([s.shuffles for s in self.states]),
+            "tiles_left": (self.boards != 0).sum(axis=1),
+            "pairs_removed": self.counters[:, rules.REMOVED].copy(),
+            "shuffles": self.counters[:, rules.SHUFFLES].copy(),
             "path": paths,
         }

@@ -168,12 +168,13 @@ def test_batched_masks_equal_every_pair_checked_alone() -> None:
     assert np.array_equal(connects(boards, a, b, env), np.array(alone))
 
 
-def test_the_single_boards_bit_field_mask_equals_the_batched_arrays() -> None:
-    """``rules.legal_mask`` (bit fields, one board) against ``batch_legal_masks`` (arrays):
-    boards of every shape and fill, touching tiles, tiles walled in, boards wider than a
-    64-bit field."""
+def test_the_compiled_mask_equals_the_array_path_test() -> None:
+    """``rules.legal_mask`` (the compiled rules the envs play by) against the pairs the
+    array path test finds (``removable_pairs``), and the batch's against the single
+    board's: boards of every shape and fill, touching tiles, tiles walled in, boards wider
+    than a 64-bit field."""
     from grid_envs.pikachu import rules
-    from grid_envs.pikachu.paths import RemovablePairs
+    from grid_envs.pikachu.paths import removable_pairs
 
     rng = np.random.default_rng(11)
     shapes = [(int(rng.integers(1, 12)), int(rng.integers(1, 20))) for _ in range(600)]
@@ -184,19 +185,18 @@ def test_the_single_boards_bit_field_mask_equals_the_batched_arrays() -> None:
         board = rng.integers(1, kinds + 1, (rows, cols)) * (rng.random((rows, cols)) < rng.random())
         mask = rules.legal_mask(board)
         assert np.array_equal(mask, rules.batch_legal_masks(board[None])[0]), board
-        first = RemovablePairs().pairs(board, first=True)  # what a reshuffle asks
-        assert len(first) == min(1, int(mask.sum()))
-        assert all(mask[rules.pair_to_action(i, j, board.size)] for i, j in first)
+        found = [rules.pair_to_action(i, j, board.size) for i, j in removable_pairs(board)]
+        assert sorted(found) == np.flatnonzero(mask).tolist(), board
         legal += int(mask.sum())
     assert legal > 10_000  # the boards hold plenty of pairs of both outcomes
 
 
-def test_the_pair_finder_kept_up_to_date_equals_a_fresh_search() -> None:
-    """``RemovablePairs`` updates its bit fields when the board it saw loses two tiles;
-    followed through whole games (gravity, reshuffles, now and then an unrelated board, as
-    a restore gives) it finds exactly the pairs a fresh search finds, at every step."""
+def test_the_compiled_mask_follows_whole_games() -> None:
+    """Followed through whole games (gravity, reshuffles, now and then an unrelated board,
+    as a restore gives), the compiled mask opens exactly the pairs the array path test
+    finds, at every step."""
     from grid_envs.pikachu import rules
-    from grid_envs.pikachu.paths import RemovablePairs, removable_pairs
+    from grid_envs.pikachu.paths import removable_pairs
 
     rng = np.random.default_rng(3)
     steps = updates = 0
@@ -204,13 +204,12 @@ def test_the_pair_finder_kept_up_to_date_equals_a_fresh_search() -> None:
         rows, cols = int(rng.integers(2, 10)), 2 * int(rng.integers(2, 9))
         kinds = int(rng.integers(1, 8))
         board = rng.permutation(np.arange(rows * cols) % kinds + 1).reshape(rows, cols)
-        finder, gravity = RemovablePairs(), str(rng.choice(["none", "none", "down", "left"]))
+        gravity = str(rng.choice(["none", "none", "down", "left"]))
         for _ in range(200):
-            before = None if finder.board is None else finder.board.copy()
-            assert sorted(finder.pairs(board)) == sorted(removable_pairs(board)), board
-            steps += 1
-            updates += before is not None and int((before != board).sum()) == 2
             pairs = removable_pairs(board)
+            mask = np.flatnonzero(rules.legal_mask(board)).tolist()
+            assert mask == sorted(rules.pair_to_action(i, j, board.size) for i, j in pairs)
+            steps += 1
             flat = board.reshape(-1)
             if not pairs or rng.random() < 0.05:  # stuck, or a restore: another layout
                 if not board.any() or rng.random() < 0.3:
@@ -223,4 +222,5 @@ def test_the_pair_finder_kept_up_to_date_equals_a_fresh_search() -> None:
             i, j = pairs[rng.integers(len(pairs))]
             flat[[i, j]] = 0
             rules.apply_gravity(board, gravity)
-    assert steps > 1_500 and updates > 1_000  # most steps were updates, not fresh searches
+            updates += 1
+    assert steps > 1_500 and updates > 1_000  # most steps were removals
