@@ -185,6 +185,19 @@ def test_batched_pikachu_matches_single_envs(env_id: str, kwargs: dict[str, Any]
         assert max(info["shuffles"].max() for _, _, info in seen) > 0  # reshuffles were tested
 
 
+def test_batched_pikachu_matches_single_envs_where_the_placed_shuffle_decides(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No random layouts for a stuck board: every reshuffle is the placed one, which the
+    batch settles in Python for the games that need it."""
+    from grid_envs.pikachu.env import PikachuEnv
+
+    monkeypatch.setattr(PikachuEnv, "shuffle_tries", 0)
+    seen: list = []
+    run_both("GridGames/Pikachu-Small-v0", 5, 60, 6, seen, kinds=18, on_stuck="shuffle")
+    assert max(info["shuffles"].max() for _, _, info in seen) > 0  # placed shuffles ran
+
+
 @pytest.mark.parametrize("shape", [(9, 9), (16, 30), (5, 7), (3, 64), (4, 33)])
 def test_the_batch_flood_opens_what_one_board_opens(shape: tuple[int, int]) -> None:
     from grid_envs.minesweeper import rules

@@ -91,6 +91,7 @@ class PikachuEnv(GridEnv):
     """
 
     keys = "R1 C1 R2 C2 matches the tiles at row R1, column C1 and row R2, column C2"
+    shuffle_tries = rules.SHUFFLE_TRIES  # random layouts of a stuck board before the placed one
     default_illegal_action_penalty = -0.05
 
     def __init__(
@@ -220,7 +221,7 @@ class PikachuEnv(GridEnv):
         return rules.step(
             state, action, rng, self.total_pairs, self.gravity, self.on_stuck == "shuffle",
             self.fixed_pair_reward, self.clear_reward, self.shuffle_penalty,
-            self.stuck_penalty, mask,
+            self.stuck_penalty, mask, self.shuffle_tries,
         )  # fmt: skip
 
     # ------------------------------------------------------------ views

@@ -285,8 +285,9 @@ def _shuffle_tries(
 @compiled
 def _step(
     board: np.ndarray, rows: int, cols: int, counters: np.ndarray, path: np.ndarray,
-    action: int, rng: Any, gravity: int, reshuffle: bool, fixed: bool, pair_reward: float,
-    clear_reward: float, shuffle_penalty: float, stuck_penalty: float, mask: np.ndarray,
+    action: int, rng: Any, gravity: int, reshuffle: bool, tries: int, fixed: bool,
+    pair_reward: float, clear_reward: float, shuffle_penalty: float, stuck_penalty: float,
+    mask: np.ndarray,
 ) -> tuple[float, bool, bool, bool]:  # fmt: skip
     """An env step of a legal ``action``, the board's mask after it into ``mask``:
     (reward, terminated, won, undecided); undecided: stuck, and no random layout of the
@@ -302,7 +303,7 @@ def _step(
         return reward, False, False, False
     if not reshuffle:
         return reward + stuck_penalty, True, False, False
-    if _shuffle_tries(board, rows, cols, rng, SHUFFLE_TRIES, mask):
+    if _shuffle_tries(board, rows, cols, rng, tries, mask):
         counters[SHUFFLES] += 1
         return reward + shuffle_penalty, False, False, False
     return reward, False, False, True
@@ -313,7 +314,7 @@ def _step(
 def play_batch(
     boards: np.ndarray, counters: np.ndarray, paths: np.ndarray, idx: np.ndarray,
     actions: np.ndarray, rngs: Any, rows: int, cols: int, gravity: int, reshuffle: bool,
-    fixed: bool, pair_reward: float, clear_reward: float, shuffle_penalty: float,
+    tries: int, fixed: bool, pair_reward: float, clear_reward: float, shuffle_penalty: float,
     stuck_penalty: float, masks: np.ndarray,
 ) -> tuple[np.ndarray, ...]:  # fmt: skip
     """:func:`_step` for the games ``idx`` of a batch (rows of the arrays, ``rngs`` their
@@ -328,7 +329,7 @@ def play_batch(
         i = idx[t]
         rewards[t], terminated[t], won[t], undecided[t] = _step(
             boards[i], rows, cols, counters[i], paths[i], actions[t], rngs[i], gravity,
-            reshuffle, fixed, pair_reward, clear_reward, shuffle_penalty, stuck_penalty,
+            reshuffle, tries, fixed, pair_reward, clear_reward, shuffle_penalty, stuck_penalty,
             masks[i],
         )  # fmt: skip
     return rewards, terminated, won, undecided
@@ -351,16 +352,18 @@ def step(
     state: PikachuState, action: int, rng: np.random.Generator, total_pairs: int,
     gravity: str, reshuffle: bool, pair_reward: float | None, clear_reward: float,
     shuffle_penalty: float, stuck_penalty: float, mask: np.ndarray,
+    tries: int = SHUFFLE_TRIES,
 ) -> tuple[float, bool, bool]:  # fmt: skip
     """An env step of a legal ``action`` on ``state`` (its board's mask after it into
-    ``mask``): (reward, terminated, won)."""
+    ``mask``): (reward, terminated, won); a stuck board gets ``tries`` random layouts
+    before the placed shuffle."""
     rows, cols = state.board.shape
     board = state.board.reshape(-1)  # a view of the contiguous board
     counters = np.array([state.removed, state.shuffles, total_pairs, 0], dtype=np.int64)
     path = np.zeros((4, 2), dtype=np.int64)
     reward, terminated, won, undecided = _step(
         board, rows, cols, counters, path, action, rng, GRAVITY.index(gravity), reshuffle,
-        pair_reward is not None, float(pair_reward or 0.0), float(clear_reward),
+        tries, pair_reward is not None, float(pair_reward or 0.0), float(clear_reward),
         float(shuffle_penalty), float(stuck_penalty), mask,
     )  # fmt: skip
     state.removed = int(counters[REMOVED])

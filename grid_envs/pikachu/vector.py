@@ -65,7 +65,7 @@ class PikachuVectorEnv(GridVectorEnv):
         rewards, terminated, won, undecided = rules.play_batch(
             self.boards, self.counters, self.paths, idx, actions.astype(np.int64),
             self._generators(), s.rows, s.cols, GRAVITY.index(s.gravity),
-            s.on_stuck == "shuffle", s.fixed_pair_reward is not None,
+            s.on_stuck == "shuffle", s.shuffle_tries, s.fixed_pair_reward is not None,
             float(s.fixed_pair_reward or 0.0), float(s.clear_reward),
             float(s.shuffle_penalty), float(s.stuck_penalty), self.mask,
         )  # fmt: skip

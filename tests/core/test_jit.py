@@ -24,6 +24,18 @@ def test_choice_without_replacement_draws_what_numpy_draws(population: int) -> N
         assert ours.integers(1_000) == theirs.integers(1_000)  # the streams go on alike
 
 
+def test_a_compiled_permutation_draws_what_numpy_draws() -> None:
+    """The reshuffles of a stuck Pikachu board rely on it."""
+    import numba
+
+    permute = numba.njit(lambda rng, tiles: rng.permutation(tiles))
+    for seed in range(50):
+        tiles = np.arange(1 + seed * 3, dtype=np.int16) % 7
+        ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+        assert permute(ours, tiles).tolist() == theirs.permutation(tiles).tolist()
+        assert ours.integers(1_000) == theirs.integers(1_000)
+
+
 def test_a_generator_list_holds_the_envs_own_generators() -> None:
     rngs = [np.random.default_rng(s) for s in range(3)]
     typed = generators(rngs)
