@@ -37,3 +37,39 @@ def test_bench_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     report = json.loads(capsys.readouterr().out)
     assert report["games"][0]["env"] == "GridGames/Minesweeper-v0"
     assert "machine" in report and "date" in report
+
+
+def _run(args: list[str]) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    subprocess.run([sys.executable, *args], cwd=root, check=True, capture_output=True, text=True)
+
+
+def test_the_scaling_mode_writes_its_record(tmp_path) -> None:
+    """``train_speed.py --scaling --quick``: a row per number of envs, every figure
+    positive, the network's FLOPs counted and the matrix product's ceiling beside them."""
+    record = tmp_path / "scaling.json"
+    _run(["benchmarks/train_speed.py", "--scaling", "--quick", "--devices", "cpu",
+          "--n-envs", "4", "8", "--n-steps", "4", "--iterations", "2",
+          "--json", str(record)])  # fmt: skip
+    report = json.loads(record.read_text())
+    assert report["mode"] == "scaling" and report["matmul_flop_s"]["cpu"]["fp32"] > 0
+    assert [r["n_envs"] for r in report["rows"]] == [4, 8]
+    for row in report["rows"]:
+        assert row["env"] == "GridGames/Minesweeper-v0" and row["device"] == "cpu"
+        for key in ("env_alone", "collection", "update", "iteration", "collection_flop_s",
+                    "update_flop_s"):  # fmt: skip
+            assert row[key] > 0, key
+        assert row["train_flops"] > 2 * row["forward_flops"] > 0  # backward costs more
+
+
+def test_the_cold_start_benchmark_times_a_fresh_process(tmp_path) -> None:
+    record = tmp_path / "cold.json"
+    _run(["benchmarks/cold_start.py", "--envs", "GridGames/Knight-v0", "--num-envs", "8",
+          "--seconds", "1", "--json", str(record)])  # fmt: skip
+    (row,) = json.loads(record.read_text())["rows"]
+    assert row["env"] == "GridGames/Knight-v0" and row["steps_per_s"] > 0
+    assert row["ratio"] == pytest.approx(row["steps_per_s"] / row["frozenlake_steps_per_s"])

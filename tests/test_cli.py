@@ -6,6 +6,7 @@ import argparse
 import io
 import json
 
+import numpy as np
 import pytest
 
 from grid_games import cli
@@ -264,6 +265,21 @@ def test_train_says_when_a_rollout_is_more_than_the_steps_asked(
     assert trained > 64
     assert f"PPO trains whole rollouts of 4 envs x {trained // 4} steps" in out
     assert f"64 asked, {trained:,} trained" in out
+
+
+def test_train_takes_ppo_sizes_and_evaluates_at_most_once_a_rollout(tmp_path) -> None:
+    """--n-steps, --batch-size, --n-epochs and --eval-freq reach the run's settings; an
+    evaluation every 10 steps comes once a rollout of 4 x 8 steps, not at every step."""
+    out = tmp_path / "run"
+    argv = ["train", "Minesweeper-v0", "--set", "rows=5", "--set", "cols=5", "--set", "mines=3",
+            "--timesteps", "96", "--n-envs", "4", "--n-steps", "8", "--batch-size", "16",
+            "--n-epochs", "2", "--eval-freq", "10", "--out", str(out), "--no-progress"]  # fmt: skip
+    assert cli.main(argv) == 0
+    settings = json.loads((out / "settings.json").read_text())
+    assert (settings["n_steps"], settings["batch_size"], settings["n_epochs"]) == (8, 16, 2)
+    assert settings["eval_freq"] == 10
+    evaluated = np.load(out / "eval" / "evaluations.npz")["timesteps"].tolist()
+    assert [t for t in evaluated if t] == [32, 64, 96]  # once a rollout of 32 steps
 
 
 # each command with an argument that makes it stop before any work (an unknown env, a

@@ -19,6 +19,7 @@ import numpy as np
 from grid_envs.core.jit import compiled
 from grid_envs.pikachu.paths import (
     NO_PATH,
+    candidates,
     connect_one,
     corners_into,
     geometry,
@@ -182,40 +183,13 @@ def _mask_into(board: np.ndarray, rows: int, cols: int, out: np.ndarray) -> bool
     n = rows * cols
     out[:] = False
     shapes = geometry(board, rows, cols)
-    occ = shapes[0]
-    top = 0
-    for cell in range(n):
-        top = max(top, board[cell])
-    start = np.zeros(top + 2, dtype=np.int64)  # the tiles by kind, cells ascending
-    for cell in range(n):
-        if board[cell] != EMPTY:
-            start[board[cell] + 1] += 1
-    for k in range(1, top + 2):
-        start[k] += start[k - 1]
-    tiles = np.empty(n, dtype=np.int64)
-    fill = start.copy()
-    open_side = np.zeros(n, dtype=np.bool_)
-    for cell in range(n):
-        kind = board[cell]
-        if kind != EMPTY:
-            tiles[fill[kind]] = cell
-            fill[kind] += 1
-            r, c = cell // cols + 1, cell % cols + 1
-            open_side[cell] = not (
-                occ[r - 1, c] and occ[r + 1, c] and occ[r, c - 1] and occ[r, c + 1]
-            )
+    first, second = candidates(board, rows, cols, shapes[0])
     legal = False
-    for kind in range(1, top + 1):
-        for x in range(start[kind], start[kind + 1]):
-            i = tiles[x]
-            for y in range(x + 1, start[kind + 1]):
-                j = tiles[y]
-                touch = (j - i == 1 and j % cols != 0) or j - i == cols
-                if not touch and not (open_side[i] and open_side[j]):
-                    continue
-                if connect_one(shapes, i, j, cols, True)[0] < NO_PATH:
-                    out[i * (2 * n - i - 1) // 2 + (j - i - 1)] = True
-                    legal = True
+    for t in range(len(first)):
+        i, j = first[t], second[t]
+        if connect_one(shapes, i, j, cols, True)[0] < NO_PATH:
+            out[i * (2 * n - i - 1) // 2 + (j - i - 1)] = True
+            legal = True
     return legal
 
 

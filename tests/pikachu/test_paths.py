@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grid_envs.pikachu.paths import connect_pairs, corners, find_path
+from grid_envs.pikachu.paths import NO_PATH, connect_one, corners, find_path, geometry
 
 DIRS = ((-1, 0), (1, 0), (0, -1), (0, 1))
 
@@ -97,19 +97,19 @@ def test_path_check_equals_bfs_on_random_boards(
     if len(tiles) < 2:
         return
     pairs = [(a, b) for i, a in enumerate(tiles) for b in tiles[i + 1 :]]
-    a = np.array([p[0] for p in pairs])
-    b = np.array([p[1] for p in pairs])
-    ok, length, kind, pivot = connect_pairs(board, a, b)
-    for k, (pa, pb) in enumerate(pairs):
+    shapes = geometry(board.ravel(), rows, cols)
+    for pa, pb in pairs:
         expected = bfs_shortest(board, pa, pb)
-        assert bool(ok[k]) == (expected is not None), (pa, pb)
+        length, kind, pivot = connect_one(shapes, pa[0] * cols + pa[1], pb[0] * cols + pb[1],
+                                          cols, False)  # fmt: skip
+        assert (length < NO_PATH) == (expected is not None), (pa, pb)
         if expected is None:
             assert find_path(board, pa, pb) is None
         else:
-            assert int(length[k]) == expected
-            points = corners(pa, pb, int(kind[k]), int(pivot[k]))
+            assert length == expected
+            points = corners(pa, pb, kind, pivot)
             assert check_path(board, pa, pb, points) == expected
-            assert find_path(board, pa, pb) == points  # the one-pair scan: the same path
+            assert find_path(board, pa, pb) == points
 
 
 def test_the_ring_counts_as_empty() -> None:
@@ -139,7 +139,6 @@ def test_corner_points(a, b, points) -> None:
 
 def test_batched_masks_equal_every_pair_checked_alone() -> None:
     from grid_envs.pikachu import rules
-    from grid_envs.pikachu.paths import connects
 
     rng = np.random.default_rng(5)
     boards = np.stack([rules.random_board(6, 8, 12, rng) for _ in range(40)])
@@ -158,21 +157,13 @@ def test_batched_masks_equal_every_pair_checked_alone() -> None:
                 if board[a] and board[a] == board[b] and find_path(board, a, b) is not None:
                     expected[rules.pair_to_action(i, j, cells)] = True
         assert np.array_equal(mask, expected)
-    # the bit-field test of a batch equals the pivot scan, pair by pair
-    env = rng.integers(0, 40, 500)
-    a, b = rng.integers(0, 6, (500, 2)), rng.integers(0, 6, (500, 2))
-    a[:, 1], b[:, 1] = rng.integers(0, 8, 500), rng.integers(0, 8, 500)
-    keep = (a != b).any(axis=1)
-    env, a, b = env[keep], a[keep], b[keep]
-    alone = [connects(boards[e], a[k : k + 1], b[k : k + 1])[0] for k, e in enumerate(env)]
-    assert np.array_equal(connects(boards, a, b, env), np.array(alone))
 
 
-def test_the_compiled_mask_equals_the_array_path_test() -> None:
-    """``rules.legal_mask`` (the compiled rules the envs play by) against the pairs the
-    array path test finds (``removable_pairs``), and the batch's against the single
-    board's: boards of every shape and fill, touching tiles, tiles walled in, boards wider
-    than a 64-bit field."""
+def test_the_mask_opens_every_connected_pair_of_equal_tiles() -> None:
+    """``rules.legal_mask`` against every pair of equal tiles path-checked alone
+    (``find_path``, proved against the BFS above) and against the removable pairs, and the
+    batch's against the single board's: boards of every shape and fill, touching tiles,
+    tiles walled in, boards wider than a 64-bit field."""
     from grid_envs.pikachu import rules
     from grid_envs.pikachu.paths import removable_pairs
 
@@ -187,6 +178,15 @@ def test_the_compiled_mask_equals_the_array_path_test() -> None:
         assert np.array_equal(mask, rules.batch_legal_masks(board[None])[0]), board
         found = [rules.pair_to_action(i, j, board.size) for i, j in removable_pairs(board)]
         assert sorted(found) == np.flatnonzero(mask).tolist(), board
+        if board.size <= 60:  # every pair alone
+            tiles = np.flatnonzero(board.ravel()).tolist()
+            alone = [
+                rules.pair_to_action(i, j, board.size)
+                for k, i in enumerate(tiles) for j in tiles[k + 1 :]
+                if board.flat[i] == board.flat[j]
+                and find_path(board, divmod(i, cols), divmod(j, cols)) is not None
+            ]  # fmt: skip
+            assert alone == sorted(found)
         legal += int(mask.sum())
     assert legal > 10_000  # the boards hold plenty of pairs of both outcomes
 
