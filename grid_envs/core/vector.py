@@ -89,7 +89,9 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         raise NotImplementedError
 
     def _masks(self, idx: np.ndarray) -> np.ndarray:
-        """The exact (len(idx), n_actions) masks of the envs ``idx``."""
+        """The exact (len(idx), n_actions) masks of the envs ``idx`` (what the default
+        :meth:`_update_masks` stores; a game whose rules write masks in place overrides
+        that instead)."""
         raise NotImplementedError
 
     def _apply(self, idx: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, ...]:

@@ -178,16 +178,9 @@ class Lines98Env(GridEnv):
 
     def _apply(self, action: int) -> tuple[float, bool, bool]:
         assert self.state is not None
-        return self.play(self.state, action, self.np_random)
-
-    def play(
-        self, state: Lines98State, action: int, rng: np.random.Generator
-    ) -> tuple[float, bool, bool]:
-        """Play a legal ``action`` on ``state`` with these settings, drawing spawns from
-        ``rng``; (reward, terminated, won). The batched env plays each of its games with it."""
         return rules.step(
-            state, action, rng, self.spawn, self.colours, self.line_length, self.target_score,
-            self.game_over_penalty,
+            self.state, action, self.np_random, self.spawn, self.colours, self.line_length,
+            self.target_score, self.game_over_penalty,
         )  # fmt: skip
 
     def _no_legal_action(self) -> float:

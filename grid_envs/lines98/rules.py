@@ -378,7 +378,9 @@ class _Game:
     def __init__(self, state: Lines98State) -> None:
         self.state = state
         n = state.board.size
-        self.board = state.board.reshape(-1)  # a view: the state's board is contiguous
+        if not state.board.flags.c_contiguous:
+            state.board = np.ascontiguousarray(state.board)
+        self.board = state.board.reshape(-1)  # a view of the state's board
         self.ann_cell = np.zeros(n, dtype=np.int64)
         self.ann_colour = np.zeros(n, dtype=np.int8)
         held = len(state.announced)

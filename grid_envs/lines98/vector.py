@@ -46,12 +46,6 @@ class Lines98VectorEnv(GridVectorEnv):
             self._generators(), s.rows, s.cols, s.colours, s.initial, s.spawn, s.line_length,
         )  # fmt: skip
 
-    def _masks(self, idx: np.ndarray) -> np.ndarray:
-        single = self.template
-        masks = np.empty((len(idx), self.n_actions), dtype=bool)
-        rules.masks_batch(self.boards[idx], np.arange(len(idx)), single.rows, single.cols, masks)
-        return masks
-
     def _update_masks(self, idx: np.ndarray) -> np.ndarray:
         single = self.template
         return rules.masks_batch(self.boards, idx, single.rows, single.cols, self.mask)

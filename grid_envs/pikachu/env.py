@@ -189,12 +189,6 @@ class PikachuEnv(GridEnv):
         if not self._mask_now().any() and self.state.tiles_left:
             rules.shuffle(board, self.np_random)  # no penalty: the deal itself was stuck
 
-    @property
-    def pair_reward(self) -> float:
-        return (
-            self.fixed_pair_reward if self.fixed_pair_reward is not None else 1.0 / self.total_pairs
-        )
-
     def _mask_now(self) -> np.ndarray:
         """The mask of the board as it is, computed once per board: the stuck check in
         ``_apply`` and the base env's mask after the step share it."""
@@ -208,21 +202,14 @@ class PikachuEnv(GridEnv):
         return self._mask_now()
 
     def _apply(self, action: int) -> tuple[float, bool, bool]:
-        mask = np.empty(self._n_actions, dtype=bool)
-        result = self.play(self.state, action, self.np_random, mask)
+        mask = np.empty(self._n_actions, dtype=bool)  # the board's after the step
+        result = rules.step(
+            self.state, action, self.np_random, self.total_pairs, self.gravity,
+            self.on_stuck == "shuffle", self.fixed_pair_reward, self.clear_reward,
+            self.shuffle_penalty, self.stuck_penalty, mask, self.shuffle_tries,
+        )  # fmt: skip
         self._mask_key, self._mask_value = self.state.board.tobytes(), mask
         return result
-
-    def play(
-        self, state: PikachuState, action: int, rng: np.random.Generator, mask: np.ndarray
-    ) -> tuple[float, bool, bool]:
-        """Play a legal ``action`` on ``state`` with these settings (a reshuffle drawn from
-        ``rng``), the board's mask after it into ``mask``: (reward, terminated, won)."""
-        return rules.step(
-            state, action, rng, self.total_pairs, self.gravity, self.on_stuck == "shuffle",
-            self.fixed_pair_reward, self.clear_reward, self.shuffle_penalty,
-            self.stuck_penalty, mask, self.shuffle_tries,
-        )  # fmt: skip
 
     # ------------------------------------------------------------ views
     def _planes(self) -> np.ndarray:

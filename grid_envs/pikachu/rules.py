@@ -109,8 +109,10 @@ def batch_legal_masks(boards: np.ndarray) -> np.ndarray:
 def apply_gravity(board: np.ndarray, gravity: str) -> None:
     """Slide the tiles toward one side, in place (the real game's later levels)."""
     rows, cols = board.shape
-    flat = board.reshape(-1)  # a view of the contiguous board
-    _gravity(flat, rows, cols, GRAVITY.index(gravity))
+    work = np.ascontiguousarray(board)  # the board itself, unless it is a strided view
+    _gravity(work.reshape(-1), rows, cols, GRAVITY.index(gravity))
+    if work is not board:
+        board[...] = work
 
 
 def check_board(board: np.ndarray) -> None:
@@ -143,11 +145,14 @@ def shuffle(board: np.ndarray, rng: np.random.Generator, tries: int = SHUFFLE_TR
     Returns False (board unchanged) when no layout of these cells allows a move.
     """
     rows, cols = board.shape
-    flat = board.reshape(-1)
+    work = np.ascontiguousarray(board)  # the board itself, unless it is a strided view
     mask = np.empty(n_pairs(board.size), dtype=bool)
-    if _shuffle_tries(flat, rows, cols, rng, tries, mask):
-        return True
-    return _placed_shuffle(board, rng)
+    unstuck = _shuffle_tries(work.reshape(-1), rows, cols, rng, tries, mask)
+    if not unstuck:
+        unstuck = _placed_shuffle(work, rng)
+    if work is not board:
+        board[...] = work
+    return unstuck
 
 
 def _placed_shuffle(board: np.ndarray, rng: np.random.Generator) -> bool:
@@ -332,7 +337,9 @@ def step(
     ``mask``): (reward, terminated, won); a stuck board gets ``tries`` random layouts
     before the placed shuffle."""
     rows, cols = state.board.shape
-    board = state.board.reshape(-1)  # a view of the contiguous board
+    if not state.board.flags.c_contiguous:
+        state.board = np.ascontiguousarray(state.board)
+    board = state.board.reshape(-1)  # a view of the state's board
     counters = np.array([state.removed, state.shuffles, total_pairs, 0], dtype=np.int64)
     path = np.zeros((4, 2), dtype=np.int64)
     reward, terminated, won, undecided = _step(

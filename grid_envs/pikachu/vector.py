@@ -49,10 +49,6 @@ class PikachuVectorEnv(GridVectorEnv):
             self.counters[i] = (state.removed, state.shuffles, single.total_pairs, 0)
         self._moves = None
 
-    def _masks(self, idx: np.ndarray) -> np.ndarray:
-        s = self.template
-        return rules.batch_legal_masks(self.boards[idx].reshape(len(idx), s.rows, s.cols))
-
     def _update_masks(self, idx: np.ndarray) -> np.ndarray:
         moves = self._moves
         if moves is not None and np.array_equal(moves[0], idx):  # written by the step
