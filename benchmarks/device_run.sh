@@ -1,6 +1,8 @@
 # The figures a lent GPU machine gives (see docs/speed.md): run from the repository root
 # there, with the wheels it lacks in .whl (gymnasium, Farama-Notifications,
-# stable-baselines3, sb3-contrib) and OUT set to the folder whose files come back.
+# stable-baselines3, sb3-contrib; torch and numba are in its image; fetch them here with
+# `pip download --no-deps --only-binary=:all: --python-version 3.12 -d .whl NAME==VERSION`)
+# and OUT set to the folder whose files come back.
 #
 #   bash benchmarks/device_run.sh [scaling] [sokoban] [iterate]   (default: all three)
 #
