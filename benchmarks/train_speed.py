@@ -190,7 +190,7 @@ def network_flops(model: Any, venv: Any) -> tuple[float, float]:
 
     policy = model.policy
     obs = venv.reset()
-    n = min(64, len(obs)) if not isinstance(obs, dict) else 64
+    n = min(64, len(obs))
     tensor, _ = policy.obs_to_tensor(obs[:n])
     masks = np.asarray(venv.env_method("action_masks"))[:n]
     with torch.no_grad(), FlopCounterMode(display=False) as counter:
@@ -236,20 +236,16 @@ def scaling_row(
     )  # fmt: skip
     env_rate, _ = batched_steps_per_second(env_id, n_envs, window=1.0, repeats=3, memory=False)
     model = build(config, plain=False)
-    forward, train_step = network_flops(model, model.env)
-    model.env.close()
-    model = build(config, plain=False)  # fresh, so the counting left nothing behind
-    figures = speed(model, config, args.iterations)
-    collect_s = rollout / figures["collection"]
-    update_s = rollout / figures["update"]
+    forward, train_step = network_flops(model, model.env)  # no step taken: grads zeroed
+    figures = speed(model, config, args.iterations)  # its set-up resets the envs
     model.env.close()
     return {
         "env": env_id, "device": device, "n_envs": n_envs, "n_steps": args.n_steps,
         "batch_size": config.batch_size, "n_epochs": config.n_epochs, "policy": config.policy,
         "bf16": uses_bf16(config), "env_alone": env_rate, **figures,
         "forward_flops": forward, "train_flops": train_step,
-        "collection_flop_s": forward * rollout / collect_s,
-        "update_flop_s": train_step * rollout * config.n_epochs / update_s,
+        "collection_flop_s": forward * figures["collection"],
+        "update_flop_s": train_step * config.n_epochs * figures["update"],
     }  # fmt: skip
 
 

@@ -74,7 +74,8 @@ class PikachuVectorEnv(GridVectorEnv):
             )  # fmt: skip
             self.boards[i] = state.board.ravel()
             self.counters[i, rules.SHUFFLES] = state.shuffles
-        self._moves = (idx.copy(), self.mask[idx].any(axis=1))
+        # a game still in play has a move: the step unstuck it, or ended it
+        self._moves = (idx.copy(), ~terminated)
         return rewards, terminated, won
 
     def _state_of_env(self, i: int) -> Any:
