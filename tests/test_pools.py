@@ -137,3 +137,79 @@ def test_a_fill_split_over_processes_gives_the_same_levels() -> None:
     again.fill([0, 599])
     assert knight.missing == 0
     assert np.array_equal(knight.dist[[0, 599]], again.dist[[0, 599]])
+
+
+def _shipped_pools() -> list[tuple[str, object]]:
+    """The registered ids whose default pool the package ships, with that pool."""
+    found = []
+    for env_id in sorted(gym.registry):
+        if not env_id.startswith("GridGames/"):
+            continue
+        pool = getattr(gym.make(env_id).unwrapped, "pool", None)
+        shipped = None if pool is None else pool.shipped_file()
+        if shipped is not None and shipped.is_file():
+            found.append((env_id, pool))
+    return found
+
+
+def test_the_registered_default_pools_ship_filled() -> None:
+    ids = [env_id for env_id, pool in _shipped_pools()]
+    assert {"GridGames/Sokoban-v0", "GridGames/Knight-v0"} <= set(ids)
+    for env_id, pool in _shipped_pools():
+        assert pool.missing == 0 and pool.filled.all(), env_id
+
+
+@pytest.mark.parametrize("env_id", ["GridGames/Sokoban-v0", "GridGames/Sokoban-Small-v0",
+                                    "GridGames/Knight-v0"])  # fmt: skip
+def test_a_shipped_pool_holds_the_generators_levels(env_id: str) -> None:
+    """Regenerate a sample of the shipped levels: every array the envs copy is the same (a
+    change to a generator that the shipped files miss fails here)."""
+    pool = gym.make(env_id).unwrapped.pool
+    assert pool.missing == 0, f"{env_id} ships no pool"
+    ks = np.concatenate([[0, pool.size - 1], np.random.default_rng(1).choice(pool.size, 40)])
+    fresh = type(pool)(pool.generator, pool.size, pool.seed)
+    fresh.fill(ks)
+    for name, values in fresh._arrays().items():
+        assert np.array_equal(values[ks], getattr(pool, name)[ks]), (env_id, name)
+
+
+def test_a_pool_saves_and_loads_what_it_generated() -> None:
+    knight = KnightGenerator(6, 5, monster_density=0.3)
+    for pool in (LevelPool(SokobanGenerator(7, 8, 2), 30, seed=4), KnightLevelPool(knight, 30, 4)):
+        with pytest.raises(ValueError, match="30 of the pool's 30 levels are not generated yet"):
+            pool.save()
+        pool.fill()
+        loaded = type(pool)(pool.generator, 30, seed=4)
+        loaded.load(pool.save())
+        assert loaded.missing == 0
+        for name, values in pool._arrays().items():
+            assert np.array_equal(values, getattr(loaded, name)), name
+        other = type(pool)(pool.generator, 30, seed=5)
+        with pytest.raises(ValueError, match=r"the file holds the pool .* not "):
+            other.load(pool.save())
+        assert other.missing == 30  # refused before anything was written
+
+
+def test_a_pool_that_ships_no_file_fills_as_episodes_draw() -> None:
+    pool = gym.make("GridGames/Sokoban-v0", pool_seed=1).unwrapped.pool
+    assert not pool.shipped_file().is_file() and pool.missing > 0
+
+
+def test_a_fresh_process_batch_starts_on_the_shipped_pool() -> None:
+    """``make_vec`` with no extra arguments, in a new process: the pools are full before the
+    first step, so no episode waits on the generator."""
+    import subprocess
+    import sys
+
+    code = (
+        "import gymnasium as gym, numpy as np, grid_envs\n"
+        "for env_id in ('GridGames/Sokoban-v0', 'GridGames/Knight-v0'):\n"
+        "    envs = gym.make_vec(env_id, num_envs=256, vectorization_mode='vector_entry_point')\n"
+        "    _, info = envs.reset(seed=0)\n"
+        "    for _ in range(20):\n"
+        "        _, _, _, _, info = envs.step(np.argmax(info['action_mask'], axis=1))\n"
+        "    print(env_id, envs.template.pool.missing)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=300).stdout  # fmt: skip
+    assert out.split() == ["GridGames/Sokoban-v0", "0", "GridGames/Knight-v0", "0"]

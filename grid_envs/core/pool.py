@@ -19,10 +19,26 @@ pools of a hundred thousand levels and more stay small: a game subclasses
 :class:`LevelPool` to keep, per level, what its envs copy at a reset (``_record``) and to
 build the level object back from those arrays (``_level``). The arrays are allocated
 zeroed, which the operating system backs with memory only as levels are written.
+
+Shipped pools: generating a pool's levels one by one takes minutes (100,000 Sokoban levels
+about 200 s on one core), and a batch of thousands of envs under random play draws most of
+them in its first minute. So the package ships the registered ids' default pools, filled, in
+each game's ``pools/`` folder (``<size>-<seed>-<digest of the generator's settings>.npz.xz``,
+a few MB each: a game keeps only what it cannot derive quickly, ``_pack``, and rebuilds the
+rest in bulk with its compiled rules, ``_unpack``). :meth:`LevelPool.shared` loads the file
+that matches its settings, size and seed (a few tenths of a second); any other pool fills
+as above. The levels are the ones the generator gives (the tests regenerate a sample of each
+shipped pool and compare), so shipping changes no episode. ``python -m grid_envs.core.pool
+GridGames/Sokoban-v0 ...`` writes them again after a change to a generator.
 """
 
 from __future__ import annotations
 
+import argparse
+import hashlib
+import io
+import lzma
+from importlib import resources
 from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
@@ -60,6 +76,8 @@ class LevelPool(Generic[T]):
     ``(seed, k)``."""
 
     _shared: ClassVar[dict[tuple[Any, ...], Any]] = {}
+    #: the package whose ``pools/`` folder may hold this game's shipped pools
+    package: ClassVar[str | None] = None
 
     def __init__(self, generator: Any, size: int, seed: int = 0) -> None:
         size = checks.integer("level_pool", size, 1, checks.MAX_POOL)
@@ -75,8 +93,47 @@ class LevelPool(Generic[T]):
         seed = checks.integer("pool_seed", seed, 0)
         key = (cls.__name__, type(generator).__name__, generator.settings, size, seed)
         if key not in LevelPool._shared:
-            LevelPool._shared[key] = cls(generator, size, seed)
+            pool = cls(generator, size, seed)
+            shipped = pool.shipped_file()
+            if shipped is not None and shipped.is_file():
+                pool.load(shipped.read_bytes())
+            LevelPool._shared[key] = pool
         return LevelPool._shared[key]
+
+    @property
+    def key(self) -> str:
+        """What decides the pool's levels, as the text its shipped file records."""
+        generator = self.generator
+        return repr((type(self).__name__, type(generator).__name__, generator.settings,
+                     self.size, self.seed))  # fmt: skip
+
+    def shipped_file(self) -> Any:
+        """Where the package would ship this pool, filled (a ``Traversable``; None for a
+        game that ships none)."""
+        if self.package is None:
+            return None
+        digest = hashlib.sha256(self.key.encode()).hexdigest()[:16]
+        return resources.files(self.package) / "pools" / f"{self.size}-{self.seed}-{digest}.npz.xz"
+
+    def save(self) -> bytes:
+        """The filled pool as a shipped file's bytes (:meth:`load` reads them back)."""
+        if self.missing:
+            raise ValueError(f"{self.missing:,} of the pool's {self.size:,} levels are not "
+                             "generated yet: fill() it first")  # fmt: skip
+        buffer = io.BytesIO()
+        arrays: dict[str, Any] = {"key": np.array(self.key), **self._pack()}
+        np.savez(buffer, **arrays)
+        return lzma.compress(buffer.getvalue(), preset=9)
+
+    def load(self, data: bytes) -> None:
+        """Fill the pool from a shipped file's bytes, written by :meth:`save` for a pool of
+        the same settings, size and seed."""
+        stored = np.load(io.BytesIO(lzma.decompress(data)))
+        if str(stored["key"]) != self.key:
+            raise ValueError(f"the file holds the pool {stored['key']!s}, not {self.key}")
+        self._unpack({name: stored[name] for name in stored.files if name != "key"})
+        self.filled[:] = True
+        self.missing = 0
 
     def __len__(self) -> int:
         return self.size
@@ -154,6 +211,16 @@ class LevelPool(Generic[T]):
         """Level ``k`` built back from the pool's arrays (games override)."""
         raise NotImplementedError
 
+    def _pack(self) -> dict[str, np.ndarray]:
+        """What a shipped file keeps of the filled pool: by default every array (games
+        keep less, what they cannot derive quickly)."""
+        return self._arrays()
+
+    def _unpack(self, stored: dict[str, np.ndarray]) -> None:
+        """Set every array from what :meth:`_pack` kept."""
+        for name, values in stored.items():
+            getattr(self, name)[...] = values
+
 
 def _shared_pool(cls: Any, generator: Any, size: int, seed: int) -> Any:
     """The pool a pickled pool stands for (:meth:`LevelPool.__reduce__`)."""
@@ -167,3 +234,32 @@ def _generate_chunk(job: tuple[Any, ...]) -> dict[str, np.ndarray]:
     for k in chunk.tolist():
         pool._generate(k)
     return {name: values[chunk] for name, values in pool._arrays().items()}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Fill the pools of registered ids and write them where the package ships them."""
+    import gymnasium as gym
+
+    import grid_envs  # noqa: F401  (registers the ids)
+
+    parser = argparse.ArgumentParser(prog="python -m grid_envs.core.pool", description=main.__doc__)
+    parser.add_argument("env_ids", nargs="+", help="registered ids whose default pool to ship")
+    parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
+    args = parser.parse_args(argv)
+    for env_id in args.env_ids:
+        env = gym.make(env_id)
+        pool = getattr(env.unwrapped, "pool", None)
+        if pool is None or pool.package is None:
+            parser.error(f"{env_id} draws from no pool that its game ships")
+        fresh = type(pool)(pool.generator, pool.size, pool.seed)  # not the shipped one
+        fresh.fill(processes=args.processes)
+        path = fresh.shipped_file()
+        data = fresh.save()
+        with resources.as_file(path) as target:
+            target.parent.mkdir(exist_ok=True)
+            target.write_bytes(data)
+        print(f"{env_id}: {fresh.size:,} levels, {len(data) / 1e6:.2f} MB -> {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -11,6 +11,7 @@ from grid_envs.sokoban.state import (
     BOX,
     BOX_ON_GOAL,
     GOAL,
+    PLAYER,
     PLAYER_ON_GOAL,
     WALL,
     Level,
@@ -34,7 +35,11 @@ class SokobanLevelPool(LevelPool[Level]):
     codes of the compact view (which hold the whole level: a generated room's walls are
     everything off its floor), the push distances (the dead squares are the floor cells
     without one), the player's cell, how many goals lack a box, whether the start is
-    already deadlocked, and the proved optimum when the generator proves one."""
+    already deadlocked, and the proved optimum when the generator proves one. A shipped
+    pool keeps the cell codes, the deadlock flags and the optima; the rest follows from the
+    codes (the push distances by the compiled search)."""
+
+    package = "grid_envs.sokoban"
 
     def __init__(self, generator: SokobanGenerator, size: int, seed: int = 0) -> None:
         super().__init__(generator, size, seed)
@@ -58,6 +63,23 @@ class SokobanLevelPool(LevelPool[Level]):
         self.deadlocked[k] = rules.is_deadlocked(state)
         optimal = generated.optimal_pushes
         self.optimal_pushes[k] = -1 if optimal is None else optimal
+
+    def _pack(self) -> dict[str, np.ndarray]:
+        return {"codes": self.codes, "deadlocked": self.deadlocked,
+                "optimal_pushes": self.optimal_pushes}  # fmt: skip
+
+    def _unpack(self, stored: dict[str, np.ndarray]) -> None:
+        codes = self.codes
+        codes[...] = stored["codes"]
+        self.deadlocked[...] = stored["deadlocked"]
+        self.optimal_pushes[...] = stored["optimal_pushes"]
+        goals, boxes = _GOALS[codes], _BOXES[codes]
+        self.push_dist[...] = rules.push_distances_many(codes != WALL, goals)
+        player = np.isin(codes, [PLAYER, PLAYER_ON_GOAL]).reshape(len(codes), -1).argmax(axis=1)
+        self.player[:, 0], self.player[:, 1] = np.divmod(player, codes.shape[2])
+        self.goals_free[...] = (goals & ~boxes).sum(axis=(1, 2))
+        self.boxes_on[...] = (goals & boxes).sum(axis=(1, 2))
+        self.num_boxes[...] = goals.sum(axis=(1, 2))
 
     def _level(self, k: int) -> Level:
         codes = self.codes[k]

@@ -26,12 +26,12 @@ A step's reward is :func:`step_reward`, for one env and for a batch alike.
 from __future__ import annotations
 
 import copy
-from collections import deque
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
 from grid_envs.core.grid import DIRECTIONS, flood_fill
+from grid_envs.core.jit import compiled
 from grid_envs.sokoban.state import Cell, Level, SokobanState
 
 N_ACTIONS = 8
@@ -119,27 +119,55 @@ def is_solved(state: SokobanState) -> bool:
     return not (state.goals & ~state.boxes).any()
 
 
+@compiled
+def _push_distances_into(floor: np.ndarray, goals: np.ndarray, dist: np.ndarray) -> None:
+    """:func:`push_distances` of one room, written into ``dist`` (any integer type)."""
+    rows, cols = floor.shape
+    queue = np.empty(rows * cols, dtype=np.int64)
+    head = tail = 0
+    for r in range(rows):
+        for c in range(cols):
+            dist[r, c] = -1
+            if goals[r, c] and floor[r, c]:
+                dist[r, c] = 0
+                queue[tail] = r * cols + c
+                tail += 1
+    while head < tail:
+        r, c = divmod(queue[head], cols)
+        head += 1
+        for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+            r1, c1, r2, c2 = r + dr, c + dc, r + 2 * dr, c + 2 * dc
+            inside = 0 <= r2 < rows and 0 <= c2 < cols
+            if inside and floor[r1, c1] and floor[r2, c2] and dist[r1, c1] < 0:
+                dist[r1, c1] = dist[r, c] + 1
+                queue[tail] = r1 * cols + c1
+                tail += 1
+
+
+@compiled
+def _push_distances_many(floor: np.ndarray, goals: np.ndarray, dist: np.ndarray) -> None:
+    for i in range(floor.shape[0]):
+        _push_distances_into(floor[i], goals[i], dist[i])
+
+
 def push_distances(floor: np.ndarray, goals: np.ndarray) -> np.ndarray:
     """Fewest pushes that take a lone box from each cell to its nearest goal; -1 if none.
 
     A reverse search: from every goal, *pull* the box (the puller needs two free cells).
     Other boxes and the player's reachability are ignored, so this is a lower bound.
+    Compiled (:func:`grid_envs.core.jit.compiled`); :func:`push_distances_many` runs the
+    same search over a batch of rooms.
     """
-    rows, cols = floor.shape
-    dist = np.full((rows, cols), -1, dtype=np.int32)
-    queue: deque[Cell] = deque()
-    for r, c in np.argwhere(goals & floor):
-        dist[r, c] = 0
-        queue.append((int(r), int(c)))
-    while queue:
-        r, c = queue.popleft()
-        for dr, dc in DIRECTIONS:
-            r1, c1, r2, c2 = r + dr, c + dc, r + 2 * dr, c + 2 * dc
-            if not (0 <= r2 < rows and 0 <= c2 < cols):
-                continue
-            if floor[r1, c1] and floor[r2, c2] and dist[r1, c1] < 0:
-                dist[r1, c1] = dist[r, c] + 1
-                queue.append((r1, c1))
+    dist = np.empty(floor.shape, dtype=np.int32)
+    _push_distances_into(np.ascontiguousarray(floor), np.ascontiguousarray(goals), dist)
+    return dist
+
+
+def push_distances_many(floor: np.ndarray, goals: np.ndarray) -> np.ndarray:
+    """:func:`push_distances` of ``n`` rooms, ``floor`` and ``goals`` (n, rows, cols) bool;
+    returns (n, rows, cols) int16."""
+    dist = np.empty(floor.shape, dtype=np.int16)
+    _push_distances_many(np.ascontiguousarray(floor), np.ascontiguousarray(goals), dist)
     return dist
 
 

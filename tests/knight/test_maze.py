@@ -120,6 +120,22 @@ def test_dijkstra_equals_brute_force_on_small_mazes(seed: int) -> None:
     expected = brute_force(cells, costs, target)
     np.testing.assert_array_equal(solver.dijkstra(cells, costs, target), expected)
     np.testing.assert_array_equal(solver.dial(cells, costs, target), expected)
+    np.testing.assert_array_equal(solver.distances(cells, costs, target), expected)
+
+
+def test_compiled_dijkstra_is_the_reference_on_one_maze_and_a_batch() -> None:
+    rng = np.random.default_rng(7)
+    cells = np.stack([maze.generate(12, 9, rng, loops=0.2) for _ in range(20)])
+    costs = rng.integers(1, 1000, size=cells.shape)
+    targets = np.stack([rng.integers(12, size=20), rng.integers(9, size=20)], axis=1)
+    many = solver.distances_many(cells, costs, targets)
+    for i in range(20):
+        target = (int(targets[i, 0]), int(targets[i, 1]))
+        expected = solver.dijkstra(cells[i], costs[i], target)
+        np.testing.assert_array_equal(solver.distances(cells[i], costs[i], target), expected)
+        np.testing.assert_array_equal(many[i], expected)
+    walled = np.zeros((4, 4), dtype=np.uint8)  # no openings: only the target is reached
+    assert (solver.distances(walled, np.ones((4, 4)), (1, 2)) == -1).sum() == 15
 
 
 def test_dijkstra_on_unit_prices_is_a_bfs() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -125,6 +126,40 @@ def test_dead_squares_are_the_cells_no_goal_can_be_reached_from() -> None:
     # every floor cell touching the top, left or bottom wall is dead except the goal row
     assert s.dead[1, 1] and s.dead[1, 4] and s.dead[3, 1] and s.dead[2, 1]
     assert not s.dead[2, 2] and not s.dead[2, 4]
+
+
+def _pull_search(floor: np.ndarray, goals: np.ndarray) -> dict[tuple[int, int], int]:
+    """Push distances by a plain breadth-first search over pulls, as a check."""
+    rows, cols = floor.shape
+    dist = {(r, c): 0 for r, c in zip(*np.nonzero(goals & floor), strict=True)}
+    frontier = list(dist)
+    while frontier:
+        nxt = []
+        for r, c in frontier:
+            for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+                one, two = (r + dr, c + dc), (r + 2 * dr, c + 2 * dc)
+                inside = 0 <= two[0] < rows and 0 <= two[1] < cols
+                if inside and floor[one] and floor[two] and one not in dist:
+                    dist[one] = dist[(r, c)] + 1
+                    nxt.append(one)
+        frontier = nxt
+    return dist
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(3, 9), st.integers(3, 11))
+def test_push_distances_are_a_search_over_pulls(seed: int, rows: int, cols: int) -> None:
+    """The compiled search, one room and a batch of rooms, against a plain one."""
+    rng = np.random.default_rng(seed)
+    floor = rng.random((3, rows, cols)) < 0.7
+    goals = rng.random((3, rows, cols)) < 0.15
+    many = rules.push_distances_many(floor, goals)
+    for i in range(3):
+        expected = np.full((rows, cols), -1)
+        for cell, d in _pull_search(floor[i], goals[i]).items():
+            expected[cell] = d
+        assert np.array_equal(rules.push_distances(floor[i], goals[i]), expected)
+        assert np.array_equal(many[i], expected)
 
 
 def test_lurd_round_trip_and_errors() -> None:
