@@ -27,7 +27,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    heads = ("generate", "kruskal", "boruvka", "dijkstra", "dial")
+    solver.distances(np.zeros((2, 2), np.uint8), np.ones((2, 2)), (0, 0))  # compiled or loaded
+    heads = ("generate", "kruskal", "boruvka", "dijkstra", "dial", "compiled")
     print(f"{'size':>11} " + " ".join(f"{h:>10}" for h in heads))
     for n in (10, 100, 1000):
         rep = args.repeats if n < 1000 else max(3, args.repeats // 2)
@@ -44,6 +45,7 @@ def main() -> None:
             median_time(lambda r, n=n: gen(r, n, "boruvka"), rep),
             median_time(lambda r, c=cells, p=costs: solver.dijkstra(c, p, (0, 0)), rep),
             median_time(lambda r, c=cells, p=costs: solver.dial(c, p, (0, 0)), rep),
+            median_time(lambda r, c=cells, p=costs: solver.distances(c, p, (0, 0)), rep),
         ]
         print(f"{n:>5}x{n:<5} " + " ".join(f"{t:>9.4f}s" for t in row), flush=True)
 
