@@ -14,7 +14,7 @@ from gymnasium.envs.registration import register, registry
 
 from grid_envs.core.spec import GameSpec
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 # the games, in the order ``grid-games list`` shows them; each folder's spec.py declares
 # its ids and potentials (see grid_envs.core.spec): adding a game adds its name here

@@ -128,7 +128,7 @@ def test_masked_action_is_a_noop_with_penalty(env_id: str) -> None:
     obs2, reward, terminated, _truncated, info = env.step(int(illegal[0]))
     np.testing.assert_array_equal(obs, obs2)
     assert info["illegal_action"] is True and not terminated
-    assert reward == env.unwrapped.illegal_action_penalty
+    assert reward == env.unwrapped.illegal_reward
     np.testing.assert_array_equal(snap.mask, env.unwrapped.action_masks())
 
 

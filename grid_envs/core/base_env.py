@@ -6,7 +6,7 @@ A game subclasses :class:`GridEnv` and fills in small hooks (``_new_episode``,
 
 * actions outside the space raise ``ValueError`` naming the space;
 * actions the mask forbids are a no-op: the state is unchanged, the reward is
-  ``illegal_action_penalty`` and ``info["illegal_action"]`` is True;
+  ``illegal_reward`` and ``info["illegal_action"]`` is True;
 * the mask is exact after every reset and step and is returned both by
   :meth:`action_masks` (sb3-contrib's MaskablePPO) and in ``info["action_mask"]``;
 * ``info["is_success"]`` is set at every step (stable-baselines3's evaluation reads it);
@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import gymnasium as gym
 import numpy as np
@@ -82,12 +82,18 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 8}  # noqa: RUF012
     #: Default reward for an action the mask forbids; games override it.
-    default_illegal_action_penalty: ClassVar[float] = -0.1
+    default_illegal_reward: ClassVar[float] = -0.1
 
     #: The names ``reset(options=...)`` takes (a game adds its own, e.g. ``"level"``).
     reset_options: ClassVar[tuple[str, ...]] = ()
     #: The keys a person plays with (:meth:`action_for_key`), in a line; None: numbers.
     keys: ClassVar[str | None] = None
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        """Every env refuses a setting's old name before anything is built."""
+        if kwargs:
+            checks.not_renamed(kwargs, checks.init_names(cast(Any, cls)))
+        return super().__new__(cls)
 
     def __init__(
         self,
@@ -97,7 +103,7 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         n_planes: int,
         render_mode: str | None = None,
         observation_mode: str = "planes",
-        illegal_action_penalty: float | None = None,
+        illegal_reward: float | None = None,
         tile_size: int = 24,
         planes_high: int | np.ndarray = 1,
         compact_high: int = 255,
@@ -116,11 +122,9 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         self.render_mode = render_mode
         self.observation_mode = observation_mode
         self.tile_size = checks.integer("tile_size", tile_size, 4, 128)
-        self.illegal_action_penalty = checks.real(
-            "illegal_action_penalty",
-            self.default_illegal_action_penalty
-            if illegal_action_penalty is None
-            else illegal_action_penalty,
+        self.illegal_reward = checks.real(
+            "illegal_reward",
+            self.default_illegal_reward if illegal_reward is None else illegal_reward,
         )
         #: Steps after which an episode is truncated (None: never). The env counts them
         #: itself, so that :meth:`restore` rewinds the count with the rest of the state.
@@ -236,7 +240,7 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         self._steps += 1
         illegal = not self._mask[a]
         if illegal:
-            reward, terminated = self.illegal_action_penalty, False
+            reward, terminated = self.illegal_reward, False
         else:
             reward, terminated, won = self._apply(a)
             self._won = won

@@ -13,6 +13,7 @@ The limits on sizes are the documented ones:
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 from collections.abc import Iterable
@@ -154,23 +155,51 @@ def read_text(path: str | Path, what: str) -> str:
         ) from None
 
 
+#: Settings every game now names one way (the old name -> its name now); rewards are added
+#: as given (a penalty is a negative reward), so only the name changed.
+RENAMED = {
+    "step_penalty": "step_reward",
+    "solve_reward": "win_reward",
+    "clear_reward": "win_reward",
+    "deadlock_penalty": "loss_reward",
+    "loss_penalty": "loss_reward",
+    "stuck_penalty": "loss_reward",
+    "game_over_penalty": "loss_reward",
+    "illegal_action_penalty": "illegal_reward",
+    "box_off_penalty": "box_off_reward",
+    "shuffle_penalty": "shuffle_reward",
+}
+
+
+def not_renamed(names: Iterable[str], takes: frozenset[str]) -> None:
+    """Refuse a setting's old name with a one-line ``TypeError`` naming the new one (where
+    the env ``takes`` it; other unknown names get Python's own error)."""
+    for name in names:
+        if RENAMED.get(name) in takes:
+            raise TypeError(f"the setting {name}= is now called {RENAMED[name]}= (same value "
+                            "and sign: every game names its rewards the same way)")  # fmt: skip
+
+
 def env_kwargs(env_id: str, kwargs: dict[str, Any]) -> dict[str, Any]:
     """``kwargs``, checked against the arguments the env of ``env_id`` takes: an unknown
     name gets a ``ValueError`` that lists the known ones (not ``make``'s ``TypeError``)."""
     creator: Any = gym.spec(env_id).entry_point
     if isinstance(creator, str):
         creator = load_env_creator(creator)
-    known = _init_names(creator)
+    known = init_names(creator)
     unknown = sorted(set(kwargs) - known)
     if unknown:
+        new = RENAMED.get(unknown[0])
         raise ValueError(
-            f"{env_id} takes no setting {unknown[0]!r}; its settings: "
-            f"{', '.join(sorted(known - {'self'}))}"
+            f"{env_id} takes no setting {unknown[0]!r}"
+            + (f" (now {new!r})" if new in known else "")
+            + f"; its settings: {', '.join(sorted(known - {'self'}))}"
         )
     return kwargs
 
 
-def _init_names(cls: Any) -> set[str]:
+@functools.cache
+def init_names(cls: Any) -> frozenset[str]:
     """The keyword names a class's ``__init__`` takes, following ``**kwargs`` passed on
     to a parent's ``__init__``."""
     names: set[str] = set()
@@ -182,4 +211,4 @@ def _init_names(cls: Any) -> set[str]:
         names |= {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
         if not any(p.kind is p.VAR_KEYWORD for p in params):
             break
-    return names - {"self"}
+    return frozenset(names - {"self"})

@@ -18,7 +18,7 @@ single envs, so that the same seeds and actions give the same trajectories:
 * the single env's time limit (``time_limit``, or a shorter ``max_episode_steps`` given to
   ``make_vec``): ``truncated`` once an episode has taken that many steps, illegal ones
   included;
-* illegal actions: a no-op with ``illegal_action_penalty`` and ``info["illegal_action"]``;
+* illegal actions: a no-op with ``illegal_reward`` and ``info["illegal_action"]``;
 * masks for the whole batch: :meth:`action_masks` (num_envs, n) and ``info["action_mask"]``;
 * ``info`` in Gymnasium's vector layout: per key an array over the batch plus a boolean
   ``_key`` array saying which envs have it.
@@ -74,7 +74,7 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         # the single env's own time limit, or a shorter one given to make_vec
         limits = [n for n in (template.time_limit, max_episode_steps) if n is not None]
         self.max_episode_steps = min(limits) if limits else None
-        self.illegal_action_penalty = template.illegal_action_penalty
+        self.illegal_reward = template.illegal_reward
         self.render_mode = None
         self.rngs: list[np.random.Generator] = []  # one per env, from reset()
         self._typed_rngs: Any = None  # the same, as compiled rules take them (_generators)
@@ -210,7 +210,7 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.steps[active] += 1
         rows = np.arange(self.num_envs)
         illegal = active & ~self.mask[rows, actions]
-        rewards[illegal] = self.illegal_action_penalty
+        rewards[illegal] = self.illegal_reward
         legal = np.flatnonzero(active & ~illegal)
         if len(legal):
             r, t, w = self._apply(legal, actions[legal])

@@ -26,6 +26,7 @@ from grid_envs.knight.rules import (
     N_PLANES,
     SIDE_PLANES,
     SIDES,
+    Rewards,
     energy_shown,
     entry_cost,
     outcome,
@@ -83,8 +84,8 @@ class KnightEnv(GridEnv):
 
     ## Rewards
     ``step_reward`` (-0.01) a move, ``item_reward`` (+0.1) an item, ``win_reward`` (+1) at
-    the exit, ``loss_penalty`` (-1) when the energy can no longer reach the exit. A masked
-    move pays ``illegal_action_penalty`` (-0.05) and costs no energy.
+    the exit, ``loss_reward`` (-1) when the energy can no longer reach the exit. A masked
+    move pays ``illegal_reward`` (-0.05) and costs no energy.
 
     ## Starting State
     A generated level (or one from ``level=``), the knight on its start with full energy.
@@ -117,8 +118,8 @@ class KnightEnv(GridEnv):
     - ``level``: a map file, ``"samples"`` (the 10 shipped levels), a ``KnightLevel`` or a
       list; a list is played in a seeded random order.
     - ``energy_slack``: energy = ceil(cheapest * slack); must be >= 1.
-    - ``step_reward``, ``item_reward``, ``win_reward``, ``loss_penalty``,
-      ``illegal_action_penalty``; ``observation_mode``, ``render_mode``, ``tile_size``.
+    - ``step_reward``, ``item_reward``, ``win_reward``, ``loss_reward``,
+      ``illegal_reward``; ``observation_mode``, ``render_mode``, ``tile_size``.
 
     ## Reference results
     On ``Knight-v0`` (generated 9x9 mazes, the energy exactly the cheapest route's cost),
@@ -136,9 +137,12 @@ class KnightEnv(GridEnv):
       default (``level_pool="auto"``, 10,000 above 100 cells): the same distribution of
       mazes, other mazes for a given seed than before; ``level_pool=None`` gives a fresh
       maze every episode.
+    - Since 0.3.0 every game names its rewards one way (signed, added as given): ``loss_reward``
+      (was ``loss_penalty``), ``illegal_reward`` (``illegal_action_penalty``); an old name is
+      refused with a message naming the new one.
     """
 
-    default_illegal_action_penalty = -0.05
+    default_illegal_reward = -0.05
 
     reset_options = ("level",)
     keys = "w a s d, h j k l, the arrow keys or up/down/left/right step"
@@ -162,8 +166,8 @@ class KnightEnv(GridEnv):
         step_reward: float = -0.01,
         item_reward: float = 0.1,
         win_reward: float = 1.0,
-        loss_penalty: float = -1.0,
-        illegal_action_penalty: float | None = None,
+        loss_reward: float = -1.0,
+        illegal_reward: float | None = None,
         observation_mode: str = "planes",
         tile_size: int = 24,
         time_limit: int | None = None,
@@ -173,7 +177,7 @@ class KnightEnv(GridEnv):
             step_reward=step_reward,
             item_reward=item_reward,
             win_reward=win_reward,
-            loss_penalty=loss_penalty,
+            loss_reward=loss_reward,
         )
         if obs_shape is not None:
             obs_shape = checks.shape("obs_shape", obs_shape)
@@ -212,15 +216,14 @@ class KnightEnv(GridEnv):
             n_planes=N_PLANES,
             render_mode=render_mode,
             observation_mode=observation_mode,
-            illegal_action_penalty=illegal_action_penalty,
+            illegal_reward=illegal_reward,
             tile_size=tile_size,
             planes_high=np.array([1] * (N_PLANES - 1) + [255], dtype=np.uint8)[:, None, None],
             compact_high=15,
             time_limit=time_limit,
         )
         self.energy_slack = energy_slack
-        self.step_reward, self.item_reward = rewards["step_reward"], rewards["item_reward"]
-        self.win_reward, self.loss_penalty = rewards["win_reward"], rewards["loss_penalty"]
+        self.rewards = Rewards(**rewards)
         self.state: KnightState | None = None
         self._maze_planes: tuple[KnightLevel | None, np.ndarray] = (None, np.zeros(0))
         self._exit_dist = np.zeros(0, dtype=np.int64)  # the level's Dijkstra map, shared
@@ -272,7 +275,8 @@ class KnightEnv(GridEnv):
             s.items[cell] = False
             s.collected += 1
         cheapest_from_here = int(self._exit_dist[cell])
-        reward, won, lost = outcome(self, found, cell == s.level.exit, s.energy, cheapest_from_here)
+        at_exit = cell == s.level.exit
+        reward, won, lost = outcome(self.rewards, found, at_exit, s.energy, cheapest_from_here)
         planes = self._plane_cache
         if planes is not None:  # the knight's plane at two cells, the item, the energy
             planes[KNIGHT_PLANE][old] = 0

@@ -11,7 +11,8 @@ batch's.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -33,15 +34,16 @@ SIDES = np.array(
 )
 
 
-class RewardSettings(Protocol):
-    """What a move pays (the env's settings; see :class:`grid_envs.knight.env.KnightEnv`):
+@dataclass(frozen=True)
+class Rewards:
+    """What a move pays (the env's reward settings, :class:`grid_envs.knight.env.KnightEnv`):
     ``step_reward`` always, ``item_reward`` for an item, ``win_reward`` at the exit,
-    ``loss_penalty`` when the exit can no longer be reached."""
+    ``loss_reward`` when the exit can no longer be reached."""
 
-    step_reward: float
-    item_reward: float
-    win_reward: float
-    loss_penalty: float
+    step_reward: float = -0.01
+    item_reward: float = 0.1
+    win_reward: float = 1.0
+    loss_reward: float = -1.0
 
 
 # Each rule takes plain numbers (one env) or arrays with one entry per env (a batch), and
@@ -60,7 +62,7 @@ def start_energy(cheapest: Any, slack: float) -> Any:
 
 
 def outcome(
-    settings: RewardSettings, found_item: Any, at_exit: Any, energy: Any, cheapest_from_here: Any
+    settings: Rewards, found_item: Any, at_exit: Any, energy: Any, cheapest_from_here: Any
 ) -> tuple[Any, Any, Any]:
     """(reward, won, lost) after a move: won at the exit; lost elsewhere when the energy
     left is below the cheapest cost from the knight's cell to the exit. The reward adds
@@ -70,7 +72,7 @@ def outcome(
         settings.step_reward
         + found_item * settings.item_reward
         + at_exit * settings.win_reward
-        + lost * settings.loss_penalty
+        + lost * settings.loss_reward
     )
     return reward, at_exit, lost
 

@@ -103,7 +103,7 @@ class KnightVectorEnv(GridVectorEnv):
         self.collected[idx[found]] += 1
         at_exit = (pos == self.exit[idx]).all(axis=1)
         rewards, won, lost = rules.outcome(
-            self.template, found, at_exit, self.energy[idx], self.dist[idx, r, c]
+            self.template.rewards, found, at_exit, self.energy[idx], self.dist[idx, r, c]
         )
         if self.template.observation_mode == "planes":  # only these cells and the energy changed
             self.planes[idx, KNIGHT_PLANE, old[:, 0], old[:, 1]] = 0

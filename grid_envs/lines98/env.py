@@ -71,8 +71,8 @@ class Lines98Env(GridEnv):
     ## Rewards
     The points scored in the step: 2 a cleared ball (once, even on two
     crossing lines) plus 2 for each ball a line has beyond ``line_length``; lines completed
-    by spawned balls score too. ``game_over_penalty`` (0) when the board fills;
-    ``illegal_action_penalty`` (-1) for a masked move (the state does not change).
+    by spawned balls score too. ``loss_reward`` (0) when the board fills;
+    ``illegal_reward`` (-1) for a masked move (the state does not change).
 
     ## Starting State
     ``initial`` balls of uniform colours on uniformly drawn cells and ``spawn`` announced.
@@ -95,8 +95,8 @@ class Lines98Env(GridEnv):
 
     ## Arguments
     ``rows``, ``cols`` (9, 9), ``colours`` (7), ``line_length`` (5), ``initial`` (5),
-    ``spawn`` (3), ``target_score`` (None), ``game_over_penalty``,
-    ``illegal_action_penalty``, ``observation_mode``, ``render_mode``, ``tile_size``.
+    ``spawn`` (3), ``target_score`` (None), ``loss_reward``,
+    ``illegal_reward``, ``observation_mode``, ``render_mode``, ``tile_size``.
 
     ## Reference results
     On ``Lines98-v0``, the mean score of 200 games seeded 0-199: random 0.5 (26 moves),
@@ -115,10 +115,13 @@ class Lines98Env(GridEnv):
 
     ## Version History
     - v0: first release.
+    - Since 0.3.0 every game names its rewards one way (signed, added as given): ``loss_reward``
+      (was ``game_over_penalty``), ``illegal_reward`` (``illegal_action_penalty``); an old name
+      is refused with a message naming the new one.
     """
 
     keys = "R1 C1 R2 C2 moves the ball at row R1, column C1 to row R2, column C2"
-    default_illegal_action_penalty = -1.0
+    default_illegal_reward = -1.0
 
     def __init__(
         self,
@@ -131,8 +134,8 @@ class Lines98Env(GridEnv):
         initial: int = 5,
         spawn: int = 3,
         target_score: int | None = None,
-        game_over_penalty: float = 0.0,
-        illegal_action_penalty: float | None = None,
+        loss_reward: float = 0.0,
+        illegal_reward: float | None = None,
         observation_mode: str = "planes",
         tile_size: int = 24,
         time_limit: int | None = None,
@@ -145,12 +148,12 @@ class Lines98Env(GridEnv):
         spawn = checks.integer("spawn", spawn, 1, rows * cols - 1)
         if target_score is not None:
             target_score = checks.integer("target_score", target_score, 1)
-        game_over_penalty = checks.real("game_over_penalty", game_over_penalty)
+        loss_reward = checks.real("loss_reward", loss_reward)
         self.rows, self.cols, self.colours = rows, cols, colours
         self._colour_ids = np.arange(1, self.colours + 1, dtype=np.int8).reshape(-1, 1, 1)
         self.line_length, self.initial, self.spawn = int(line_length), int(initial), int(spawn)
         self.target_score = target_score
-        self.game_over_penalty = game_over_penalty
+        self.rewards = rules.Rewards(loss_reward)
         n = self.rows * self.cols
         super().__init__(
             n_actions=n * n,
@@ -158,7 +161,7 @@ class Lines98Env(GridEnv):
             n_planes=2 * self.colours,
             render_mode=render_mode,
             observation_mode=observation_mode,
-            illegal_action_penalty=illegal_action_penalty,
+            illegal_reward=illegal_reward,
             tile_size=tile_size,
             compact_high=2 * self.colours,
             time_limit=time_limit,
@@ -180,11 +183,11 @@ class Lines98Env(GridEnv):
         assert self.state is not None
         return rules.step(
             self.state, action, self.np_random, self.spawn, self.colours, self.line_length,
-            self.target_score, self.game_over_penalty,
+            self.target_score, self.rewards.loss_reward,
         )  # fmt: skip
 
     def _no_legal_action(self) -> float:
-        return self.game_over_penalty
+        return self.rewards.loss_reward
 
     # ------------------------------------------------------------ views
     def _planes(self) -> np.ndarray:

@@ -14,6 +14,7 @@ as rows of such arrays and calls the same rules in a compiled loop (:func:`play_
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,14 @@ def move_to_action(source: int, target: int, n: int) -> int:
 
 def action_to_move(action: int, n: int) -> tuple[int, int]:
     return divmod(int(action), n)
+
+
+@dataclass(frozen=True)
+class Rewards:
+    """What a move pays beyond the points it scores (the env's reward settings,
+    :class:`grid_envs.lines98.env.Lines98Env`): ``loss_reward`` when the board fills."""
+
+    loss_reward: float = 0.0
 
 
 # ------------------------------------------------------------------ compiled, one game
@@ -259,7 +268,7 @@ def _play(
 def _step(
     board: np.ndarray, rows: int, cols: int, ann_cell: np.ndarray, ann_colour: np.ndarray,
     counters: np.ndarray, cleared: np.ndarray, action: int, rng: Any, count: int,
-    colours: int, line_length: int, target_score: int, game_over_penalty: float,
+    colours: int, line_length: int, target_score: int, loss_reward: float,
 ) -> tuple[float, bool, bool]:  # fmt: skip
     """An env step of a legal ``action``: (reward, terminated, won); ``target_score`` 0
     for none."""
@@ -269,7 +278,7 @@ def _step(
     if target_score > 0 and counters[SCORE] >= target_score:
         return float(gained), True, True
     if (board != EMPTY).all():
-        return gained + game_over_penalty, True, False
+        return gained + loss_reward, True, False
     return float(gained), False, False
 
 
@@ -279,7 +288,7 @@ def play_batch(
     boards: np.ndarray, ann_cell: np.ndarray, ann_colour: np.ndarray, counters: np.ndarray,
     cleared: np.ndarray, idx: np.ndarray, actions: np.ndarray, rngs: Any, rows: int,
     cols: int, count: int, colours: int, line_length: int, target_score: int,
-    game_over_penalty: float,
+    loss_reward: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """:func:`_step` for the games ``idx`` of a batch (rows of the arrays, ``rngs`` their
     generators): (rewards, terminated, won)."""
@@ -291,7 +300,7 @@ def play_batch(
         i = idx[j]
         rewards[j], terminated[j], won[j] = _step(
             boards[i], rows, cols, ann_cell[i], ann_colour[i], counters[i], cleared[i],
-            actions[j], rngs[i], count, colours, line_length, target_score, game_over_penalty,
+            actions[j], rngs[i], count, colours, line_length, target_score, loss_reward,
         )  # fmt: skip
     return rewards, terminated, won
 
@@ -470,13 +479,13 @@ def play(
 
 def step(
     state: Lines98State, action: int, rng: np.random.Generator, count: int, colours: int,
-    line_length: int, target_score: int | None, game_over_penalty: float,
+    line_length: int, target_score: int | None, loss_reward: float,
 ) -> tuple[float, bool, bool]:  # fmt: skip
     """An env step of a legal ``action`` on ``state``: (reward, terminated, won)."""
     game = _Game(state)
     reward, terminated, won = _step(
         *game.args(), action, rng, count, colours, line_length, target_score or 0,
-        float(game_over_penalty),
+        float(loss_reward),
     )  # fmt: skip
     game.done()
     return float(reward), bool(terminated), bool(won)

@@ -55,7 +55,7 @@ class Lines98VectorEnv(GridVectorEnv):
         return rules.play_batch(
             self.boards, self.ann_cell, self.ann_colour, self.counters, self.cleared, idx,
             actions.astype(np.int64), self._generators(), s.rows, s.cols, s.spawn, s.colours,
-            s.line_length, s.target_score or 0, float(s.game_over_penalty),
+            s.line_length, s.target_score or 0, float(s.rewards.loss_reward),
         )  # fmt: skip
 
     def _state_of_env(self, i: int) -> Any:
@@ -70,7 +70,7 @@ class Lines98VectorEnv(GridVectorEnv):
         )  # fmt: skip
 
     def _no_legal_action(self, idx: np.ndarray) -> float:
-        return self.template.game_over_penalty
+        return self.template.rewards.loss_reward
 
     def _announced(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         held = self.counters[:, rules.N_ANN]

@@ -66,8 +66,8 @@ class MinesweeperEnv(GridEnv):
     ## Rewards
     ``progress_reward`` (1.0) shared over the safe cells: revealing k of S safe cells pays
     ``k / S``, so a won game sums to exactly 1.0 of progress whatever the board. Winning adds
-    ``win_reward`` (+1), revealing a mine pays ``loss_penalty`` (-1). Flag toggles pay 0; a
-    masked action pays ``illegal_action_penalty`` (-0.05) and changes nothing. Returns
+    ``win_reward`` (+1), revealing a mine pays ``loss_reward`` (-1). Flag toggles pay 0; a
+    masked action pays ``illegal_reward`` (-0.05) and changes nothing. Returns
     therefore compare across board sizes: a win is 2.0, a loss 1.0 * progress - 1.
 
     ## Starting State
@@ -93,7 +93,7 @@ class MinesweeperEnv(GridEnv):
       names the limit when the mines do not fit the first-click rule.
     - ``first_click``: ``"safe"`` (default), ``"zero"`` or ``"any"``.
     - ``allow_flags``: add the flag actions and plane.
-    - ``progress_reward``, ``win_reward``, ``loss_penalty``, ``illegal_action_penalty``.
+    - ``progress_reward``, ``win_reward``, ``loss_reward``, ``illegal_reward``.
     - ``observation_mode``, ``render_mode``, ``tile_size``.
 
     ## Reference results
@@ -111,10 +111,13 @@ class MinesweeperEnv(GridEnv):
 
     ## Version History
     - v0: first release.
+    - Since 0.3.0 every game names its rewards one way (signed, added as given): ``loss_reward``
+      (was ``loss_penalty``), ``illegal_reward`` (``illegal_action_penalty``); an old name is
+      refused with a message naming the new one.
     """
 
     keys = "R C reveals the cell at row R, column C; f R C flags it (with allow_flags)"
-    default_illegal_action_penalty = -0.05
+    default_illegal_reward = -0.05
 
     def __init__(
         self,
@@ -127,8 +130,8 @@ class MinesweeperEnv(GridEnv):
         allow_flags: bool = False,
         progress_reward: float = 1.0,
         win_reward: float = 1.0,
-        loss_penalty: float = -1.0,
-        illegal_action_penalty: float | None = None,
+        loss_reward: float = -1.0,
+        illegal_reward: float | None = None,
         observation_mode: str = "planes",
         tile_size: int = 24,
         time_limit: int | None = None,
@@ -138,7 +141,7 @@ class MinesweeperEnv(GridEnv):
         checks.choice("first_click", first_click, rules.FIRST_CLICK_RULES)
         rules.check_board(rows, cols, mines, first_click)
         rewards = checks.reals(
-            progress_reward=progress_reward, win_reward=win_reward, loss_penalty=loss_penalty
+            progress_reward=progress_reward, win_reward=win_reward, loss_reward=loss_reward
         )
         self.rows, self.cols, self.num_mines = rows, cols, mines
         self.first_click = first_click
@@ -150,14 +153,12 @@ class MinesweeperEnv(GridEnv):
             n_planes=rules.n_planes(allow_flags),
             render_mode=render_mode,
             observation_mode=observation_mode,
-            illegal_action_penalty=illegal_action_penalty,
+            illegal_reward=illegal_reward,
             tile_size=tile_size,
             compact_high=FLAGGED,
             time_limit=time_limit,
         )
-        self.progress_reward = rewards["progress_reward"]
-        self.win_reward = rewards["win_reward"]
-        self.loss_penalty = rewards["loss_penalty"]
+        self.rewards = rules.Rewards(**rewards)
         self.state = MinesweeperState.empty(rows, cols, mines, first_click)
         # the planes of ``self.state`` kept up to date cell by cell (a reveal of a number, a
         # flag), built again after a flood; None when they must be built from the state
@@ -193,7 +194,7 @@ class MinesweeperEnv(GridEnv):
             return 0.0, False, False
         opened = rules.reveal(s, cell, self.np_random)
         if opened < 0:
-            return self.loss_penalty, True, False
+            return self.rewards.loss_reward, True, False
         self._opened += opened
         number = int(s.counts[cell])
         if number and opened == 1:  # one number revealed: two cells of the planes
@@ -204,7 +205,7 @@ class MinesweeperEnv(GridEnv):
             self._plane_cache = None
             self._flagged = int(np.count_nonzero(s.flags))
         won = self._opened == s.safe_cells  # rules.is_won, counted
-        return rules.reveal_reward(self, opened, s.safe_cells, won), won, won
+        return rules.reveal_reward(self.rewards, opened, s.safe_cells, won), won, won
 
     # ------------------------------------------------------------ views
     def _planes(self) -> np.ndarray:

@@ -24,8 +24,9 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import deque
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -50,18 +51,19 @@ def number_plane(n: Any) -> Any:
     return 1 + n
 
 
-class RewardSettings(Protocol):
-    """What a reveal pays (the env's settings; see
+@dataclass(frozen=True)
+class Rewards:
+    """What a reveal pays (the env's reward settings,
     :class:`grid_envs.minesweeper.env.MinesweeperEnv`): ``progress_reward`` shared out over
-    the safe cells as they open, ``win_reward`` when the last one opens, ``loss_penalty``
+    the safe cells as they open, ``win_reward`` when the last one opens, ``loss_reward``
     on a mine (the episode ends)."""
 
-    progress_reward: float
-    win_reward: float
-    loss_penalty: float
+    progress_reward: float = 1.0
+    win_reward: float = 1.0
+    loss_reward: float = -1.0
 
 
-def reveal_reward(settings: RewardSettings, opened: Any, safe_cells: int, won: Any) -> Any:
+def reveal_reward(settings: Rewards, opened: Any, safe_cells: int, won: Any) -> Any:
     """The reward of a safe reveal that opened ``opened`` cells (numbers for one board,
     arrays for a batch)."""
     return settings.progress_reward * opened / safe_cells + won * settings.win_reward

@@ -115,7 +115,7 @@ class MinesweeperVectorEnv(GridVectorEnv):
         if len(new):
             self._place(envs[new], (r[new], c[new]))
         boom = self.mines[envs, r, c]
-        rewards[k[boom]] = self.template.loss_penalty
+        rewards[k[boom]] = self.template.rewards.loss_reward
         terminated[k[boom]] = True
         safe = ~boom
         envs, r, c, k = envs[safe], r[safe], c[safe], k[safe]
@@ -131,7 +131,7 @@ class MinesweeperVectorEnv(GridVectorEnv):
             opened[zero] = self._flood(envs[zero], r[zero], c[zero])
         self.revealed_count[envs] += opened
         win = self.revealed_count[envs] == self.safe_cells
-        rewards[k] = rules.reveal_reward(self.template, opened, self.safe_cells, win)
+        rewards[k] = rules.reveal_reward(self.template.rewards, opened, self.safe_cells, win)
         terminated[k[win]] = won[k[win]] = True
         return rewards, terminated, won
 

@@ -38,9 +38,9 @@ class PikachuEnv(GridEnv):
 
     ## Rewards
     ``pair_reward`` per pair, by default 1 / (number of pairs) so a cleared board earns 1.0,
-    plus ``clear_reward`` (+1) when the board is cleared; ``shuffle_penalty`` (-0.1) per
-    forced reshuffle; ``stuck_penalty`` (-1) when stuck with ``on_stuck="end"`` (or when no
-    layout allows a move). A masked action pays ``illegal_action_penalty`` (-0.05).
+    plus ``win_reward`` (+1) when the board is cleared; ``shuffle_reward`` (-0.1) per
+    forced reshuffle; ``loss_reward`` (-1) when stuck with ``on_stuck="end"`` (or when no
+    layout allows a move). A masked action pays ``illegal_reward`` (-0.05).
 
     ## Starting State
     A random board (every kind ``rows * cols / kinds`` times, an even number), or ``board=``;
@@ -88,11 +88,15 @@ class PikachuEnv(GridEnv):
     - v0: first release. Since 0.2.0 ``Pikachu-v0`` ends a stuck board lost
       (``on_stuck="end"``), so clearing a deal takes planning; the reshuffling rules it had
       are ``Pikachu-Shuffle-v0``.
+    - Since 0.3.0 every game names its rewards one way (signed, added as given): ``win_reward``
+      (was ``clear_reward``), ``loss_reward`` (``stuck_penalty``), ``shuffle_reward``
+      (``shuffle_penalty``), ``illegal_reward`` (``illegal_action_penalty``); an old name is
+      refused with a message naming the new one.
     """
 
     keys = "R1 C1 R2 C2 matches the tiles at row R1, column C1 and row R2, column C2"
     shuffle_tries = rules.SHUFFLE_TRIES  # random layouts of a stuck board before the placed one
-    default_illegal_action_penalty = -0.05
+    default_illegal_reward = -0.05
 
     def __init__(
         self,
@@ -107,10 +111,10 @@ class PikachuEnv(GridEnv):
         solvable_only: bool = False,
         plan_nodes: int = 2_000,
         pair_reward: float | None = None,
-        clear_reward: float = 1.0,
-        shuffle_penalty: float = -0.1,
-        stuck_penalty: float = -1.0,
-        illegal_action_penalty: float | None = None,
+        win_reward: float = 1.0,
+        shuffle_reward: float = -0.1,
+        loss_reward: float = -1.0,
+        illegal_reward: float | None = None,
         observation_mode: str = "planes",
         tile_size: int = 24,
         time_limit: int | None = None,
@@ -143,7 +147,7 @@ class PikachuEnv(GridEnv):
         if pair_reward is not None:
             pair_reward = checks.real("pair_reward", pair_reward)
         rewards = checks.reals(
-            clear_reward=clear_reward, shuffle_penalty=shuffle_penalty, stuck_penalty=stuck_penalty
+            win_reward=win_reward, shuffle_reward=shuffle_reward, loss_reward=loss_reward
         )
         cells = rows * cols
         super().__init__(
@@ -152,16 +156,13 @@ class PikachuEnv(GridEnv):
             n_planes=self.kinds,
             render_mode=render_mode,
             observation_mode=observation_mode,
-            illegal_action_penalty=illegal_action_penalty,
+            illegal_reward=illegal_reward,
             tile_size=tile_size,
             compact_high=max(self.kinds, 1),
             frame_shape=(rows + 2, cols + 2),  # the ring around the board, where paths run
             time_limit=time_limit,
         )
-        self.fixed_pair_reward = pair_reward  # None: 1 / the pairs of each deal
-        self.clear_reward = rewards["clear_reward"]
-        self.shuffle_penalty = rewards["shuffle_penalty"]
-        self.stuck_penalty = rewards["stuck_penalty"]
+        self.rewards = rules.Rewards(pair_reward, **rewards)
         self.state = PikachuState(np.zeros((rows, cols), dtype=np.int16))
         self._kind_ids = np.arange(1, self.kinds + 1, dtype=np.int16)[:, None, None]
         self.total_pairs = 1  # the pairs this episode's deal started with
@@ -205,8 +206,8 @@ class PikachuEnv(GridEnv):
         mask = np.empty(self._n_actions, dtype=bool)  # the board's after the step
         result = rules.step(
             self.state, action, self.np_random, self.total_pairs, self.gravity,
-            self.on_stuck == "shuffle", self.fixed_pair_reward, self.clear_reward,
-            self.shuffle_penalty, self.stuck_penalty, mask, self.shuffle_tries,
+            self.on_stuck == "shuffle", self.rewards.pair_reward, self.rewards.win_reward,
+            self.rewards.shuffle_reward, self.rewards.loss_reward, mask, self.shuffle_tries,
         )  # fmt: skip
         self._mask_key, self._mask_value = self.state.board.tobytes(), mask
         return result

@@ -12,6 +12,7 @@ every game as rows of the same arrays and calls them in a compiled loop (:func:`
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -179,6 +180,19 @@ def _placed_shuffle(board: np.ndarray, rng: np.random.Generator) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class Rewards:
+    """What a move pays (the env's reward settings, :class:`grid_envs.pikachu.env.PikachuEnv`):
+    ``pair_reward`` for each pair removed (None: 1 / the pairs of the deal, so a cleared
+    board pays 1 in all), ``win_reward`` when the board is cleared, ``shuffle_reward`` for
+    each reshuffle of a stuck board, ``loss_reward`` when a stuck board ends the episode."""
+
+    pair_reward: float | None = None
+    win_reward: float = 1.0
+    shuffle_reward: float = -0.1
+    loss_reward: float = -1.0
+
+
 # ------------------------------------------------------------------ compiled, one game
 @compiled
 def _mask_into(board: np.ndarray, rows: int, cols: int, out: np.ndarray) -> bool:
@@ -265,7 +279,7 @@ def _shuffle_tries(
 def _step(
     board: np.ndarray, rows: int, cols: int, counters: np.ndarray, path: np.ndarray,
     action: int, rng: Any, gravity: int, reshuffle: bool, tries: int, fixed: bool,
-    pair_reward: float, clear_reward: float, shuffle_penalty: float, stuck_penalty: float,
+    pair_reward: float, win_reward: float, shuffle_reward: float, loss_reward: float,
     mask: np.ndarray,
 ) -> tuple[float, bool, bool, bool]:  # fmt: skip
     """An env step of a legal ``action``, the board's mask after it into ``mask``:
@@ -277,14 +291,14 @@ def _step(
     reward = pair_reward if fixed else 1.0 / counters[TOTAL]
     if not (board != EMPTY).any():
         mask[:] = False
-        return reward + clear_reward, True, True, False
+        return reward + win_reward, True, True, False
     if _mask_into(board, rows, cols, mask):
         return reward, False, False, False
     if not reshuffle:
-        return reward + stuck_penalty, True, False, False
+        return reward + loss_reward, True, False, False
     if _shuffle_tries(board, rows, cols, rng, tries, mask):
         counters[SHUFFLES] += 1
-        return reward + shuffle_penalty, False, False, False
+        return reward + shuffle_reward, False, False, False
     return reward, False, False, True
 
 
@@ -293,8 +307,8 @@ def _step(
 def play_batch(
     boards: np.ndarray, counters: np.ndarray, paths: np.ndarray, idx: np.ndarray,
     actions: np.ndarray, rngs: Any, rows: int, cols: int, gravity: int, reshuffle: bool,
-    tries: int, fixed: bool, pair_reward: float, clear_reward: float, shuffle_penalty: float,
-    stuck_penalty: float, masks: np.ndarray,
+    tries: int, fixed: bool, pair_reward: float, win_reward: float, shuffle_reward: float,
+    loss_reward: float, masks: np.ndarray,
 ) -> tuple[np.ndarray, ...]:  # fmt: skip
     """:func:`_step` for the games ``idx`` of a batch (rows of the arrays, ``rngs`` their
     generators), each game's mask into its row of ``masks``: (rewards, terminated, won,
@@ -308,7 +322,7 @@ def play_batch(
         i = idx[t]
         rewards[t], terminated[t], won[t], undecided[t] = _step(
             boards[i], rows, cols, counters[i], paths[i], actions[t], rngs[i], gravity,
-            reshuffle, tries, fixed, pair_reward, clear_reward, shuffle_penalty, stuck_penalty,
+            reshuffle, tries, fixed, pair_reward, win_reward, shuffle_reward, loss_reward,
             masks[i],
         )  # fmt: skip
     return rewards, terminated, won, undecided
@@ -329,8 +343,8 @@ def masks_batch(
 # ------------------------------------------------------------- over a PikachuState
 def step(
     state: PikachuState, action: int, rng: np.random.Generator, total_pairs: int,
-    gravity: str, reshuffle: bool, pair_reward: float | None, clear_reward: float,
-    shuffle_penalty: float, stuck_penalty: float, mask: np.ndarray,
+    gravity: str, reshuffle: bool, pair_reward: float | None, win_reward: float,
+    shuffle_reward: float, loss_reward: float, mask: np.ndarray,
     tries: int = SHUFFLE_TRIES,
 ) -> tuple[float, bool, bool]:  # fmt: skip
     """An env step of a legal ``action`` on ``state`` (its board's mask after it into
@@ -344,20 +358,20 @@ def step(
     path = np.zeros((4, 2), dtype=np.int64)
     reward, terminated, won, undecided = _step(
         board, rows, cols, counters, path, action, rng, GRAVITY.index(gravity), reshuffle,
-        tries, pair_reward is not None, float(pair_reward or 0.0), float(clear_reward),
-        float(shuffle_penalty), float(stuck_penalty), mask,
+        tries, pair_reward is not None, float(pair_reward or 0.0), float(win_reward),
+        float(shuffle_reward), float(loss_reward), mask,
     )  # fmt: skip
     state.removed = int(counters[REMOVED])
     state.shuffles = int(counters[SHUFFLES])
     state.last_path = tuple((r, c) for r, c in path[: counters[PATH]].tolist())
     if undecided:
-        return settle(state, float(reward), rng, shuffle_penalty, stuck_penalty, mask)
+        return settle(state, float(reward), rng, shuffle_reward, loss_reward, mask)
     return float(reward), bool(terminated), bool(won)
 
 
 def settle(
-    state: PikachuState, reward: float, rng: np.random.Generator, shuffle_penalty: float,
-    stuck_penalty: float, mask: np.ndarray,
+    state: PikachuState, reward: float, rng: np.random.Generator, shuffle_reward: float,
+    loss_reward: float, mask: np.ndarray,
 ) -> tuple[float, bool, bool]:  # fmt: skip
     """A stuck board that no random layout unstuck: the placed shuffle, or the end; (reward,
     terminated, won), the board's mask into ``mask``."""
@@ -365,5 +379,5 @@ def settle(
     mask[:] = legal_mask(state.board)
     if unstuck:
         state.shuffles += 1
-        return reward + shuffle_penalty, False, False
-    return reward + stuck_penalty, True, False
+        return reward + shuffle_reward, False, False
+    return reward + loss_reward, True, False

@@ -58,18 +58,19 @@ class PikachuVectorEnv(GridVectorEnv):
 
     def _apply(self, idx: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, ...]:
         s = self.template
+        r = s.rewards
         rewards, terminated, won, undecided = rules.play_batch(
             self.boards, self.counters, self.paths, idx, actions.astype(np.int64),
             self._generators(), s.rows, s.cols, GRAVITY.index(s.gravity),
-            s.on_stuck == "shuffle", s.shuffle_tries, s.fixed_pair_reward is not None,
-            float(s.fixed_pair_reward or 0.0), float(s.clear_reward),
-            float(s.shuffle_penalty), float(s.stuck_penalty), self.mask,
+            s.on_stuck == "shuffle", s.shuffle_tries, r.pair_reward is not None,
+            float(r.pair_reward or 0.0), float(r.win_reward),
+            float(r.shuffle_reward), float(r.loss_reward), self.mask,
         )  # fmt: skip
         for k in np.flatnonzero(undecided).tolist():  # no random layout unstuck the board
             i = int(idx[k])
             state = self._state_of_env(i)
             rewards[k], terminated[k], won[k] = rules.settle(
-                state, float(rewards[k]), self.rngs[i], s.shuffle_penalty, s.stuck_penalty,
+                state, float(rewards[k]), self.rngs[i], r.shuffle_reward, r.loss_reward,
                 self.mask[i],
             )  # fmt: skip
             self.boards[i] = state.board.ravel()

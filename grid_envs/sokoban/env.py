@@ -102,7 +102,7 @@ class SokobanEnv(GridEnv):
     | 6   | push left  | likewise left                                       |
     | 7   | push right | likewise right                                      |
 
-    A masked action leaves the state unchanged, costs ``illegal_action_penalty`` and sets
+    A masked action leaves the state unchanged, costs ``illegal_reward`` and sets
     ``info["illegal_action"]``.
 
     ## Observation Space
@@ -115,10 +115,10 @@ class SokobanEnv(GridEnv):
     ## Rewards
     The gym-sokoban / Boxoban / Jumanji anchor: ``-0.1`` per step, ``+1`` for a box pushed
     onto a goal, ``-1`` for a box pushed off one, ``+10`` when solved. A deadlock ends the
-    episode with ``deadlock_penalty``, by default ``step_penalty x time_limit`` (``-12`` at
+    episode with ``loss_reward``, by default ``step_reward x time_limit`` (``-12`` at
     120 steps; ``-10`` without a limit), so a loss never pays better than running out of
     steps would have.
-    A masked action pays ``illegal_action_penalty`` (default ``-0.1``, a wasted step).
+    A masked action pays ``illegal_reward`` (default ``-0.1``, a wasted step).
 
     ## Starting State
     A new generated level (or one drawn from ``levels``; ``options={"level": i}`` picks
@@ -158,8 +158,8 @@ class SokobanEnv(GridEnv):
       ``pool_seed=1`` to play levels that training on the default pool never met.
     - ``obs_shape``: the observation grid; by default the largest level or the generator's.
     - ``level_order``: ``"random"`` (seeded) or ``"sequential"`` for level lists.
-    - ``step_penalty``, ``box_on_reward``, ``box_off_penalty``, ``solve_reward``,
-      ``deadlock_penalty``, ``illegal_action_penalty``: the rewards above.
+    - ``step_reward``, ``box_on_reward``, ``box_off_reward``, ``win_reward``,
+      ``loss_reward``, ``illegal_reward``: the rewards above.
     - ``terminate_on_deadlock``: end the episode at a deadlock (default True).
     - ``time_limit``: the step limit (a positive integer or None), after which the episode
       is truncated; it also sets the default deadlock penalty. Registration passes the
@@ -189,6 +189,10 @@ class SokobanEnv(GridEnv):
     - v0: first release. Since 0.2.0 generated levels come from a pool of 100,000 by
       default (``level_pool="auto"``): the same distribution of levels, other levels for
       a given seed than before; ``level_pool=None`` gives a fresh level every episode.
+    - Since 0.3.0 every game names its rewards one way (signed, added as given): ``step_reward``
+      (was ``step_penalty``), ``win_reward`` (``solve_reward``), ``loss_reward``
+      (``deadlock_penalty``), ``box_off_reward`` (``box_off_penalty``), ``illegal_reward``
+      (``illegal_action_penalty``); an old name is refused with a message naming the new one.
     """
 
     reset_options = ("level",)
@@ -208,26 +212,26 @@ class SokobanEnv(GridEnv):
         pool_seed: int = 0,
         obs_shape: tuple[int, int] | None = None,
         level_order: str = "random",
-        step_penalty: float = -0.1,
+        step_reward: float = -0.1,
         box_on_reward: float = 1.0,
-        box_off_penalty: float = -1.0,
-        solve_reward: float = 10.0,
-        deadlock_penalty: float | None = None,
+        box_off_reward: float = -1.0,
+        win_reward: float = 10.0,
+        loss_reward: float | None = None,
         terminate_on_deadlock: bool = True,
         time_limit: int | None = None,
-        illegal_action_penalty: float | None = None,
+        illegal_reward: float | None = None,
         observation_mode: str = "planes",
         tile_size: int = 24,
     ) -> None:
         checks.choice("level_order", level_order, ("random", "sequential"))
         rewards = checks.reals(
-            step_penalty=step_penalty,
+            step_reward=step_reward,
             box_on_reward=box_on_reward,
-            box_off_penalty=box_off_penalty,
-            solve_reward=solve_reward,
+            box_off_reward=box_off_reward,
+            win_reward=win_reward,
         )
-        if deadlock_penalty is not None:
-            deadlock_penalty = checks.real("deadlock_penalty", deadlock_penalty)
+        if loss_reward is not None:
+            loss_reward = checks.real("loss_reward", loss_reward)
         terminate_on_deadlock = checks.flag("terminate_on_deadlock", terminate_on_deadlock)
         if obs_shape is not None:
             obs_shape = checks.shape("obs_shape", obs_shape)
@@ -258,17 +262,16 @@ class SokobanEnv(GridEnv):
             n_planes=len(CHANNELS),
             render_mode=render_mode,
             observation_mode=observation_mode,
-            illegal_action_penalty=illegal_action_penalty,
+            illegal_reward=illegal_reward,
             tile_size=tile_size,
             compact_high=len(CHANNELS) - 1,
             time_limit=time_limit,
         )
         self.level_order = level_order
-        self.step_penalty = rewards["step_penalty"]
-        self.box_on_reward = rewards["box_on_reward"]
-        self.box_off_penalty = rewards["box_off_penalty"]
-        self.solve_reward = rewards["solve_reward"]
-        self._deadlock_penalty = deadlock_penalty
+        if loss_reward is None:  # by default what the steps of an episode could lose
+            steps = self.time_limit
+            loss_reward = -abs(rewards["step_reward"]) * steps if steps else -10.0
+        self.rewards = rules.Rewards(**rewards, loss_reward=loss_reward)
         self.terminate_on_deadlock = terminate_on_deadlock
         # the episode: its level, its state, and what the info reports of them
         self.next_index = 0  # the next level of a list played in order
@@ -288,14 +291,6 @@ class SokobanEnv(GridEnv):
             return (max(lv.shape[0] for lv in first), max(lv.shape[1] for lv in first))
         assert self.generator is not None
         return self.generator.shape
-
-    @property
-    def deadlock_penalty(self) -> float:
-        if self._deadlock_penalty is not None:
-            return float(self._deadlock_penalty)
-        if self.time_limit:
-            return -abs(self.step_penalty) * self.time_limit
-        return -10.0
 
     # ------------------------------------------------------------- episode
     def _pick_level(self, choice: Any) -> tuple[int, Level]:
@@ -384,20 +379,20 @@ class SokobanEnv(GridEnv):
         codes[old] -= PLAYER - FLOOR
         if action < 4:
             codes[s.player] += PLAYER - FLOOR
-            return rules.step_reward(self, 0, False, False), False, False
+            return rules.step_reward(self.rewards, 0, False, False), False, False
         codes[s.player] += PLAYER - BOX
         d = DIRECTIONS[action % 4]
         box = (s.player[0] + d[0], s.player[1] + d[1])
         codes[box] += BOX - FLOOR
         if rules.is_solved(s):
-            return rules.step_reward(self, delta, True, False), True, True
+            return rules.step_reward(self.rewards, delta, True, False), True, True
         self.deadlocked = rules.deadlocked_after_push(s, box, self.deadlocked)
         ends = self.deadlocked and self.terminate_on_deadlock
-        return rules.step_reward(self, delta, False, ends), ends, False
+        return rules.step_reward(self.rewards, delta, False, ends), ends, False
 
     def _no_legal_action(self) -> float:
         self.deadlocked = True
-        return self.deadlock_penalty
+        return self.rewards.loss_reward
 
     # ------------------------------------------------------------ views
     def _planes(self) -> np.ndarray:

@@ -26,7 +26,8 @@ A step's reward is :func:`step_reward`, for one env and for a batch alike.
 from __future__ import annotations
 
 import copy
-from typing import Any, NamedTuple, Protocol
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -42,30 +43,29 @@ ACTION_NAMES = tuple(
 LURD = "udlr"  # LURD letter of each direction (upper case when pushing)
 
 
-class RewardSettings(Protocol):
-    """What a step pays (the env's settings; see :class:`grid_envs.sokoban.env.SokobanEnv`)."""
+@dataclass(frozen=True)
+class Rewards:
+    """What a step pays (the env's reward settings, :class:`grid_envs.sokoban.env.SokobanEnv`)."""
 
-    step_penalty: float
-    box_on_reward: float
-    box_off_penalty: float
-    solve_reward: float
-
-    @property
-    def deadlock_penalty(self) -> float: ...
+    step_reward: float = -0.1
+    box_on_reward: float = 1.0
+    box_off_reward: float = -1.0
+    win_reward: float = 10.0
+    loss_reward: float = -12.0  # a deadlock that ends the episode
 
 
-def step_reward(settings: RewardSettings, goal_change: Any, solved: Any, deadlock_ends: Any) -> Any:
-    """The reward of a step: ``step_penalty``, plus ``box_on_reward`` when a push put a box
-    on a goal (``goal_change`` > 0) or ``box_off_penalty`` when it took one off (< 0),
-    ``solve_reward`` when the level is solved, ``deadlock_penalty`` when a deadlock ends
+def step_reward(settings: Rewards, goal_change: Any, solved: Any, deadlock_ends: Any) -> Any:
+    """The reward of a step: ``step_reward``, plus ``box_on_reward`` when a push put a box
+    on a goal (``goal_change`` > 0) or ``box_off_reward`` when it took one off (< 0),
+    ``win_reward`` when the level is solved, ``loss_reward`` when a deadlock ends
     the episode. Numbers for one env, arrays for a batch (the terms in this order, so both
     add the same floats)."""
     return (
-        settings.step_penalty
+        settings.step_reward
         + (goal_change > 0) * settings.box_on_reward
-        + (goal_change < 0) * settings.box_off_penalty
-        + solved * settings.solve_reward
-        + deadlock_ends * settings.deadlock_penalty
+        + (goal_change < 0) * settings.box_off_reward
+        + solved * settings.win_reward
+        + deadlock_ends * settings.loss_reward
     )
 
 

@@ -187,7 +187,7 @@ class SokobanVectorEnv(GridVectorEnv):
             self.deadlocked[e[live]] = self._deadlocked_after(e[live], box[live])
             if single.terminate_on_deadlock:
                 lost[at[live][self.deadlocked[e[live]]]] = True
-        return rules.step_reward(single, goal_change, won, lost), won | lost, won
+        return rules.step_reward(single.rewards, goal_change, won, lost), won | lost, won
 
     def _add(self, idx: np.ndarray, cells: np.ndarray, change: Any) -> None:
         """Add ``change`` to the codes at the flat ``cells`` (one per env of ``idx``) and
@@ -254,7 +254,7 @@ class SokobanVectorEnv(GridVectorEnv):
 
     def _no_legal_action(self, idx: np.ndarray) -> float:
         self.deadlocked[idx] = True
-        return self.template.deadlock_penalty
+        return self.template.rewards.loss_reward
 
     def _observations(self) -> np.ndarray:
         if self.template.observation_mode == "compact":

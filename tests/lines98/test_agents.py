@@ -191,16 +191,17 @@ def _crowded_game() -> tuple[gym.Env, Lines98State, np.ndarray]:
 def test_the_reply_search_picks_among_the_best_first_steps_and_repeats_itself() -> None:
     env, s, moves = _crowded_game()
     game = env.unwrapped
-    first = make_agent("lookahead", env, seed=5, replies=0)
-    searched = make_agent("lookahead", env, seed=5)
+    clock = {"time_limit": 60.0}  # no answer hangs on the clock of a loaded machine
+    first = make_agent("lookahead", env, seed=5, replies=0, **clock)
+    searched = make_agent("lookahead", env, seed=5, **clock)
     top = first.first_steps(s, moves, 12, 5, 7, np.random.default_rng(0), float("inf"))
     assert top[0][2].balls_cleared == s.balls_cleared  # no clear: the reply search runs
     assert first.act(game, None) == _action(moves, top[0][1])  # the best first step
     picks = {searched.act(game, None) for _ in range(3)}
     assert picks <= {_action(moves, k) for _, k, _ in top[: searched.replies]}
     for options in ({}, {"futures": 2}):
-        again = make_agent("lookahead", env, seed=5, **options).act(game, None)
-        assert again == make_agent("lookahead", env, seed=5, **options).act(game, None)
+        again = make_agent("lookahead", env, seed=5, **options, **clock).act(game, None)
+        assert again == make_agent("lookahead", env, seed=5, **options, **clock).act(game, None)
 
 
 def _action(moves: np.ndarray, k: int) -> int:
@@ -246,7 +247,8 @@ def test_the_reply_search_judges_every_candidate_on_the_same_futures(
     monkeypatch.setattr(rules, "announce", spy)
     for common in (1, 0):
         drawn.clear()
-        agent = make_agent("lookahead", env, seed=5, futures=2, common_futures=common)
+        agent = make_agent("lookahead", env, seed=5, futures=2, common_futures=common,
+                           time_limit=60.0)  # fmt: skip
         agent.act(env.unwrapped, None)
         assert len(drawn) == 8 * 2  # 8 candidates, 2 futures each, candidate by candidate
         alike = all(len(set(drawn[f::2])) == 1 for f in range(2))

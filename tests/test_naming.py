@@ -1,0 +1,61 @@
+"""One name for each idea: every env's settings come from one scheme, old names are refused
+with the new one, and each game's rewards are a frozen dataclass the rules read."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import gymnasium as gym
+import pytest
+from gymnasium.envs.registration import load_env_creator
+
+import grid_envs
+from grid_envs.core import checks
+
+# every env's settings: these shared ones, each meaning the same thing in every game ...
+SHARED = {"render_mode", "observation_mode", "tile_size", "time_limit", "illegal_reward",
+          "rows", "cols"}  # fmt: skip
+# ... and a game's own, the rewards among them named <what>_reward, signed, added as given
+REWARDS = {"step_reward", "win_reward", "loss_reward", "illegal_reward", "box_on_reward",
+           "box_off_reward", "item_reward", "progress_reward", "pair_reward",
+           "shuffle_reward"}  # fmt: skip
+
+
+def _settings(env_id: str) -> set[str]:
+    creator = load_env_creator(gym.spec(env_id).entry_point)
+    return checks.init_names(creator)
+
+
+@pytest.mark.parametrize("env_id", sorted(grid_envs.ENVS))
+def test_every_env_names_its_settings_from_the_shared_scheme(env_id: str) -> None:
+    names = _settings(env_id)
+    assert names >= SHARED, SHARED - names
+    assert not names & set(checks.RENAMED), names & set(checks.RENAMED)
+    assert not [n for n in names if "penalty" in n]
+    assert {n for n in names if n.endswith("_reward")} <= REWARDS
+    env = gym.make(env_id).unwrapped
+    fields = {f.name for f in dataclasses.fields(env.rewards)}
+    assert fields <= REWARDS and fields <= names  # each a setting of its own name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        env.rewards.loss_reward = 5.0
+
+
+@pytest.mark.parametrize("env_id", sorted(grid_envs.ENVS))
+def test_old_setting_names_are_refused_with_the_new_one(env_id: str) -> None:
+    names = _settings(env_id)
+    old = [o for o, new in checks.RENAMED.items() if new in names]
+    assert "illegal_action_penalty" in old
+    for name in old:
+        with pytest.raises(TypeError, match=rf"{name}= is now called {checks.RENAMED[name]}="):
+            gym.make(env_id, **{name: -1.0})
+    hint = r"takes no setting 'illegal_action_penalty' \(now 'illegal_reward'\)"
+    with pytest.raises(ValueError, match=hint):
+        checks.env_kwargs(env_id, {"illegal_action_penalty": -1.0})
+
+
+def test_a_renamed_reward_pays_what_the_old_name_paid() -> None:
+    env = gym.make("GridGames/Sokoban-v0", step_reward=-0.5, loss_reward=-3.0).unwrapped
+    assert env.rewards.step_reward == -0.5 and env.rewards.loss_reward == -3.0
+    default = gym.make("GridGames/Sokoban-v0").unwrapped.rewards
+    assert default.loss_reward == pytest.approx(-0.1 * 120)  # step_reward x time_limit
+    assert gym.make("GridGames/Pikachu-v0", win_reward=2.0).unwrapped.rewards.win_reward == 2.0
