@@ -52,6 +52,11 @@ def _spec(name: str, env_id: str) -> AgentSpec:
     raise ValueError(f"no agent {name!r} for {env_id}; agents for it: {known}")
 
 
+def agent_names() -> list[str]:
+    """Every registered agent's name, ``random`` first."""
+    return sorted(_AGENTS, key=lambda n: (n != "random", n))
+
+
 def list_agents(env_id: str) -> list[str]:
     """Names of the agents that play ``env_id``, ``random`` first."""
     names = [n for n, specs in _AGENTS.items() if any(s.plays(env_id) for s in specs)]

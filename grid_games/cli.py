@@ -18,12 +18,21 @@ from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
 from grid_games.terminal import play_terminal
 
+Arguments = Callable[[argparse.ArgumentParser], None]
+#: each command's handler, and the function that adds its arguments with its parser's options
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {}
+ARGUMENTS: dict[str, tuple[Arguments, dict[str, Any]]] = {}
 
 
-def command(name: str) -> Callable[[Callable[[argparse.Namespace], int]], Any]:
+def command(
+    name: str, arguments: Arguments, **options: Any
+) -> Callable[[Callable[[argparse.Namespace], int]], Any]:
+    """Register a command: its handler (the decorated function), the function that adds its
+    arguments (written just above it) and ``add_parser``'s options (its help)."""
+
     def deco(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
         COMMANDS[name] = fn
+        ARGUMENTS[name] = (arguments, options)
         return fn
 
     return deco
@@ -116,7 +125,45 @@ class _KeysHelp(argparse.HelpFormatter):
         return super().format_help() + "\n" + keys_by_game() + "\n"
 
 
-@command("list")
+# ------------------------------------------------------- options that commands share
+def _agent_names() -> str:
+    from agents.registry import agent_names
+
+    return ", ".join(agent_names()) + "; each plays the games it is written for"
+
+
+def env_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("env", help="env id, e.g. Sokoban-v0 or GridGames/Sokoban-v0")
+
+
+def set_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="an env argument, e.g. --set rows=8 or --set levels=my.xsb "
+                   "(repeatable; a value is read as JSON where it parses)")  # fmt: skip
+
+
+def seed_argument(p: argparse.ArgumentParser, help: str, default: int | None = 0) -> None:
+    p.add_argument("--seed", type=count(0), default=default, help=help)
+
+
+def json_argument(p: argparse.ArgumentParser, help: str) -> None:
+    p.add_argument("--json", action="store_true", help=help)
+
+
+def threads_argument(p: argparse.ArgumentParser, help: str) -> None:
+    p.add_argument("--threads", type=count(1), default=None, help=help)
+
+
+def progress_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+# ----------------------------------------------------------------- the commands
+def _list_arguments(p: argparse.ArgumentParser) -> None:
+    """It takes none."""
+
+
+@command("list", _list_arguments, help="list the registered env ids")
 def cmd_list(args: argparse.Namespace) -> int:
     width = max(len(i) for i in grid_envs.ENVS)
     for env, (_, steps, _, summary) in grid_envs.ENVS.items():
@@ -144,7 +191,19 @@ def play_window(env: gym.Env[Any, Any], base: GridEnv, seed: int | None) -> int:
         env.render()
 
 
-@command("play")
+def _play_arguments(p: argparse.ArgumentParser) -> None:
+    env_argument(p)
+    seed_argument(p, "the seed of the first game (default: a random one)", default=None)
+    p.add_argument("--window", action="store_true", help="a pygame window (needs [human])")
+    set_argument(p)
+
+
+@command(
+    "play",
+    _play_arguments,
+    help="play an env yourself, in the terminal or a window",
+    formatter_class=_KeysHelp,
+)
 def cmd_play(args: argparse.Namespace) -> int:
     name = env_id(args.env)
     kwargs = parse_settings(args.set, name)
@@ -160,7 +219,22 @@ def cmd_play(args: argparse.Namespace) -> int:
         env.close()
 
 
-@command("generate")
+def _generate_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("game", choices=("knight", "sokoban"), help="the game whose levels to write")
+    p.add_argument("--out", required=True, help="the file to write")
+    seed_argument(p, "the generator's seed")
+    p.add_argument("--rows", type=count(1), default=None, help="default: 9 knight, 10 sokoban")
+    p.add_argument("--cols", type=count(1), default=None, help="default: 9 knight, 10 sokoban")
+    p.add_argument("--loops", type=float, default=0.1, help="knight: extra openings")
+    p.add_argument("--monsters", type=float, default=0.1, help="knight: monster density")
+    p.add_argument("--items", type=float, default=0.05, help="knight: item density")
+    p.add_argument("--monster-cost", type=count(1), default=3, help="knight: energy per monster")
+    p.add_argument("--boxes", type=count(1), default=4, help="sokoban: boxes per level")
+    p.add_argument("--count", type=count(1), default=10, help="sokoban: levels in the file")
+    p.add_argument("--min-pushes", type=count(0), default=0, help="sokoban: difficulty floor")
+
+
+@command("generate", _generate_arguments, help="write generated levels to a file")
 def cmd_generate(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -201,7 +275,99 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
-@command("train")
+def _train_arguments(p: argparse.ArgumentParser) -> None:
+    from agents.sb3 import POLICIES  # no torch: the training side is imported when it runs
+
+    env_argument(p)
+    p.add_argument("--algo", choices=("maskable-ppo", "ppo", "dqn"), default="maskable-ppo",
+                   help="maskable-ppo (the default) never picks an illegal action")  # fmt: skip
+    p.add_argument("--timesteps", type=count(1), default=None, help="default: 50,000")
+    p.add_argument("--out", default=None, help="run folder; rerunning it resumes")
+    p.add_argument("--shaping", default=None,
+                   help="a potential name, e.g. distance; none: no shaping (the default "
+                   "but for Knight-v0, whose default is distance)")  # fmt: skip
+    p.add_argument(
+        "--policy", choices=POLICIES, default=None,
+        help="logits read off the board: cells (Minesweeper's default), colour-lines "
+        "(Lines98-v0's: the board's line windows, read once per colour), lift-drop "
+        "(Lines98-Small's), maze-vi (the Knight's: value iteration over the maze), pairs "
+        "(Pikachu's: a key product per pair of cells), kind-pairs (the same, blind to "
+        "the kinds' names), player (Sokoban's: read at the player's cell); cnn: a dense "
+        "head",
+    )  # fmt: skip
+    p.add_argument("--net-width", type=count(1), default=None, metavar="CHANNELS",
+                   help="the network's channels (default: the policy's own)")  # fmt: skip
+    p.add_argument("--net-depth", type=count(1), default=None, metavar="LAYERS",
+                   help="the board policy's convolutions (default: the game's own)")  # fmt: skip
+    seed_argument(p, "the run's seed: network, envs and teaching")
+    p.add_argument(
+        "--n-envs", type=count(1), default=None,
+        help="envs stepped together (default: 64 in a native batch, 4 in a DummyVecEnv)",
+    )  # fmt: skip
+    p.add_argument("--n-steps", type=count(1), default=None,
+                   help="PPO's rollout per env (default: 32 in a native batch, 256 in a "
+                   "DummyVecEnv)")  # fmt: skip
+    p.add_argument("--batch-size", type=count(2), default=None,
+                   help="PPO's minibatch (default: 512 in a native batch, 256 in a "
+                   "DummyVecEnv); on a GPU, thousands keep it busy")  # fmt: skip
+    p.add_argument("--n-epochs", type=count(1), default=None,
+                   help="PPO's passes over each rollout (default: 4 in a native batch, 10 "
+                   "in a DummyVecEnv)")  # fmt: skip
+    p.add_argument("--eval-freq", type=count(1), default=None, metavar="STEPS",
+                   help="timesteps between evaluations (default: 5,000; PPO's at least one "
+                   "rollout)")  # fmt: skip
+    p.add_argument(
+        "--vec-env", choices=("batched", "dummy"), default=None,
+        help="batched: the native batched env, one call a step (the default where the id "
+        "has one); dummy: single envs in SB3's DummyVecEnv",
+    )  # fmt: skip
+    threads_argument(p, "torch threads (default: every core this process may use)")
+    p.add_argument(
+        "--device", default=None, help="auto (CUDA where present, the default), cpu, cuda"
+    )
+    p.add_argument(
+        "--precision", choices=("auto", "bf16", "fp32"), default=None,
+        help="the network's arithmetic: auto (bfloat16 where the device computes it in "
+        "hardware, the default), bf16, fp32; weights stay float32 either way",
+    )  # fmt: skip
+    p.add_argument(
+        "--teacher", default=None, metavar="AGENT",
+        help="clone this baseline first (behaviour cloning, then DAgger rounds), then "
+        "fine-tune with PPO while a decaying cloning loss keeps what was cloned",
+    )  # fmt: skip
+    p.add_argument("--teacher-steps", type=count(1), default=None,
+                   help="states the teacher labels, over all rounds (default: 20,000)")  # fmt: skip
+    p.add_argument("--dagger-rounds", type=count(1), default=None,
+                   help="round 0 the teacher plays, then the learner (default: 3)")  # fmt: skip
+    p.add_argument("--teacher-epochs", type=count(1), default=None,
+                   help="cloning passes over the labels after each round (default: 4)")  # fmt: skip
+    p.add_argument("--teacher-lr", type=above_zero("step size"), default=None,
+                   help="cloning's step size (default: 0.003; PPO keeps its own)")  # fmt: skip
+    p.add_argument("--teacher-workers", type=count(1), default=None,
+                   help="processes that label each round, one per core (default: 1)")  # fmt: skip
+    p.add_argument(
+        "--warm-teacher", default=None, metavar="AGENT",
+        help="a faster baseline cloned first from its own play; then every round is a "
+        "DAgger round, the learner moving and --teacher labelling (default: none)",
+    )  # fmt: skip
+    p.add_argument("--warm-steps", type=count(1), default=None,
+                   help="states the warm teacher labels (default: 40,000)")  # fmt: skip
+    p.add_argument(
+        "--time-limit", type=count(1), default=None, metavar="SECONDS",
+        help="stop PPO after this much wall time, teaching included, and keep the model "
+        "so far as the run's (default: none)",
+    )  # fmt: skip
+    progress_argument(p)
+    set_argument(p)
+    p.add_argument(
+        "--backend", choices=("sb3", "rllib"), default="sb3",
+        help="rllib: PPO with masks on Ray RLlib (needs the distributed extra)",
+    )  # fmt: skip
+    p.add_argument("--num-env-runners", type=count(0), default=2, help="rllib: sampling processes")
+    p.add_argument("--address", default=None, help="rllib: join this Ray cluster")
+
+
+@command("train", _train_arguments, help="train MaskablePPO, PPO or DQN with stable-baselines3")
 def cmd_train(args: argparse.Namespace) -> int:
     env = env_id(args.env)
     if args.backend == "rllib":
@@ -292,7 +458,34 @@ def _train_rllib(env: str, args: argparse.Namespace) -> int:
     return 0
 
 
-@command("compare")
+def _compare_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--envs", nargs="*", default=None, help="default: one config per game")
+    p.add_argument(
+        "--budget", type=scale, default=1.0,
+        help="scales every game's labelled states and PPO steps (default 1: about 16 min "
+        "on 2 cores; 4: four times the training)",
+    )  # fmt: skip
+    p.add_argument(
+        "--timesteps", type=count(1), default=None,
+        help="PPO steps per game (default: each game's own, times --budget)",
+    )  # fmt: skip
+    p.add_argument(
+        "--scratch", action="store_true",
+        help="also train MaskablePPO from scratch for the taught run's wall time, teaching "
+        "included",
+    )  # fmt: skip
+    p.add_argument("--episodes", type=count(1), default=100, help="evaluation episodes per agent")
+    seed_argument(p, "the runs' seed; the held-out episodes are seeded from it")
+    p.add_argument("--out", default=None, help="default: compare-DATE-TIME")
+    p.add_argument("--no-train", action="store_true", help="baselines only")
+    progress_argument(p)
+
+
+@command(
+    "compare",
+    _compare_arguments,
+    help="random, the algorithms and a taught-then-tuned policy, every game",
+)
 def cmd_compare(args: argparse.Namespace) -> int:
     from agents.compare import COMPARE_ENVS, report, run_compare
 
@@ -314,7 +507,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-@command("bench")
+def _bench_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--envs", nargs="*", default=None, help="default: the five classic ids")
+    p.add_argument("--batches", nargs="+", type=count(1), default=[1, 64, 1024, 4096],
+                   help="batch sizes to time (default: 1 64 1024 4096)")  # fmt: skip
+    p.add_argument("--seconds", type=seconds, default=1.0, help="length of one timed window")
+    p.add_argument("--repeats", type=count(1), default=3, help="windows per figure (median)")
+    json_argument(p, "print the figures as JSON")
+
+
+@command("bench", _bench_arguments, help="steps/s single and batched, resets/s, next to FrozenLake")
 def cmd_bench(args: argparse.Namespace) -> int:
     from grid_envs.bench import BENCH_ENVS, bench, table
 
@@ -327,7 +529,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-@command("demos")
+def _demos_arguments(p: argparse.ArgumentParser) -> None:
+    env_argument(p)
+    p.add_argument("--agent", default="random",
+                   help=f"a registered agent ({_agent_names()}) or a model.zip")  # fmt: skip
+    p.add_argument("--episodes", type=count(1), default=100, help="episodes to play")
+    seed_argument(p, "episode k is seeded seed + k")
+    p.add_argument("--out", default="demos", help="the datasets' root folder")
+    set_argument(p)
+
+
+@command("demos", _demos_arguments, help="an agent's episodes written as a Minari dataset")
 def cmd_demos(args: argparse.Namespace) -> int:
     from agents.demos import record_demos
 
@@ -344,7 +556,42 @@ def cmd_demos(args: argparse.Namespace) -> int:
     return 0
 
 
-@command("eval")
+def _eval_arguments(p: argparse.ArgumentParser) -> None:
+    from agents.search import VARIANTS
+
+    env_argument(p)
+    p.add_argument(
+        "--agent", default="random",
+        help=f"a registered agent ({_agent_names()}), a model.zip, an RLlib run folder, "
+        "pretrained (the shipped network), or search (a search guided by --model)",
+    )  # fmt: skip
+    p.add_argument("--episodes", type=count(1), default=100, help="episodes to play")
+    seed_argument(p, "episode k is seeded seed + k")
+    json_argument(p, "print one JSON object")
+    progress_argument(p)
+    set_argument(p)
+    p.add_argument(
+        "--sample", action="store_true",
+        help="a trained model draws each action from its policy (seeded by --seed) instead "
+        "of playing the most likely one",
+    )  # fmt: skip
+    threads_argument(p, "torch threads of a trained model or a search (default: 1; one "
+                     "position at a time gains nothing from more)")  # fmt: skip
+    p.add_argument("--model", default=None, metavar="PATH",
+                   help="--agent search: the PPO or MaskablePPO model.zip that guides it, "
+                   "or pretrained")  # fmt: skip
+    p.add_argument("--simulations", type=count(0), default=None,
+                   help="--agent search: network evaluations a move (exact: the "
+                   "solver's nodes; default: the game's own; 0: the network's most likely "
+                   "action)")  # fmt: skip
+    p.add_argument("--variant", choices=VARIANTS, default=None,
+                   help="--agent search: gumbel (Gumbel root with sequential halving), puct, "
+                   "and for deterministic games levin (best-first for a winning line), lds "
+                   "(limited discrepancy) or exact (the game's exact solver, the network "
+                   "ordering its choices: Pikachu); default: the game's own")  # fmt: skip
+
+
+@command("eval", _eval_arguments, help="evaluate an agent: win rate, return, length, speed")
 def cmd_eval(args: argparse.Namespace) -> int:
     from agents import evaluate
     from agents.evaluation import check_model_fits, load_policy, load_search
@@ -410,7 +657,40 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-@command("iterate")
+def _iterate_arguments(p: argparse.ArgumentParser) -> None:
+    from agents.search import VARIANTS
+
+    env_argument(p)
+    p.add_argument("--model", required=True, metavar="PATH",
+                   help="the model.zip to start from (a taught run's), or pretrained")  # fmt: skip
+    p.add_argument("--simulations", type=count(1), default=32, help="search simulations a move")
+    p.add_argument("--variant", choices=VARIANTS, default="gumbel",
+                   help="the search that plays (levin, lds, exact: deterministic games; "
+                   "see eval --variant)")  # fmt: skip
+    p.add_argument("--rounds", type=count(1), default=4, help="play-then-learn rounds")
+    p.add_argument("--episodes", type=count(1), default=64, help="searched episodes a round")
+    p.add_argument("--epochs", type=count(1), default=2,
+                   help="learning passes over the kept positions a round")  # fmt: skip
+    p.add_argument("--window", type=count(1), default=2,
+                   help="rounds of positions kept for learning")  # fmt: skip
+    p.add_argument("--lr", type=above_zero("step size"), default=1e-3, help="learning's step")
+    p.add_argument("--eval-episodes", type=count(0), default=50,
+                   help="validation episodes of the network alone after each round")  # fmt: skip
+    p.add_argument("--workers", type=count(1), default=1,
+                   help="processes that play each round, one per core")  # fmt: skip
+    threads_argument(p, "torch threads of the learning step (default: every core)")
+    p.add_argument("--time-limit", type=count(1), default=None, metavar="SECONDS",
+                   help="stop after the round in play once this much time has passed")  # fmt: skip
+    seed_argument(p, "the rounds' episodes follow it")
+    p.add_argument("--out", default=None, help="run folder; rerunning it goes on from it")
+
+
+@command(
+    "iterate",
+    _iterate_arguments,
+    help="expert iteration: a search guided by the network plays, the network learns "
+    "from its choices and outcomes, round after round",
+)
 def cmd_iterate(args: argparse.Namespace) -> int:
     from agents.expert import IterationConfig, iterate
 
@@ -451,7 +731,16 @@ def cmd_iterate(args: argparse.Namespace) -> int:
     return 0
 
 
-@command("solve")
+def _solve_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("levels", help="an XSB file (one level or a collection)")
+    p.add_argument("--level", type=count(1), default=None, help="1-based level number")
+    p.add_argument("--time-limit", type=seconds, default=10.0, help="seconds per level")
+    p.add_argument("--mode", choices=("fast", "optimal"), default="fast",
+                   help="fast: any solution; optimal: the fewest pushes (slower)")  # fmt: skip
+    json_argument(p, "one JSON object per level")
+
+
+@command("solve", _solve_arguments, help="solve Sokoban levels with push search")
 def cmd_solve(args: argparse.Namespace) -> int:
     from grid_envs.sokoban import read_collection, rules
     from grid_envs.sokoban.solver import solve
@@ -508,257 +797,11 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
-def env_argument(p: argparse.ArgumentParser) -> None:
-    p.add_argument("env", help="env id, e.g. Sokoban-v0 or GridGames/Sokoban-v0")
-
-
-def set_argument(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="an env argument, e.g. --set rows=8 or --set levels=my.xsb "
-                   "(repeatable; a value is read as JSON where it parses)")  # fmt: skip
-
-
 def build_parser() -> argparse.ArgumentParser:
-    from agents.sb3 import POLICIES  # no torch: the training side is imported when it runs
-    from agents.search import VARIANTS
-
     parser = Parser(prog="grid-games", description="Classic grid games as Gymnasium environments.")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="list the registered env ids")
-
-    p = sub.add_parser("play", help="play an env yourself, in the terminal or a window",
-                       formatter_class=_KeysHelp)  # fmt: skip
-    env_argument(p)
-    p.add_argument(
-        "--seed",
-        type=count(0),
-        default=None,
-        help="the seed of the first game (default: a random one)",
-    )
-    p.add_argument("--window", action="store_true", help="a pygame window (needs [human])")
-    set_argument(p)
-
-    p = sub.add_parser("solve", help="solve Sokoban levels with push search")
-    p.add_argument("levels", help="an XSB file (one level or a collection)")
-    p.add_argument("--level", type=count(1), default=None, help="1-based level number")
-    p.add_argument("--time-limit", type=seconds, default=10.0, help="seconds per level")
-    p.add_argument("--mode", choices=("fast", "optimal"), default="fast",
-                   help="fast: any solution; optimal: the fewest pushes (slower)")  # fmt: skip
-    p.add_argument("--json", action="store_true", help="one JSON object per level")
-
-    p = sub.add_parser("generate", help="write generated levels to a file")
-    p.add_argument("game", choices=("knight", "sokoban"), help="the game whose levels to write")
-    p.add_argument("--out", required=True, help="the file to write")
-    p.add_argument("--seed", type=count(0), default=0, help="the generator's seed")
-    p.add_argument("--rows", type=count(1), default=None, help="default: 9 knight, 10 sokoban")
-    p.add_argument("--cols", type=count(1), default=None, help="default: 9 knight, 10 sokoban")
-    p.add_argument("--loops", type=float, default=0.1, help="knight: extra openings")
-    p.add_argument("--monsters", type=float, default=0.1, help="knight: monster density")
-    p.add_argument("--items", type=float, default=0.05, help="knight: item density")
-    p.add_argument("--monster-cost", type=count(1), default=3, help="knight: energy per monster")
-    p.add_argument("--boxes", type=count(1), default=4, help="sokoban: boxes per level")
-    p.add_argument("--count", type=count(1), default=10, help="sokoban: levels in the file")
-    p.add_argument("--min-pushes", type=count(0), default=0, help="sokoban: difficulty floor")
-
-    p = sub.add_parser("train", help="train MaskablePPO, PPO or DQN with stable-baselines3")
-    env_argument(p)
-    p.add_argument("--algo", choices=("maskable-ppo", "ppo", "dqn"), default="maskable-ppo",
-                   help="maskable-ppo (the default) never picks an illegal action")  # fmt: skip
-    p.add_argument("--timesteps", type=count(1), default=None, help="default: 50,000")
-    p.add_argument("--out", default=None, help="run folder; rerunning it resumes")
-    p.add_argument("--shaping", default=None,
-                   help="a potential name, e.g. distance; none: no shaping (the default "
-                   "but for Knight-v0, whose default is distance)")  # fmt: skip
-    p.add_argument(
-        "--policy", choices=POLICIES, default=None,
-        help="logits read off the board: cells (Minesweeper's default), colour-lines "
-        "(Lines98-v0's: the board's line windows, read once per colour), lift-drop "
-        "(Lines98-Small's), maze-vi (the Knight's: value iteration over the maze), pairs "
-        "(Pikachu's: a key product per pair of cells), kind-pairs (the same, blind to "
-        "the kinds' names), player (Sokoban's: read at the player's cell); cnn: a dense "
-        "head",
-    )  # fmt: skip
-    p.add_argument("--net-width", type=count(1), default=None, metavar="CHANNELS",
-                   help="the network's channels (default: the policy's own)")  # fmt: skip
-    p.add_argument("--net-depth", type=count(1), default=None, metavar="LAYERS",
-                   help="the board policy's convolutions (default: the game's own)")  # fmt: skip
-    p.add_argument(
-        "--seed", type=count(0), default=0, help="the run's seed: network, envs and teaching"
-    )
-    p.add_argument(
-        "--n-envs", type=count(1), default=None,
-        help="envs stepped together (default: 64 in a native batch, 4 in a DummyVecEnv)",
-    )  # fmt: skip
-    p.add_argument("--n-steps", type=count(1), default=None,
-                   help="PPO's rollout per env (default: 32 in a native batch, 256 in a "
-                   "DummyVecEnv)")  # fmt: skip
-    p.add_argument("--batch-size", type=count(2), default=None,
-                   help="PPO's minibatch (default: 512 in a native batch, 256 in a "
-                   "DummyVecEnv); on a GPU, thousands keep it busy")  # fmt: skip
-    p.add_argument("--n-epochs", type=count(1), default=None,
-                   help="PPO's passes over each rollout (default: 4 in a native batch, 10 "
-                   "in a DummyVecEnv)")  # fmt: skip
-    p.add_argument("--eval-freq", type=count(1), default=None, metavar="STEPS",
-                   help="timesteps between evaluations (default: 5,000; PPO's at least one "
-                   "rollout)")  # fmt: skip
-    p.add_argument(
-        "--vec-env", choices=("batched", "dummy"), default=None,
-        help="batched: the native batched env, one call a step (the default where the id "
-        "has one); dummy: single envs in SB3's DummyVecEnv",
-    )  # fmt: skip
-    p.add_argument("--threads", type=count(1), default=None,
-                   help="torch threads (default: every core this process may use)")  # fmt: skip
-    p.add_argument(
-        "--device", default=None, help="auto (CUDA where present, the default), cpu, cuda"
-    )
-    p.add_argument(
-        "--precision", choices=("auto", "bf16", "fp32"), default=None,
-        help="the network's arithmetic: auto (bfloat16 where the device computes it in "
-        "hardware, the default), bf16, fp32; weights stay float32 either way",
-    )  # fmt: skip
-    p.add_argument(
-        "--teacher", default=None, metavar="AGENT",
-        help="clone this baseline first (behaviour cloning, then DAgger rounds), then "
-        "fine-tune with PPO while a decaying cloning loss keeps what was cloned",
-    )  # fmt: skip
-    p.add_argument("--teacher-steps", type=count(1), default=None,
-                   help="states the teacher labels, over all rounds (default: 20,000)")  # fmt: skip
-    p.add_argument("--dagger-rounds", type=count(1), default=None,
-                   help="round 0 the teacher plays, then the learner (default: 3)")  # fmt: skip
-    p.add_argument("--teacher-epochs", type=count(1), default=None,
-                   help="cloning passes over the labels after each round (default: 4)")  # fmt: skip
-    p.add_argument("--teacher-lr", type=above_zero("step size"), default=None,
-                   help="cloning's step size (default: 0.003; PPO keeps its own)")  # fmt: skip
-    p.add_argument("--teacher-workers", type=count(1), default=None,
-                   help="processes that label each round, one per core (default: 1)")  # fmt: skip
-    p.add_argument(
-        "--warm-teacher", default=None, metavar="AGENT",
-        help="a faster baseline cloned first from its own play; then every round is a "
-        "DAgger round, the learner moving and --teacher labelling (default: none)",
-    )  # fmt: skip
-    p.add_argument("--warm-steps", type=count(1), default=None,
-                   help="states the warm teacher labels (default: 40,000)")  # fmt: skip
-    p.add_argument(
-        "--time-limit", type=count(1), default=None, metavar="SECONDS",
-        help="stop PPO after this much wall time, teaching included, and keep the model "
-        "so far as the run's (default: none)",
-    )  # fmt: skip
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    set_argument(p)
-    p.add_argument(
-        "--backend", choices=("sb3", "rllib"), default="sb3",
-        help="rllib: PPO with masks on Ray RLlib (needs the distributed extra)",
-    )  # fmt: skip
-    p.add_argument("--num-env-runners", type=count(0), default=2, help="rllib: sampling processes")
-    p.add_argument("--address", default=None, help="rllib: join this Ray cluster")
-
-    p = sub.add_parser(
-        "compare", help="random, the algorithms and a taught-then-tuned policy, every game"
-    )
-    p.add_argument("--envs", nargs="*", default=None, help="default: one config per game")
-    p.add_argument(
-        "--budget", type=scale, default=1.0,
-        help="scales every game's labelled states and PPO steps (default 1: about 16 min "
-        "on 2 cores; 4: four times the training)",
-    )  # fmt: skip
-    p.add_argument(
-        "--timesteps", type=count(1), default=None,
-        help="PPO steps per game (default: each game's own, times --budget)",
-    )  # fmt: skip
-    p.add_argument(
-        "--scratch", action="store_true",
-        help="also train MaskablePPO from scratch for the taught run's wall time, teaching "
-        "included",
-    )  # fmt: skip
-    p.add_argument("--episodes", type=count(1), default=100, help="evaluation episodes per agent")
-    p.add_argument(
-        "--seed",
-        type=count(0),
-        default=0,
-        help="the runs' seed; the held-out episodes are seeded from it",
-    )
-    p.add_argument("--out", default=None, help="default: compare-DATE-TIME")
-    p.add_argument("--no-train", action="store_true", help="baselines only")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-
-    p = sub.add_parser("bench", help="steps/s single and batched, resets/s, next to FrozenLake")
-    p.add_argument("--envs", nargs="*", default=None, help="default: the five classic ids")
-    p.add_argument("--batches", nargs="+", type=count(1), default=[1, 64, 1024, 4096],
-                   help="batch sizes to time (default: 1 64 1024 4096)")  # fmt: skip
-    p.add_argument("--seconds", type=seconds, default=1.0, help="length of one timed window")
-    p.add_argument("--repeats", type=count(1), default=3, help="windows per figure (median)")
-    p.add_argument("--json", action="store_true", help="print the figures as JSON")
-
-    p = sub.add_parser("demos", help="an agent's episodes written as a Minari dataset")
-    env_argument(p)
-    p.add_argument("--agent", default="random", help="a registered agent name or a model.zip")
-    p.add_argument("--episodes", type=count(1), default=100, help="episodes to play")
-    p.add_argument("--seed", type=count(0), default=0, help="episode k is seeded seed + k")
-    p.add_argument("--out", default="demos", help="the datasets' root folder")
-    set_argument(p)
-
-    p = sub.add_parser("eval", help="evaluate an agent: win rate, return, length, speed")
-    env_argument(p)
-    p.add_argument(
-        "--agent", default="random",
-        help="a registered agent name, a model.zip, an RLlib run folder, pretrained (the "
-        "shipped network), or search (a search guided by --model)",
-    )  # fmt: skip
-    p.add_argument("--episodes", type=count(1), default=100, help="episodes to play")
-    p.add_argument("--seed", type=count(0), default=0, help="episode k is seeded seed + k")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    set_argument(p)
-    p.add_argument(
-        "--sample", action="store_true",
-        help="a trained model draws each action from its policy (seeded by --seed) instead "
-        "of playing the most likely one",
-    )  # fmt: skip
-    p.add_argument("--threads", type=count(1), default=None,
-                   help="torch threads of a trained model or a search (default: 1; one "
-                   "position at a time gains nothing from more)")  # fmt: skip
-    p.add_argument("--model", default=None, metavar="PATH",
-                   help="--agent search: the PPO or MaskablePPO model.zip that guides it, "
-                   "or pretrained")  # fmt: skip
-    p.add_argument("--simulations", type=count(0), default=None,
-                   help="--agent search: network evaluations a move (exact: the "
-                   "solver's nodes; default: the game's own; 0: the network's most likely "
-                   "action)")  # fmt: skip
-    p.add_argument("--variant", choices=VARIANTS, default=None,
-                   help="--agent search: gumbel (Gumbel root with sequential halving), puct, "
-                   "and for deterministic games levin (best-first for a winning line), lds "
-                   "(limited discrepancy) or exact (the game's exact solver, the network "
-                   "ordering its choices: Pikachu); default: the game's own")  # fmt: skip
-
-    p = sub.add_parser(
-        "iterate",
-        help="expert iteration: a search guided by the network plays, the network learns "
-        "from its choices and outcomes, round after round",
-    )  # fmt: skip
-    env_argument(p)
-    p.add_argument("--model", required=True, metavar="PATH",
-                   help="the model.zip to start from (a taught run's), or pretrained")  # fmt: skip
-    p.add_argument("--simulations", type=count(1), default=32, help="search simulations a move")
-    p.add_argument("--variant", choices=VARIANTS, default="gumbel",
-                   help="the search that plays (levin, lds, exact: deterministic games; "
-                   "see eval --variant)")  # fmt: skip
-    p.add_argument("--rounds", type=count(1), default=4, help="play-then-learn rounds")
-    p.add_argument("--episodes", type=count(1), default=64, help="searched episodes a round")
-    p.add_argument("--epochs", type=count(1), default=2,
-                   help="learning passes over the kept positions a round")  # fmt: skip
-    p.add_argument("--window", type=count(1), default=2,
-                   help="rounds of positions kept for learning")  # fmt: skip
-    p.add_argument("--lr", type=above_zero("step size"), default=1e-3, help="learning's step")
-    p.add_argument("--eval-episodes", type=count(0), default=50,
-                   help="validation episodes of the network alone after each round")  # fmt: skip
-    p.add_argument("--workers", type=count(1), default=1,
-                   help="processes that play each round, one per core")  # fmt: skip
-    p.add_argument("--threads", type=count(1), default=None,
-                   help="torch threads of the learning step (default: every core)")  # fmt: skip
-    p.add_argument("--time-limit", type=count(1), default=None, metavar="SECONDS",
-                   help="stop after the round in play once this much time has passed")  # fmt: skip
-    p.add_argument("--seed", type=count(0), default=0, help="the rounds' episodes follow it")
-    p.add_argument("--out", default=None, help="run folder; rerunning it goes on from it")
+    for name, (arguments, options) in ARGUMENTS.items():
+        arguments(sub.add_parser(name, **options))
     return parser
 
 

@@ -343,3 +343,43 @@ def test_every_argument_has_help() -> None:
                for name, sub in commands.choices.items() for action in sub._actions
                if not isinstance(action, argparse._HelpAction) and not action.help]  # fmt: skip
     assert not missing
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    (action,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(action.choices)
+
+
+def test_every_command_and_argument_has_help() -> None:
+    parser = cli.build_parser()
+    commands = _subparsers(parser)
+    assert set(commands) == set(cli.COMMANDS)  # each name registered once, with its handler
+    for name, sub in commands.items():
+        for action in sub._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            what = f"{name} {'/'.join(action.option_strings) or action.dest}"
+            assert action.help and action.help != argparse.SUPPRESS, what
+
+
+def test_shared_options_mean_one_thing_everywhere() -> None:
+    """--seed, --json, --threads, --no-progress and --set: the same type and action in
+    every command that takes them (each defined once, in cli.py's shared options)."""
+    seen: dict[str, set[tuple[object, ...]]] = {}
+    for sub in _subparsers(cli.build_parser()).values():
+        for action in sub._actions:
+            for flag in set(action.option_strings) & {"--seed", "--json", "--threads",
+                                                       "--no-progress", "--set"}:  # fmt: skip
+                kind = (type(action), getattr(action.type, "__qualname__", action.type))
+                seen.setdefault(flag, set()).add(kind)
+    assert set(seen) == {"--seed", "--json", "--threads", "--no-progress", "--set"}
+    assert all(len(kinds) == 1 for kinds in seen.values()), seen
+
+
+def test_agent_help_names_every_registered_agent() -> None:
+    from agents.registry import agent_names
+
+    for name in ("eval", "demos"):
+        (agent,) = [a for a in _subparsers(cli.build_parser())[name]._actions
+                    if "--agent" in a.option_strings]  # fmt: skip
+        assert all(n in agent.help for n in agent_names()), name
