@@ -359,86 +359,24 @@ def _train(config: TrainConfig, out: Path, progress: bool) -> TrainResult:
     run stopped early goes on from its latest checkpoint. Ctrl-C saves the model so far and
     a checkpoint, then raises :class:`Interrupted`.
     """
-    from stable_baselines3.common.callbacks import CallbackList, CheckpointCallback
-
-    if config.algo not in ALGOS:
-        raise ValueError(f"algo must be one of {ALGOS}, got {config.algo!r}")
-    if config.vec_env not in VEC_ENVS:
-        raise ValueError(f"vec_env must be one of {VEC_ENVS}, got {config.vec_env!r}")
-    if config.n_envs < 1:
-        raise ValueError(f"n_envs must be at least 1, got {config.n_envs!r}")
-    if config.timesteps < 1:
-        raise ValueError(f"timesteps must be at least 1, got {config.timesteps!r}")
-    if config.time_limit is not None and not config.time_limit > 0:
-        raise ValueError(f"time_limit must be above 0 seconds, got {config.time_limit!r}")
-    check_device(config.device)
     began = time.perf_counter()
-    if config.teacher is not None:
-        _check_teacher(config)
-    elif config.warm_teacher is not None:
-        raise ValueError("a warm teacher only warms up a --teacher run; name the teacher")
-    out = Path(out)
-    check_run_folder(out)
+    _check_config(config)
     if out.exists():
         check_same_run(config, out, write=False)
     done = saved_steps(out)
     if done >= config.timesteps:  # finished: nothing is retrained or overwritten
         return finished_result(out, done)
     threads = set_threads(config.threads)
-    venv = training_env(config)  # the env and the model are built before the folder is
-    cls = algo_class(config.algo)
-    resume = latest_checkpoint(out / "checkpoints")
-    if done and (resume is None or checkpoint_steps(resume) < done):
-        resume = out / "model.zip"
-    if resume is not None:
-        try:
-            model = cls.load(
-                resume, env=venv, device=config.device, tensorboard_log=str(out / "tb")
-            )
-        except ValueError as error:  # SB3 prints both spaces in full: say it in one line
-            if "spaces do not match" not in str(error):
-                raise
-            raise ValueError(
-                f"{resume} was saved for another observation or action space than "
-                f"{config.env_id} now has (an older version of the env?); "
-                f"choose another --out or delete the folder"
-            ) from None
-    else:
-        model = new_model(config, venv, tensorboard_log=str(out / "tb"))
-    venv.close()
+    resume = _resume_point(out, done)
+    model = _load_or_build(config, out, resume)  # before the folder is written
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
     check_same_run(config, out)  # written now that the env and the model could be built
     (out / "monitor").mkdir(exist_ok=True)
     venv = training_env(config, monitor_dir=str(out / "monitor"))
     model.set_env(venv)
-    per_env = max(1, config.n_envs)
-    callbacks = [
-        CheckpointCallback(
-            max(1, checkpoint_every(config) // per_env), str(out / "checkpoints"), "model"
-        ),
-        _eval_callback(config, out, per_env),
-    ]
-    teacher_seconds = 0.0
-    if config.teacher:
-        teacher_seconds, cloning = _taught(config, model, out, fresh=resume is None)
-        callbacks.append(cloning)
-    if config.time_limit is not None:
-        callbacks.append(_time_limit(began + config.time_limit))
-    remaining = config.timesteps - model.num_timesteps
+    callbacks, teacher_seconds = _callbacks(config, out, model, resume, began)
     start = time.perf_counter()
-    interrupted = False
-    if remaining > 0:
-        try:
-            model.learn(
-                remaining,
-                callback=CallbackList(callbacks),
-                progress_bar=progress and _has_bar(),
-                reset_num_timesteps=resume is None,
-                tb_log_name=config.algo,
-            )
-        except KeyboardInterrupt:
-            interrupted = True
-            model.save(out / "checkpoints" / f"model_{model.num_timesteps}_steps.zip")
+    interrupted = _learn(config, out, model, callbacks, progress, resume)
     seconds = time.perf_counter() - start
     venv.close()
     model_path = out / "model.zip"
@@ -469,6 +407,104 @@ def _train(config: TrainConfig, out: Path, progress: bool) -> TrainResult:
         str(resume) if resume else None,
         read_curve(out),
     )
+
+
+def _check_config(config: TrainConfig) -> None:
+    """Refuse settings a run cannot start with, before anything is built or written."""
+    if config.algo not in ALGOS:
+        raise ValueError(f"algo must be one of {ALGOS}, got {config.algo!r}")
+    if config.vec_env not in VEC_ENVS:
+        raise ValueError(f"vec_env must be one of {VEC_ENVS}, got {config.vec_env!r}")
+    if config.n_envs < 1:
+        raise ValueError(f"n_envs must be at least 1, got {config.n_envs!r}")
+    if config.timesteps < 1:
+        raise ValueError(f"timesteps must be at least 1, got {config.timesteps!r}")
+    if config.time_limit is not None and not config.time_limit > 0:
+        raise ValueError(f"time_limit must be above 0 seconds, got {config.time_limit!r}")
+    check_device(config.device)
+    if config.teacher is not None:
+        _check_teacher(config)
+    elif config.warm_teacher is not None:
+        raise ValueError("a warm teacher only warms up a --teacher run; name the teacher")
+
+
+def _resume_point(out: Path, done: int) -> Path | None:
+    """The model a run goes on from: its latest checkpoint, or its saved model where that
+    holds more steps; None for a new run."""
+    resume = latest_checkpoint(out / "checkpoints")
+    if done and (resume is None or checkpoint_steps(resume) < done):
+        resume = out / "model.zip"
+    return resume
+
+
+def _load_or_build(config: TrainConfig, out: Path, resume: Path | None) -> Any:
+    """The model to train: loaded from ``resume`` or new, built on a throwaway env so
+    that a setting that cannot work fails before the run folder is written."""
+    venv = training_env(config)
+    try:
+        if resume is None:
+            return new_model(config, venv, tensorboard_log=str(out / "tb"))
+        return algo_class(config.algo).load(
+            resume, env=venv, device=config.device, tensorboard_log=str(out / "tb")
+        )
+    except ValueError as error:  # SB3 prints both spaces in full: say it in one line
+        if resume is None or "spaces do not match" not in str(error):
+            raise
+        raise ValueError(
+            f"{resume} was saved for another observation or action space than "
+            f"{config.env_id} now has (an older version of the env?); "
+            f"choose another --out or delete the folder"
+        ) from None
+    finally:
+        venv.close()
+
+
+def _callbacks(
+    config: TrainConfig, out: Path, model: Any, resume: Path | None, began: float
+) -> tuple[list[Any], float]:
+    """Checkpoints, evaluation, the teacher's cloning (taught here first, on a fresh run)
+    and the time limit; with the seconds the teaching took."""
+    from stable_baselines3.common.callbacks import CheckpointCallback
+
+    per_env = max(1, config.n_envs)
+    callbacks = [
+        CheckpointCallback(
+            max(1, checkpoint_every(config) // per_env), str(out / "checkpoints"), "model"
+        ),
+        _eval_callback(config, out, per_env),
+    ]
+    teacher_seconds = 0.0
+    if config.teacher:
+        teacher_seconds, cloning = _taught(config, model, out, fresh=resume is None)
+        callbacks.append(cloning)
+    if config.time_limit is not None:
+        callbacks.append(_time_limit(began + config.time_limit))
+    return callbacks, teacher_seconds
+
+
+def _learn(
+    config: TrainConfig, out: Path, model: Any, callbacks: list[Any], progress: bool,
+    resume: Path | None,
+) -> bool:  # fmt: skip
+    """Run SB3's learning to the configured steps; whether Ctrl-C stopped it (the model
+    so far is then saved as a checkpoint)."""
+    from stable_baselines3.common.callbacks import CallbackList
+
+    remaining = config.timesteps - model.num_timesteps
+    if remaining <= 0:
+        return False
+    try:
+        model.learn(
+            remaining,
+            callback=CallbackList(callbacks),
+            progress_bar=progress and _has_bar(),
+            reset_num_timesteps=resume is None,
+            tb_log_name=config.algo,
+        )
+    except KeyboardInterrupt:
+        model.save(out / "checkpoints" / f"model_{model.num_timesteps}_steps.zip")
+        return True
+    return False
 
 
 def _check_teacher(config: TrainConfig) -> None:

@@ -276,8 +276,6 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def _train_arguments(p: argparse.ArgumentParser) -> None:
-    from agents.sb3 import POLICIES  # no torch: the training side is imported when it runs
-
     env_argument(p)
     p.add_argument("--algo", choices=("maskable-ppo", "ppo", "dqn"), default="maskable-ppo",
                    help="maskable-ppo (the default) never picks an illegal action")  # fmt: skip
@@ -286,6 +284,23 @@ def _train_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--shaping", default=None,
                    help="a potential name, e.g. distance; none: no shaping (the default "
                    "but for Knight-v0, whose default is distance)")  # fmt: skip
+    seed_argument(p, "the run's seed: network, envs and teaching")
+    p.add_argument(
+        "--time-limit", type=count(1), default=None, metavar="SECONDS",
+        help="stop PPO after this much wall time, teaching included, and keep the model "
+        "so far as the run's (default: none)",
+    )  # fmt: skip
+    progress_argument(p)
+    set_argument(p)
+    _network_arguments(p.add_argument_group("the network"))
+    _rollout_arguments(p.add_argument_group("PPO's rollouts and evaluations"))
+    _teacher_arguments(p.add_argument_group("teaching by a baseline"))
+    _rllib_arguments(p.add_argument_group("Ray RLlib"))
+
+
+def _network_arguments(p: Any) -> None:
+    from agents.sb3 import POLICIES  # no torch: the training side is imported when it runs
+
     p.add_argument(
         "--policy", choices=POLICIES, default=None,
         help="logits read off the board: cells (Minesweeper's default), colour-lines "
@@ -299,7 +314,18 @@ def _train_arguments(p: argparse.ArgumentParser) -> None:
                    help="the network's channels (default: the policy's own)")  # fmt: skip
     p.add_argument("--net-depth", type=count(1), default=None, metavar="LAYERS",
                    help="the board policy's convolutions (default: the game's own)")  # fmt: skip
-    seed_argument(p, "the run's seed: network, envs and teaching")
+    threads_argument(p, "torch threads (default: every core this process may use)")
+    p.add_argument(
+        "--device", default=None, help="auto (CUDA where present, the default), cpu, cuda"
+    )
+    p.add_argument(
+        "--precision", choices=("auto", "bf16", "fp32"), default=None,
+        help="the network's arithmetic: auto (bfloat16 where the device computes it in "
+        "hardware, the default), bf16, fp32; weights stay float32 either way",
+    )  # fmt: skip
+
+
+def _rollout_arguments(p: Any) -> None:
     p.add_argument(
         "--n-envs", type=count(1), default=None,
         help="envs stepped together (default: 64 in a native batch, 4 in a DummyVecEnv)",
@@ -321,15 +347,9 @@ def _train_arguments(p: argparse.ArgumentParser) -> None:
         help="batched: the native batched env, one call a step (the default where the id "
         "has one); dummy: single envs in SB3's DummyVecEnv",
     )  # fmt: skip
-    threads_argument(p, "torch threads (default: every core this process may use)")
-    p.add_argument(
-        "--device", default=None, help="auto (CUDA where present, the default), cpu, cuda"
-    )
-    p.add_argument(
-        "--precision", choices=("auto", "bf16", "fp32"), default=None,
-        help="the network's arithmetic: auto (bfloat16 where the device computes it in "
-        "hardware, the default), bf16, fp32; weights stay float32 either way",
-    )  # fmt: skip
+
+
+def _teacher_arguments(p: Any) -> None:
     p.add_argument(
         "--teacher", default=None, metavar="AGENT",
         help="clone this baseline first (behaviour cloning, then DAgger rounds), then "
@@ -352,13 +372,9 @@ def _train_arguments(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     p.add_argument("--warm-steps", type=count(1), default=None,
                    help="states the warm teacher labels (default: 40,000)")  # fmt: skip
-    p.add_argument(
-        "--time-limit", type=count(1), default=None, metavar="SECONDS",
-        help="stop PPO after this much wall time, teaching included, and keep the model "
-        "so far as the run's (default: none)",
-    )  # fmt: skip
-    progress_argument(p)
-    set_argument(p)
+
+
+def _rllib_arguments(p: Any) -> None:
     p.add_argument(
         "--backend", choices=("sb3", "rllib"), default="sb3",
         help="rllib: PPO with masks on Ray RLlib (needs the distributed extra)",
