@@ -49,7 +49,7 @@ BAD_KWARGS = [
     ("GridGames/Pikachu-v0", {"rows": 64}, "rows must be between 1 and 32"),
     ("GridGames/Pikachu-v0", {"kinds": 3.0}, "kinds must be an integer"),
     ("GridGames/Pikachu-v0", {"win_reward": math.nan}, "win_reward"),
-    ("GridGames/Pikachu-v0", {"board": [[1, 1], [2]]}, "board must be a 2-D array"),
+    ("GridGames/Pikachu-v0", {"levels": [[1, 1], [2]]}, "levels must be one board, a 2-D array"),
     ("GridGames/Pikachu-v0", {"solvable_only": "yes"}, "solvable_only"),
     # the level sources: of the right kind, one at a time
     ("GridGames/Sokoban-v0", {"levels": 123}, "levels must be a path, XSB text or a list"),
@@ -66,8 +66,8 @@ BAD_KWARGS = [
     ("GridGames/Knight-v0", {"generator": "big"}, "generator must be a KnightGenerator"),
     (
         "GridGames/Knight-v0",
-        {"level": "default", "generator": KnightGenerator()},
-        "level= and generator= cannot go together",
+        {"levels": "default", "generator": KnightGenerator()},
+        "levels= and generator= cannot go together",
     ),
     ("GridGames/Knight-v0", {"pool_seed": None}, "pool_seed must be an integer"),
     ("GridGames/Knight-v0", {"monster_cost": 10**12}, "monster_cost must be between 1 and"),

@@ -100,7 +100,7 @@ def test_reset_options_are_applied_or_refused(env_id: str, seed: int, level: Any
     from tests.conftest import CORNER, ONE_PUSH
 
     if env_id == "GridGames/Knight-v0":
-        env, count = gym.make(env_id, level="samples"), 10
+        env, count = gym.make(env_id, levels="samples"), 10
     else:
         env, count = gym.make(env_id, levels=ONE_PUSH + CORNER), 2
     if level is not None and not 0 <= level < count:

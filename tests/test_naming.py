@@ -32,6 +32,7 @@ def test_every_env_names_its_settings_from_the_shared_scheme(env_id: str) -> Non
     assert names >= SHARED, SHARED - names
     assert not names & set(checks.RENAMED), names & set(checks.RENAMED)
     assert not [n for n in names if "penalty" in n]
+    assert not names & {"level", "board"}  # a game's level source is levels=, if it has one
     assert {n for n in names if n.endswith("_reward")} <= REWARDS
     env = gym.make(env_id).unwrapped
     fields = {f.name for f in dataclasses.fields(env.rewards)}
@@ -59,3 +60,8 @@ def test_a_renamed_reward_pays_what_the_old_name_paid() -> None:
     default = gym.make("GridGames/Sokoban-v0").unwrapped.rewards
     assert default.loss_reward == pytest.approx(-0.1 * 120)  # step_reward x time_limit
     assert gym.make("GridGames/Pikachu-v0", win_reward=2.0).unwrapped.rewards.win_reward == 2.0
+    with pytest.raises(TypeError, match="level= is now called levels="):
+        gym.make("GridGames/Knight-v0", level="samples")
+    with pytest.raises(TypeError, match="board= is now called levels="):
+        gym.make("GridGames/Pikachu-v0", board=[[1, 1]])
+    assert len(gym.make("GridGames/Knight-v0", levels="samples").unwrapped.levels) == 10

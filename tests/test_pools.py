@@ -99,7 +99,7 @@ def test_generated_levels_come_from_a_large_pool_by_default() -> None:
     assert gym.make("GridGames/Sokoban-v0", level_pool=None).unwrapped.pool is None
     level_file = gym.make("GridGames/Sokoban-v0", levels="#####\n#@$.#\n#####\n").unwrapped
     assert level_file.pool is None
-    assert gym.make("GridGames/Knight-v0", level="samples").unwrapped.pool is None
+    assert gym.make("GridGames/Knight-v0", levels="samples").unwrapped.pool is None
     held_out = gym.make("GridGames/Knight-v0", pool_seed=1).unwrapped.pool
     assert held_out is not gym.make("GridGames/Knight-v0").unwrapped.pool
 
@@ -119,8 +119,8 @@ def test_knight_pool_keeps_each_level_and_its_dijkstra_map() -> None:
         assert tuple(pool.start[k]) == level.start and pool.cheapest[k] == level.cheapest
     env = gym.make("GridGames/Knight-v0", level_pool=8, rows=6, cols=7, monster_density=0.3)
     assert env.unwrapped.pool is KnightLevelPool.shared(gen, 8, 0)
-    with pytest.raises(ValueError, match="cannot go with level="):
-        gym.make("GridGames/Knight-v0", level_pool=8, level="samples")
+    with pytest.raises(ValueError, match="cannot go with levels="):
+        gym.make("GridGames/Knight-v0", level_pool=8, levels="samples")
 
 
 def test_a_fill_split_over_processes_gives_the_same_levels() -> None:

@@ -85,7 +85,7 @@ def test_batched_minesweeper_matches_single_envs(kwargs: dict[str, Any]) -> None
     "kwargs",
     [
         {},
-        {"level": "samples", "energy_slack": 1.5},
+        {"levels": "samples", "energy_slack": 1.5},
         {"rows": 5, "cols": 7, "monster_density": 0.4, "item_density": 0.3, "energy_slack": 2.0},
         {"observation_mode": "compact", "energy_slack": 3.0, "max_episode_steps": 9},
         {"level_pool": 25, "energy_slack": 1.3, "monster_density": 0.3, "item_density": 0.2},

@@ -156,7 +156,8 @@ def read_text(path: str | Path, what: str) -> str:
 
 
 #: Settings every game now names one way (the old name -> its name now); rewards are added
-#: as given (a penalty is a negative reward), so only the name changed.
+#: as given (a penalty is a negative reward), so only the name changed; every game's levels
+#: come from ``levels=`` (a file, text, a level or a board, ``"samples"``).
 RENAMED = {
     "step_penalty": "step_reward",
     "solve_reward": "win_reward",
@@ -168,6 +169,8 @@ RENAMED = {
     "illegal_action_penalty": "illegal_reward",
     "box_off_penalty": "box_off_reward",
     "shuffle_penalty": "shuffle_reward",
+    "level": "levels",  # the level source: a file, text, a level object or samples
+    "board": "levels",
 }
 
 
@@ -176,8 +179,8 @@ def not_renamed(names: Iterable[str], takes: frozenset[str]) -> None:
     the env ``takes`` it; other unknown names get Python's own error)."""
     for name in names:
         if RENAMED.get(name) in takes:
-            raise TypeError(f"the setting {name}= is now called {RENAMED[name]}= (same value "
-                            "and sign: every game names its rewards the same way)")  # fmt: skip
+            raise TypeError(f"the setting {name}= is now called {RENAMED[name]}= (the same "
+                            "value: every game names its settings the same way)")  # fmt: skip
 
 
 def env_kwargs(env_id: str, kwargs: dict[str, Any]) -> dict[str, Any]:

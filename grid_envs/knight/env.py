@@ -40,7 +40,7 @@ _KEYS = {"w": 0, "up": 0, "k": 0, "s": 1, "down": 1, "j": 1,
 
 
 def load_knight_levels(level: Any) -> list[KnightLevel]:
-    """``level=``: a KnightLevel, a map file, ``"samples"`` (the 10 shipped), or a list."""
+    """``levels=``: a KnightLevel, a map file, ``"samples"`` (the 10 shipped), or a list."""
     if isinstance(level, KnightLevel):
         return [level]
     if isinstance(level, (str, Path)):
@@ -49,7 +49,9 @@ def load_knight_levels(level: Any) -> list[KnightLevel]:
         return [level_files.load(level)]
     if isinstance(level, Sequence) and level:
         return [x for item in level for x in load_knight_levels(item)]
-    raise ValueError(f"level must be a map file, 'samples', a KnightLevel or a list, got {level!r}")
+    raise ValueError(
+        f"levels must be a map file, 'samples', a KnightLevel or a list, got {level!r}"
+    )
 
 
 class KnightEnv(GridEnv):
@@ -88,7 +90,7 @@ class KnightEnv(GridEnv):
     move pays ``illegal_reward`` (-0.05) and costs no energy.
 
     ## Starting State
-    A generated level (or one from ``level=``), the knight on its start with full energy.
+    A generated level (or one from ``levels=``), the knight on its start with full energy.
 
     ## Episode End
     Terminated at the exit (``info["is_success"]``) or when the energy left is below the
@@ -115,7 +117,7 @@ class KnightEnv(GridEnv):
       default): 100,000 levels for mazes of up to 100 cells, 10,000 for larger ones;
       ``None``: a fresh maze every episode. ``pool_seed`` picks another pool: evaluate
       on ``pool_seed=1`` to play mazes that training on the default pool never met.
-    - ``level``: a map file, ``"samples"`` (the 10 shipped levels), a ``KnightLevel`` or a
+    - ``levels``: a map file, ``"samples"`` (the 10 shipped levels), a ``KnightLevel`` or a
       list; a list is played in a seeded random order.
     - ``energy_slack``: energy = ceil(cheapest * slack); must be >= 1.
     - ``step_reward``, ``item_reward``, ``win_reward``, ``loss_reward``,
@@ -125,7 +127,7 @@ class KnightEnv(GridEnv):
     On ``Knight-v0`` (generated 9x9 mazes, the energy exactly the cheapest route's cost),
     500 mazes seeded 2,000,000 on from a pool training never drew from (``pool_seed=1``):
     random escapes 0%, the ``dijkstra`` agent 100%, and MaskablePPO with the ``maze-vi``
-    policy taught by Dijkstra (``grid-games train Knight-v0 --set level=null --set
+    policy taught by Dijkstra (``grid-games train Knight-v0 --set levels=null --set
     energy_slack=1 --policy maze-vi --teacher dijkstra --teacher-steps 30000 --timesteps
     50000``, about 4 minutes on 2 CPU cores) 97.6% [95.9-98.6]. The default CNN, taught
     the same way, escapes none. The shipped network (``--agent pretrained``, 30,000
@@ -138,8 +140,9 @@ class KnightEnv(GridEnv):
       mazes, other mazes for a given seed than before; ``level_pool=None`` gives a fresh
       maze every episode.
     - Since 0.3.0 every game names its rewards one way (signed, added as given): ``loss_reward``
-      (was ``loss_penalty``), ``illegal_reward`` (``illegal_action_penalty``); an old name is
-      refused with a message naming the new one.
+      (was ``loss_penalty``), ``illegal_reward`` (``illegal_action_penalty``); its level source
+      is ``levels`` (was ``level``), as in Sokoban; an old name is refused with a message naming
+      the new one.
     """
 
     default_illegal_reward = -0.05
@@ -158,7 +161,7 @@ class KnightEnv(GridEnv):
         item_density: float = 0.05,
         monster_cost: int = 3,
         generator: KnightGenerator | None = None,
-        level: Any = None,
+        levels: Any = None,
         level_pool: int | str | None = AUTO,
         pool_seed: int = 0,
         obs_shape: tuple[int, int] | None = None,
@@ -183,12 +186,12 @@ class KnightEnv(GridEnv):
             obs_shape = checks.shape("obs_shape", obs_shape)
         checks.side("rows", rows)  # the env's bound; the generator alone allows more
         checks.side("cols", cols)
-        checks.one_of_sources(level=level, generator=generator)
+        checks.one_of_sources(levels=levels, generator=generator)
         if generator is not None:
             checks.instance("generator", generator, KnightGenerator)
             checks.shape("the generator's shape", generator.shape)
         pool_seed = checks.integer("pool_seed", pool_seed, 0)
-        self.levels = load_knight_levels(level) if level is not None else None
+        self.levels = load_knight_levels(levels) if levels is not None else None
         self.generator = generator
         if self.levels is None and generator is None:
             self.generator = KnightGenerator(
@@ -199,7 +202,7 @@ class KnightEnv(GridEnv):
         size = pool_size(level_pool, shape, generates=self.generator is not None)
         if size is not None:
             if self.generator is None:
-                raise ValueError("level_pool pools generated levels: it cannot go with level=")
+                raise ValueError("level_pool pools generated levels: it cannot go with levels=")
             self.pool = KnightLevelPool.shared(self.generator, size, pool_seed)
         if obs_shape is None:
             if self.levels is not None:

@@ -43,7 +43,7 @@ class PikachuEnv(GridEnv):
     layout allows a move). A masked action pays ``illegal_reward`` (-0.05).
 
     ## Starting State
-    A random board (every kind ``rows * cols / kinds`` times, an even number), or ``board=``;
+    A random board (every kind ``rows * cols / kinds`` times, an even number), or ``levels=``;
     a starting board without a move is reshuffled. ``solvable_only=True`` draws boards until
     the planner clears one within ``plan_nodes`` search nodes (a count, not a time limit, so
     that a seed gives the same board on any machine; the default clears every clearable deal
@@ -66,8 +66,8 @@ class PikachuEnv(GridEnv):
       board is row or column -1, or rows or cols).
 
     ## Arguments
-    ``rows``, ``cols``, ``kinds`` (9, 16, 36: the classic board), ``board`` (an int array,
-    0 empty; odd counts are rejected), ``on_stuck``, ``gravity`` (none, down, up, left,
+    ``rows``, ``cols``, ``kinds`` (9, 16, 36: the classic board), ``levels`` (one board: an
+    int array, 0 empty; odd counts are rejected), ``on_stuck``, ``gravity`` (none, down, up, left,
     right), ``solvable_only``, ``plan_nodes``, the rewards, ``observation_mode``,
     ``render_mode``, ``tile_size``.
 
@@ -90,8 +90,9 @@ class PikachuEnv(GridEnv):
       are ``Pikachu-Shuffle-v0``.
     - Since 0.3.0 every game names its rewards one way (signed, added as given): ``win_reward``
       (was ``clear_reward``), ``loss_reward`` (``stuck_penalty``), ``shuffle_reward``
-      (``shuffle_penalty``), ``illegal_reward`` (``illegal_action_penalty``); an old name is
-      refused with a message naming the new one.
+      (``shuffle_penalty``), ``illegal_reward`` (``illegal_action_penalty``); its level source
+      is ``levels`` (was ``board``), as in Sokoban; an old name is refused with a message naming
+      the new one.
     """
 
     keys = "R1 C1 R2 C2 matches the tiles at row R1, column C1 and row R2, column C2"
@@ -105,7 +106,7 @@ class PikachuEnv(GridEnv):
         rows: int = 9,
         cols: int = 16,
         kinds: int = 36,
-        board: np.ndarray | list[list[int]] | None = None,
+        levels: np.ndarray | list[list[int]] | None = None,
         on_stuck: str = "shuffle",
         gravity: str = "none",
         solvable_only: bool = False,
@@ -122,13 +123,15 @@ class PikachuEnv(GridEnv):
         checks.choice("on_stuck", on_stuck, ON_STUCK)
         checks.choice("gravity", gravity, GRAVITY)
         self.fixed_board = None
-        if board is not None:
+        if levels is not None:
             try:
-                fixed = np.asarray(board)
+                fixed = np.asarray(levels)
             except ValueError:
                 fixed = np.zeros(0)
             if fixed.ndim != 2 or not np.issubdtype(fixed.dtype, np.integer) or (fixed < 0).any():
-                raise ValueError("board must be a 2-D array of kinds (0 empty, 1.. tiles)")
+                raise ValueError(
+                    "levels must be one board, a 2-D array of kinds (0 empty, 1.. tiles)"
+                )
             checks.shape("board's shape", fixed.shape, checks.MAX_PAIR_SIDE)
             fixed = fixed.astype(np.int16)
             rules.check_board(fixed)

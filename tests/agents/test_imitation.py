@@ -20,7 +20,7 @@ KNIGHT = "GridGames/Knight-v0"
 def fixed_maze() -> dict[str, object]:
     from grid_envs.knight.levels import sample_paths
 
-    return {"level": str(sample_paths()[0]), "energy_slack": 1.5}
+    return {"levels": str(sample_paths()[0]), "energy_slack": 1.5}
 
 
 def knight_model(kwargs: dict[str, object], seed: int = 0):

@@ -80,7 +80,7 @@ def test_rllib_learns_a_fixed_maze_checkpoints_resumes_and_exports(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     """Two env runners on a local Ray runtime; about a minute on 2 cores."""
-    kwargs = {"level": str(sample_paths()[0]), "energy_slack": 1.5}
+    kwargs = {"levels": str(sample_paths()[0]), "energy_slack": 1.5}
     config = RLlibConfig("GridGames/Knight-v0", timesteps=8_000, env_kwargs=kwargs)
     out = tmp_path / "run"
     result = train_rllib(config, out, log=lambda _: None)
@@ -128,7 +128,7 @@ def test_ctrl_c_saves_the_rllib_run_and_the_run_goes_on(tmp_path: Path) -> None:
     so far and says so; the same command then goes on from the checkpoint."""
     from agents.runs import Interrupted
 
-    kwargs = {"level": str(sample_paths()[0]), "energy_slack": 1.5}
+    kwargs = {"levels": str(sample_paths()[0]), "energy_slack": 1.5}
     config = RLlibConfig("GridGames/Knight-v0", timesteps=3_000, env_kwargs=kwargs,
                          num_env_runners=1)  # fmt: skip
 

@@ -280,7 +280,7 @@ def test_maskable_ppo_learns_to_escape_a_fixed_maze(tmp_path: Path) -> None:
     """A real, short training run: memorising one maze's route takes a few thousand steps."""
     from grid_envs.knight.levels import sample_paths
 
-    kwargs = {"level": str(sample_paths()[0]), "energy_slack": 1.5}
+    kwargs = {"levels": str(sample_paths()[0]), "energy_slack": 1.5}
     config = TrainConfig(env_id="GridGames/Knight-v0", timesteps=6_000, env_kwargs=kwargs,
                          eval_freq=100_000, checkpoint_freq=100_000)  # fmt: skip
     agent = PolicyAgent.load(train(config, tmp_path, progress=False).model_path)

@@ -29,7 +29,7 @@ def test_dijkstra_agent_escapes_every_sample_with_exact_energy() -> None:
     paths = levels.sample_paths()
     assert len(paths) == 10
     for i in range(10):
-        env = gym.make("GridGames/Knight-v0", level="samples")
+        env = gym.make("GridGames/Knight-v0", levels="samples")
         agent = make_agent("dijkstra", env)
         env.reset(options={"level": i})
         obs = env.unwrapped.observe()
@@ -91,7 +91,7 @@ def test_mask_opens_exactly_the_cells_sides() -> None:
 
 
 def test_observation_planes() -> None:
-    env = KnightEnv(level=levels.sample_paths()[0])
+    env = KnightEnv(levels=levels.sample_paths()[0])
     obs, _info = env.reset(seed=0)
     lv = env.state.level
     assert obs.shape == (9, 5, 5) and obs[4].sum() == 1 and obs[5].sum() == 1
@@ -188,7 +188,7 @@ def test_cli_generate_writes_a_loadable_map(tmp_path: Path) -> None:
     )
     level = levels.load(out)
     assert level.shape == (6, 8)
-    env = gym.make("GridGames/Knight-v0", level=str(out))
+    env = gym.make("GridGames/Knight-v0", levels=str(out))
     assert env.reset(seed=0)[0].shape == (9, 6, 8)
 
 

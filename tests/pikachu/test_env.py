@@ -62,7 +62,7 @@ def test_mask_is_exactly_the_removable_pairs() -> None:
 
 def test_removing_a_pair_scores_and_clearing_wins() -> None:
     board = [[1, 2], [1, 2]]
-    env = PikachuEnv(board=board)
+    env = PikachuEnv(levels=board)
     _, info = env.reset(seed=0)
     a = rules.pair_to_action(0, 2, 4)  # the 1s are neighbours
     assert info["action_mask"][a] and info["action_mask"].sum() == 2
@@ -75,7 +75,7 @@ def test_removing_a_pair_scores_and_clearing_wins() -> None:
 def test_a_crossed_lock_is_reshuffled_at_the_start() -> None:
     # A B / B A: each pair needs four segments, so the deal is stuck and gets reshuffled
     assert not removable_pairs(np.array([[1, 2], [2, 1]]))
-    env = PikachuEnv(board=[[1, 2], [2, 1]])
+    env = PikachuEnv(levels=[[1, 2], [2, 1]])
     _, info = env.reset(seed=0)
     assert info["action_mask"].any()
 
@@ -139,11 +139,11 @@ def test_shuffle_leaves_a_move_whenever_a_layout_has_one() -> None:
 def test_stuck_board_ends_or_reshuffles() -> None:
     # after removing the 3s, the crossed 1s and 2s are stuck
     board = [[3, 1, 2, 3], [0, 2, 1, 0]]
-    ends = PikachuEnv(board=board, on_stuck="end")
+    ends = PikachuEnv(levels=board, on_stuck="end")
     ends.reset(seed=0)
     _, r, term, _, info = ends.step(rules.pair_to_action(0, 3, 8))
     assert term and not info["is_success"] and r == pytest.approx(1 / 3 - 1.0)
-    shuffles = PikachuEnv(board=board, on_stuck="shuffle")
+    shuffles = PikachuEnv(levels=board, on_stuck="shuffle")
     shuffles.reset(seed=0)
     _, r, term, _, info = shuffles.step(rules.pair_to_action(0, 3, 8))
     assert not term and info["shuffles"] == 1 and r == pytest.approx(1 / 3 - 0.1)
@@ -152,7 +152,7 @@ def test_stuck_board_ends_or_reshuffles() -> None:
 
 def test_odd_counts_are_rejected() -> None:
     with pytest.raises(ValueError, match=r"kind\(s\) 2 occur an odd number of times"):
-        PikachuEnv(board=[[1, 1, 2], [3, 3, 0]])
+        PikachuEnv(levels=[[1, 1, 2], [3, 3, 0]])
     with pytest.raises(ValueError, match="cannot hold 7 kinds"):
         gym.make("GridGames/Pikachu-v0", kinds=7)
 
