@@ -7,9 +7,13 @@ from agents.base import Agent, RandomAgent, unwrap_envs
 from agents.evaluation import EvalResult, evaluate, wilson_interval
 from agents.registry import describe_agent, list_agents, make_agent, register_agent
 
-# each game's baselines and training defaults (agents/<game>.py, registered on import), in
-# the order of grid_envs.GAMES: a new game's module is found by its name there
-GAME_MODULES = {name: importlib.import_module(f"agents.{name}") for name in grid_envs.GAMES}
+# each game's baselines and training defaults (the module its spec names, agents/<game>.py
+# for the package's games, registered on import), in the order of grid_envs.GAMES
+GAME_MODULES = {
+    spec.name: importlib.import_module(spec.agents)
+    for spec in grid_envs.game_specs()
+    if spec.agents is not None
+}
 
 __all__ = [
     "Agent",

@@ -31,7 +31,12 @@ import numpy as np
 
 import grid_envs
 
-GAMES = tuple(sorted(grid_envs.ENVS))
+
+def soak_envs() -> list[str]:
+    """Every registered id (the games' specs), the default of ``--envs``."""
+    return sorted(grid_envs.ENVS)
+
+
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
@@ -125,7 +130,7 @@ def soak_batched(env_id: str, steps: int, batch: int, seed: int) -> dict[str, An
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=1_000_000)
-    parser.add_argument("--envs", nargs="+", default=list(GAMES))
+    parser.add_argument("--envs", nargs="+", default=soak_envs())
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", default=None)

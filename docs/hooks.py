@@ -9,6 +9,10 @@ A page asks for them with a marker on a line of its own:
 - ``<!-- gridgames:cli -->``: ``grid-games --help`` and every command's help, from the parser.
 
 So the docs cannot drift from the code: the build fails if a marker names nothing.
+
+The games' pages come from their specs too: the navigation's Games section lists every
+game :func:`grid_envs.game_specs` knows, by its title, and a game whose page
+``docs/games/<name>.md`` is not written gets one made of its ids and its env's docstring.
 """
 
 from __future__ import annotations
@@ -21,6 +25,40 @@ from typing import Any
 
 MARKER = re.compile(r"^<!-- gridgames:(\w+)\s*(\S*)\s*-->$", re.M)
 ROLE = re.compile(r":(?:class|meth|func|mod|data|attr|obj):`~?([^`]+)`")
+
+
+def on_config(config: Any, **_: Any) -> Any:
+    """The navigation's Games section, from the games' specs."""
+    for section in config["nav"]:
+        if isinstance(section, dict) and "Games" in section:
+            section["Games"] = games_nav()
+    return config
+
+
+def on_files(files: Any, config: Any, **_: Any) -> Any:
+    """A page for every game that has no page of its own."""
+    from mkdocs.structure.files import File
+
+    import grid_envs
+
+    for spec in grid_envs.game_specs():
+        path = f"games/{spec.name}.md"
+        if files.get_file_from_path(path) is None:
+            files.append(File.generated(config, path, content=game_page(spec)))
+    return files
+
+
+def games_nav() -> list[dict[str, str]]:
+    """Each game's title and page, in the order of :data:`grid_envs.GAMES`."""
+    import grid_envs
+
+    return [{spec.display_name: f"games/{spec.name}.md"} for spec in grid_envs.game_specs()]
+
+
+def game_page(spec: Any) -> str:
+    """The page of a game without one written: its ids and agents, its env's docstring."""
+    return (f"# {spec.display_name}\n\n<!-- gridgames:ids {spec.name} -->\n\n## Reference\n\n"
+            f"<!-- gridgames:docstring {spec.ids[0].entry_point} -->\n")  # fmt: skip
 
 
 def on_page_markdown(markdown: str, **_: Any) -> str:

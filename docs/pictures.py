@@ -16,9 +16,7 @@ import numpy as np
 import agents
 import grid_envs
 
-# the algorithm each animation shows, and how many of its steps at most
-PLAYERS = {"sokoban": "solver", "minesweeper": "solver", "knight": "dijkstra",
-           "pikachu": "planner", "lines98": "greedy"}  # fmt: skip
+# each animation shows the agent its game's spec names (picture_agent), this many steps at most
 MAX_FRAMES = 80
 HEIGHT = 216  # the strip's height in pixels
 GAP = 8
@@ -68,7 +66,7 @@ def write(out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written, middles = [], []
     for spec in grid_envs.game_specs():
-        frames = episode_frames(spec.ids[0].id, PLAYERS[spec.name])
+        frames = episode_frames(spec.ids[0].id, spec.picture_agent)
         middles.append(frames[len(frames) // 2])
         images = [Image.fromarray(f) for f in frames]
         path = out / f"{spec.name}.gif"

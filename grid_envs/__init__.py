@@ -17,13 +17,11 @@ from grid_envs.core.spec import GameSpec
 __version__ = "0.3.0"
 
 # the games, in the order ``grid-games list`` shows them; each folder's spec.py declares
-# its ids and potentials (see grid_envs.core.spec): adding a game adds its name here
-GAMES = ("sokoban", "minesweeper", "knight", "pikachu", "lines98")
-
-
-_SPECS: tuple[GameSpec, ...] = tuple(
-    importlib.import_module(f"grid_envs.{name}.spec").SPEC for name in GAMES
-)
+# the game (see grid_envs.core.spec): adding a game adds its name here
+GAMES: tuple[str, ...] = ()
+_SPECS: list[GameSpec] = []
+# id -> (entry point, time limit, kwargs, one-line summary for `grid-games list`)
+ENVS: dict[str, tuple[str, int | None, dict[str, Any], str]] = {}
 
 
 def game_specs() -> list[GameSpec]:
@@ -31,23 +29,29 @@ def game_specs() -> list[GameSpec]:
     return list(_SPECS)
 
 
-# id -> (entry point, time limit, kwargs, one-line summary for `grid-games list`)
-ENVS: dict[str, tuple[str, int | None, dict[str, Any], str]] = {
-    i.id: (i.entry_point, i.time_limit, i.kwargs, i.summary) for game in _SPECS for i in game.ids
-}
+def register_game(spec: GameSpec) -> None:
+    """Add a game: register its ids with Gymnasium and list it wherever the games are
+    listed (every reader of :func:`game_specs`). The package's own games come in this way
+    from their ``spec.py``; a game kept elsewhere calls it with its spec."""
+    global GAMES
+    if spec.name in GAMES:
+        raise ValueError(f"a game named {spec.name!r} is registered already")
+    for i in spec.ids:
+        if i.id in ENVS:
+            raise ValueError(f"{i.id} is registered already")
+    for i in spec.ids:
+        ENVS[i.id] = (i.entry_point, i.time_limit, i.kwargs, i.summary)
+        if i.id not in registry:
+            # The env keeps its own time limit (``time_limit``, as MiniGrid's
+            # ``max_steps``) rather than Gymnasium's TimeLimit wrapper: restore() rewinds
+            # the step count with the rest of the state, and Sokoban's deadlock penalty
+            # is defined from it.
+            register(id=i.id, entry_point=i.entry_point,
+                     vector_entry_point=i.vector_entry_point,
+                     kwargs={**i.kwargs, "time_limit": i.time_limit})  # fmt: skip
+    _SPECS.append(spec)
+    GAMES = (*GAMES, spec.name)
 
 
-def _register_all() -> None:
-    for game in _SPECS:
-        for i in game.ids:
-            if i.id not in registry:
-                # The env keeps its own time limit (``time_limit``, as MiniGrid's
-                # ``max_steps``) rather than Gymnasium's TimeLimit wrapper: restore()
-                # rewinds the step count with the rest of the state, and Sokoban's deadlock
-                # penalty is defined from it.
-                register(id=i.id, entry_point=i.entry_point,
-                         vector_entry_point=i.vector_entry_point,
-                         kwargs={**i.kwargs, "time_limit": i.time_limit})  # fmt: skip
-
-
-_register_all()
+for _name in ("sokoban", "minesweeper", "knight", "pikachu", "lines98"):
+    register_game(importlib.import_module(f"grid_envs.{_name}.spec").SPEC)

@@ -37,7 +37,12 @@ import numpy as np
 
 import grid_envs
 
-BENCH_ENVS = tuple(game.bench_id for game in grid_envs.game_specs())  # each game's spec
+
+def bench_envs() -> tuple[str, ...]:
+    """The id of each game that ``grid-games bench`` times (its spec's ``bench_id``)."""
+    return tuple(game.bench_id for game in grid_envs.game_specs())
+
+
 BATCHES = (1, 64, 1024, 4096)
 WARM_UP_STEPS = 20  # batched steps before the timing: the steady state is what training sees
 BENCH_KWARGS: dict[str, dict[str, Any]] = {}
@@ -204,7 +209,7 @@ def batched_steps_per_second(
 
 
 def bench(
-    envs: tuple[str, ...] = BENCH_ENVS,
+    envs: tuple[str, ...] | None = None,
     batches: tuple[int, ...] = BATCHES,
     window: float = 1.0,
     repeats: int = 3,
@@ -212,7 +217,9 @@ def bench(
     settings: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Every figure of the module doc, as a dict ready for JSON. ``settings``: per env id,
-    keyword arguments beyond the registered ones (by default :data:`BENCH_KWARGS`)."""
+    keyword arguments beyond the registered ones (by default :data:`BENCH_KWARGS`); ``envs``:
+    by default :func:`bench_envs`."""
+    envs = bench_envs() if envs is None else envs
     settings = BENCH_KWARGS if settings is None else settings
     games, references = [], []
     for env_id in envs:

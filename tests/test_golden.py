@@ -25,7 +25,6 @@ import pytest
 import grid_envs
 
 GOLDEN = Path(__file__).with_name("golden.json")
-IDS = sorted(grid_envs.ENVS)
 SINGLE_STEPS, BATCH_STEPS, NUM_ENVS = 300, 100, 4
 # a small pool where the registered one is slow to fill; the rules are the same
 LIGHT: dict[str, dict[str, Any]] = {
@@ -143,11 +142,18 @@ def compute(key: str) -> str:
     raise KeyError(key)
 
 
-KEYS = (
-    [f"single {i}" for i in IDS]
-    + [f"batched {i}" for i in IDS]
-    + [f"agent {env_id} {name}" for env_id, name, _, _ in AGENTS]
-)
+def golden_keys() -> list[str]:
+    """What the golden file records: every registered id (the games' specs), single and
+    batched, and every baseline of :data:`AGENTS`."""
+    ids = sorted(grid_envs.ENVS)
+    return (
+        [f"single {i}" for i in ids]
+        + [f"batched {i}" for i in ids]
+        + [f"agent {env_id} {name}" for env_id, name, _, _ in AGENTS]
+    )
+
+
+KEYS = golden_keys()
 
 
 @pytest.mark.parametrize("key", KEYS)

@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 
 import grid_envs
+from grid_envs.core.spec import load
 
-GAMES = ("sokoban", "minesweeper", "knight", "pikachu", "lines98")
+GAMES = grid_envs.GAMES  # every game reads its list from the specs
 TRAINING_SIDE = {"agents", "grid_games"}
 
 
@@ -70,6 +71,13 @@ def test_each_game_declares_its_ids_and_potentials_in_its_spec() -> None:
             module, name = target.split(":")
             assert callable(getattr(importlib.import_module(module), name)), target
         assert set(spec.batched_potentials) <= set(spec.potentials)
+        if spec.writer:
+            assert callable(load(spec.writer)), spec.writer
+        if spec.agents:
+            from agents.registry import list_agents
+
+            importlib.import_module(spec.agents)
+            assert spec.picture_agent in list_agents(spec.ids[0].id), spec.name
 
 
 def test_importing_the_games_loads_no_game_code() -> None:

@@ -187,10 +187,11 @@ class LevelPool(Generic[T]):
     def _fill_in_processes(self, missing: np.ndarray, processes: int) -> None:
         import multiprocessing
 
-        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        # fresh worker processes: a fork of a process that holds other threads (torch's, a
+        # test runner's) can inherit a lock held at the fork and hang in the compiled rules
         chunks = np.array_split(missing, processes * 4)
         jobs = [(type(self), self.generator, self.size, self.seed, chunk) for chunk in chunks]
-        with multiprocessing.get_context(method).Pool(processes) as workers:
+        with multiprocessing.get_context("spawn").Pool(processes) as workers:
             for chunk, arrays in zip(chunks, workers.imap(_generate_chunk, jobs), strict=True):
                 for name, values in arrays.items():
                     getattr(self, name)[chunk] = values

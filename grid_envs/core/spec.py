@@ -1,8 +1,12 @@
-"""What a game declares about itself, in one place: its registered ids and the names of
-its potentials. Each game folder has a ``spec.py`` holding its :class:`GameSpec`;
-registration (:mod:`grid_envs`), the shaping wrappers (:mod:`grid_envs.wrappers`) and
-``grid-games bench`` read them, so adding a game means adding its folder and its name to
-:data:`grid_envs.GAMES`.
+"""What a game declares about itself, in one place: its registered ids, its potentials,
+the module of its baselines and training settings, its level writer and its picture.
+
+Each game folder has a ``spec.py`` holding its :class:`GameSpec`, and everything else reads
+the specs: registration (:mod:`grid_envs`), the shaping wrappers (:mod:`grid_envs.wrappers`),
+the agents and training rows (:mod:`agents`), ``grid-games list``, ``generate``, ``bench``,
+the soak benchmark, the golden trajectories, the docs' game pages, their navigation and
+pictures. So adding a game is its folder plus its name in :data:`grid_envs.GAMES` (or
+:func:`grid_envs.register_game` with its spec, for a game that lives elsewhere).
 
 A spec names code by ``"module:attribute"`` strings, so reading it imports nothing of the
 game: the game's modules load when an env is made.
@@ -40,9 +44,30 @@ class GameSpec:
     potentials: dict[str, str] = field(default_factory=dict)
     # name -> "module:function" taking a native batched env, (num_envs,) float64
     batched_potentials: dict[str, str] = field(default_factory=dict)
+    title: str = ""  # the game's name in the docs (default: ``name`` capitalised)
+    # the module that registers the game's baselines and declares its training rows
+    # (``TRAINING``, ``COMPARE``; see :mod:`agents`), imported by the agents side only
+    agents: str | None = None
+    # "module:function" writing generated levels to a file for ``grid-games generate``:
+    # ``write(path, rng, count, settings) -> str`` (count None: the game's own; settings:
+    # the generator's keyword arguments; returns a line saying what was written)
+    writer: str | None = None
+    picture_agent: str = "random"  # the agent that plays the docs' picture of the game
 
     def serves(self, env_id: str) -> bool:
         return fnmatch.fnmatchcase(env_id, self.id_pattern)
+
+    @property
+    def display_name(self) -> str:
+        return self.title or self.name.capitalize()
+
+
+def load(target: str) -> Any:
+    """The object a ``"module:attribute"`` string names."""
+    import importlib
+
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def lazy_exports(package: str, names: dict[str, str]) -> Any:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -176,3 +177,17 @@ def sample_paths() -> list[Path]:
 
 def samples() -> list[KnightLevel]:
     return [load(p) for p in sample_paths()]
+
+
+def write_generated(
+    path: str, rng: np.random.Generator, count: int | None, settings: dict[str, Any]
+) -> str:
+    """``grid-games generate knight``: one level of a :class:`KnightGenerator` with
+    ``settings`` written as a map file (a file holds one level)."""
+    from grid_envs.knight.generator import KnightGenerator
+
+    if count not in (None, 1):
+        raise ValueError(f"a Knight map file holds one level; --count must be 1, got {count}")
+    level = KnightGenerator(**settings).generate(rng)
+    save(path, level)
+    return f"wrote {path}: {level.shape[0]}x{level.shape[1]}, cheapest route {level.cheapest}"

@@ -18,4 +18,8 @@ SPEC = GameSpec(
     bench_id="GridGames/Knight-v0",
     potentials={"distance": "grid_envs.knight.solver:distance_potential"},
     batched_potentials={"distance": "grid_envs.knight.vector:distance_potentials"},
+    title="The Knight",
+    agents="agents.knight",
+    writer="grid_envs.knight.levels:write_generated",
+    picture_agent="dijkstra",
 )  # fmt: skip

@@ -20,4 +20,7 @@ SPEC = GameSpec(
     id_pattern="GridGames/Lines98*",
     bench_id="GridGames/Lines98-v0",
     potentials={"lines": "grid_envs.lines98.heuristic:lines_potential"},
+    title="Lines98",
+    agents="agents.lines98",
+    picture_agent="greedy",
 )  # fmt: skip

@@ -19,4 +19,7 @@ SPEC = GameSpec(
     ),
     id_pattern="GridGames/Minesweeper*",
     bench_id="GridGames/Minesweeper-v0",
+    title="Minesweeper",
+    agents="agents.minesweeper",
+    picture_agent="solver",
 )  # fmt: skip

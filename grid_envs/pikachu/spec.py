@@ -22,4 +22,7 @@ SPEC = GameSpec(
     id_pattern="GridGames/Pikachu*",
     bench_id="GridGames/Pikachu-v0",
     potentials={"mobility": "grid_envs.pikachu.solver:mobility_potential"},
+    title="Pikachu (Onet)",
+    agents="agents.pikachu",
+    picture_agent="planner",
 )  # fmt: skip

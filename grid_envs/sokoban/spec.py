@@ -29,4 +29,8 @@ SPEC = GameSpec(
         "distance": "grid_envs.sokoban.vector:distance_potentials",
         "boxes": "grid_envs.sokoban.vector:boxes_potentials",
     },
+    title="Sokoban",
+    agents="agents.sokoban",
+    writer="grid_envs.sokoban.generator:write_generated",
+    picture_agent="solver",
 )  # fmt: skip
