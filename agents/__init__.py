@@ -5,6 +5,7 @@ import importlib
 import grid_envs  # registers the GridGames ids
 from agents.base import Agent, RandomAgent, unwrap_envs
 from agents.evaluation import EvalResult, evaluate, wilson_interval
+from agents.policies import register_policy
 from agents.registry import describe_agent, list_agents, make_agent, register_agent
 
 # each game's baselines and training defaults (the module its spec names, agents/<game>.py
@@ -24,6 +25,7 @@ __all__ = [
     "list_agents",
     "make_agent",
     "register_agent",
+    "register_policy",
     "unwrap_envs",
     "wilson_interval",
 ]

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from agents.policies import register_policy
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
 from grid_envs.core.grid import DIRECTIONS
@@ -17,6 +18,10 @@ from grid_envs.knight.state import ACTION_BITS
 # The configuration `grid-games train` uses by default (agents.sb3.DEFAULTS): the registered
 # generated mazes with the value-iteration policy, which can compute a maze's distances (a
 # dense head cannot); `compare` teaches it with Dijkstra's moves (agents.sb3.COMPARE).
+
+register_policy("maze-vi", "value iteration over the maze (the Knight's default)",
+                "agents.board_policies:MazeValueExtractor")  # fmt: skip
+
 TRAINING: dict[str, dict[str, Any]] = {
     "GridGames/Knight-v0": {"policy": "maze-vi", "shaping": "distance"},
 }

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from agents.policies import register_policy
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
 from grid_envs.core.grid import mirrored_cells
@@ -32,6 +33,12 @@ from grid_envs.lines98.state import EMPTY, Lines98State
 # Lines98-v0 the colour-lines policy, which reads the line windows, clones the greedy agent
 # far better. `compare` teaches it with the greedy agent's moves (agents.sb3.COMPARE): the
 # look-ahead (about 1,400 moves a game at 49 ms a move) is too slow for its budget
+
+register_policy("colour-lines", "the board's line windows, read once per colour "
+                "(Lines98-v0's default)", "agents.board_policies:ColourLinesExtractor")  # fmt: skip
+register_policy("lift-drop", "a ball's lift and a cell's drop (Lines98-Small's default)",
+                "agents.board_policies:LiftDropExtractor")  # fmt: skip
+
 TRAINING: dict[str, dict[str, Any]] = {
     "GridGames/Lines98-v0": {"policy": "colour-lines"},
     "GridGames/Lines98-Small-v0": {"policy": "lift-drop"},

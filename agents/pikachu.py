@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from agents.policies import register_policy
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
 from grid_envs.pikachu.paths import removable_pairs, removable_with_lengths
@@ -18,6 +19,12 @@ from grid_envs.pikachu.state import EMPTY
 # pair's logit is read off the board (a dense head over its 10,296 pairs clones the planner no
 # better than chance); on Pikachu-Small-v0, with gravity the order of removals matters (random
 # clears 70%, the planner 99%); `compare` teaches Pikachu-v0 as registered (agents.sb3.COMPARE)
+
+register_policy("pairs", "a key product per pair of cells (Pikachu's default)",
+                "agents.board_policies:PairLogitsExtractor")  # fmt: skip
+register_policy("kind-pairs", "the pairs policy, blind to the kinds' names",
+                "agents.board_policies:KindPairsExtractor")  # fmt: skip
+
 TRAINING: dict[str, dict[str, Any]] = {
     "GridGames/Pikachu-v0": {"policy": "pairs"},
     "GridGames/Pikachu-Small-v0": {

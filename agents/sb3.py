@@ -38,6 +38,7 @@ from agents.networks import (
     set_threads,
     small_grid_cnn,
 )
+from agents.policies import policy_spec
 from agents.policy import ALGOS, algo_class
 from agents.runs import (
     Interrupted,
@@ -52,7 +53,6 @@ from agents.runs import (
     saved_steps,
 )
 
-POLICIES = ("cnn", "cells", "colour-lines", "kind-pairs", "lift-drop", "maze-vi", "pairs", "player")
 VEC_ENVS = ("batched", "dummy")
 # rollout and update sizes per kind of vec env, where a run does not set them: a batch
 # collects cheaply, so its PPO takes a larger rollout in fewer epochs (Atari's PPO uses 4);
@@ -77,8 +77,7 @@ class TrainConfig:
     n_envs: int = 64
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     shaping: str | None = None
-    policy: str = "cnn"  # or "cells", "colour-lines", "kind-pairs", "lift-drop", "maze-vi",
-    # "pairs", "player" (PPO, MaskablePPO; agents.board_policies)
+    policy: str = "cnn"  # a registered policy (agents.policies; the board policies: PPO only)
     gamma: float = 0.99
     learning_rate: float = 3e-4
     n_steps: int = 32  # PPO rollout per env
@@ -219,13 +218,12 @@ def check_device(device: str) -> None:
 
 def policy_of(config: TrainConfig, actions: int) -> tuple[Any, dict[str, Any]]:
     """The policy class (or SB3's name for it) and its kwargs, for ``actions`` actions."""
-    if config.policy not in POLICIES:
-        raise ValueError(f"policy must be one of {POLICIES}, got {config.policy!r}")
+    policy = policy_spec(config.policy)  # refuses a name no game registered
     if config.precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, got {config.precision!r}")
     bf16 = uses_bf16(config)
     size = _net_size(config)
-    if config.policy == "cnn":
+    if policy.extractor is None:  # SB3's CnnPolicy
         return "CnnPolicy", {
             "features_extractor_class": small_grid_cnn(),
             "features_extractor_kwargs": {"features_dim": config.features_dim, "bf16": bf16,
@@ -236,32 +234,16 @@ def policy_of(config: TrainConfig, actions: int) -> tuple[Any, dict[str, Any]]:
         raise ValueError(
             f"the {config.policy} policy is an actor-critic: train it with PPO or MaskablePPO"
         )
+    extra = policy.kwargs(config.env_id, actions)  # refuses an env it cannot serve
     load_torch()
     from agents import board_policies as bp
+    from grid_envs.core.spec import load
 
-    kwargs: dict[str, Any] = {"normalize_images": False}
-    extractors = {"lift-drop": bp.LiftDropExtractor, "maze-vi": bp.MazeValueExtractor,
-                  "pairs": bp.PairLogitsExtractor, "kind-pairs": bp.KindPairsExtractor,
-                  "colour-lines": bp.ColourLinesExtractor}  # fmt: skip
-    if config.policy in extractors:  # the board's planes are all they need
-        kwargs["features_extractor_class"] = extractors[config.policy]
-        kwargs["features_extractor_kwargs"] = {"bf16": bf16, **size}
-    elif config.policy == "cells":
-        kwargs["features_extractor_class"] = bp.CellLogitsExtractor
-        kwargs["features_extractor_kwargs"] = {"actions": actions, "bf16": bf16, **size}
-    else:  # "player"
-        from grid_envs.sokoban.state import PLAYER, PLAYER_ON_GOAL
-
-        if actions != 8 or not config.env_id.startswith("GridGames/Sokoban"):
-            raise ValueError(
-                f"the player policy reads Sokoban's planes and its 8 moves and pushes; "
-                f"{config.env_id} has {actions} actions"
-            )
-
-        kwargs["features_extractor_class"] = bp.PlayerLogitsExtractor
-        kwargs["features_extractor_kwargs"] = {
-            "actions": actions, "player_planes": (PLAYER, PLAYER_ON_GOAL), "bf16": bf16, **size
-        }  # fmt: skip
+    kwargs: dict[str, Any] = {
+        "normalize_images": False,
+        "features_extractor_class": load(policy.extractor),
+        "features_extractor_kwargs": {**extra, "bf16": bf16, **size},
+    }
     return (bp.MaskableLogitsPolicy if config.algo == "maskable-ppo" else bp.LogitsPolicy), kwargs
 
 

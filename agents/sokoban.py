@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from agents.policies import register_policy
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
 from grid_envs.core.grid import bfs_distances, mirrored_directions
@@ -22,6 +23,22 @@ from grid_envs.sokoban.state import SokobanState
 # twice over on the 10x10 rooms (8 blocks: the clone of the fewest-moves agent solved 24%
 # of 200 held-out levels against 18.5% with 4, on the same labels); `compare`
 # (agents.sb3.COMPARE) teaches it on Sokoban-Small-v0 (7x7, 2 boxes) with that agent
+
+
+def _player_kwargs(env_id: str, actions: int) -> dict[str, Any]:
+    from grid_envs.sokoban.state import PLAYER, PLAYER_ON_GOAL
+
+    if actions != 8 or not env_id.startswith("GridGames/Sokoban"):
+        raise ValueError(
+            f"the player policy reads Sokoban's planes and its 8 moves and pushes; "
+            f"{env_id} has {actions} actions"
+        )
+    return {"actions": actions, "player_planes": (PLAYER, PLAYER_ON_GOAL)}
+
+
+register_policy("player", "the moves' logits read at the player's cell (Sokoban's default)",
+                "agents.board_policies:PlayerLogitsExtractor", _player_kwargs)  # fmt: skip
+
 TRAINING: dict[str, dict[str, Any]] = {
     "GridGames/Sokoban-v0": {"policy": "player", "net_depth": 8},
     "GridGames/Sokoban-Small-v0": {"policy": "player"},

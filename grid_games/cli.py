@@ -284,17 +284,10 @@ def _train_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _network_arguments(p: Any) -> None:
-    from agents.sb3 import POLICIES  # no torch: the training side is imported when it runs
+    from agents.policies import policies_help, policy_names  # no torch
 
-    p.add_argument(
-        "--policy", choices=POLICIES, default=None,
-        help="logits read off the board: cells (Minesweeper's default), colour-lines "
-        "(Lines98-v0's: the board's line windows, read once per colour), lift-drop "
-        "(Lines98-Small's), maze-vi (the Knight's: value iteration over the maze), pairs "
-        "(Pikachu's: a key product per pair of cells), kind-pairs (the same, blind to "
-        "the kinds' names), player (Sokoban's: read at the player's cell); cnn: a dense "
-        "head",
-    )  # fmt: skip
+    p.add_argument("--policy", choices=policy_names(), default=None,
+                   help="the network (default: the game's own): " + policies_help())  # fmt: skip
     p.add_argument("--net-width", type=count(1), default=None, metavar="CHANNELS",
                    help="the network's channels (default: the policy's own)")  # fmt: skip
     p.add_argument("--net-depth", type=count(1), default=None, metavar="LAYERS",

@@ -190,13 +190,14 @@ def test_play_in_a_pygame_window(tmp_path) -> None:
 
 def test_train_policy_choices_are_the_trainers_policies() -> None:
     # the CLI lists them itself (importing the trainer would slow every command's start)
-    from agents.sb3 import POLICIES
+    from agents.policies import policy_names
 
     parser = cli.build_parser()
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     train = commands.choices["train"]
     policy = next(a for a in train._actions if "--policy" in a.option_strings)
-    assert tuple(policy.choices) == POLICIES
+    assert tuple(policy.choices) == policy_names()
+    assert all(name in policy.help for name in policy_names())
 
 
 @pytest.mark.parametrize(

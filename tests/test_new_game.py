@@ -199,3 +199,26 @@ def test_a_sixth_game_appears_wherever_the_games_are_listed(
 def test_a_game_cannot_be_registered_twice(corridor: GameSpec) -> None:
     with pytest.raises(ValueError, match="a game named 'corridor' is registered already"):
         grid_envs.register_game(corridor)
+
+
+def test_a_new_board_policy_is_one_registration() -> None:
+    """A policy registered by name reaches the trainer and the command line's choices."""
+    from agents import policies, register_policy
+    from agents.sb3 import TrainConfig, policy_of
+    from grid_games import cli
+
+    register_policy("corridor-cells", "a logit per cell of the corridor",
+                    "agents.board_policies:CellLogitsExtractor",
+                    lambda env_id, actions: {"actions": actions})  # fmt: skip
+    try:
+        train = next(a for a in cli.build_parser()._actions if a.dest == "command")
+        (policy,) = [a for a in train.choices["train"]._actions if a.dest == "policy"]
+        assert "corridor-cells" in policy.choices and "of the corridor" in policy.help
+        config = TrainConfig(env_id="GridGames/Minesweeper-v0", policy="corridor-cells")
+        _, kwargs = policy_of(config, 81)
+        assert kwargs["features_extractor_class"].__name__ == "CellLogitsExtractor"
+        assert kwargs["features_extractor_kwargs"]["actions"] == 81
+    finally:
+        policies._POLICIES.pop("corridor-cells")
+    with pytest.raises(ValueError, match="policy must be one of"):
+        policy_of(TrainConfig(env_id="GridGames/Minesweeper-v0", policy="corridor-cells"), 81)
