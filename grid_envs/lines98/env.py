@@ -106,7 +106,7 @@ class Lines98Env(GridEnv):
     board's 8 symmetries) with 10,000 MaskablePPO steps 319.1 [291.0-347.3]. Of 500 games
     seeded 1,000,000 on: greedy 415.5 [399.1-431.9], and ``colour-lines`` warmed up on the
     greedy agent's play, then taught by the look-ahead in 4 DAgger rounds (27 minutes on 2
-    cores, docs/training.md) 503.4 [482.1-524.7]. A ``colour-lines`` network taught by
+    cores, docs/teachers-by-game.md) 503.4 [482.1-524.7]. A ``colour-lines`` network taught by
     greedy scores 385.2 [342.9-427.5] over 50 games; four rounds of expert iteration (28
     minutes) take it to 495.2 [433.2-557.2], the shipped network. The Gumbel search the
     taught network guides scores 391 with 16 simulations a move, 582 [407-757] with 64 (0.18
