@@ -198,28 +198,6 @@ def test_batched_pikachu_matches_single_envs_where_the_placed_shuffle_decides(
     assert max(info["shuffles"].max() for _, _, info in seen) > 0  # placed shuffles ran
 
 
-@pytest.mark.parametrize("shape", [(9, 9), (16, 30), (5, 7), (3, 64), (4, 33)])
-def test_the_batch_flood_opens_what_one_board_opens(shape: tuple[int, int]) -> None:
-    from grid_envs.minesweeper import rules
-    from grid_envs.minesweeper.state import MinesweeperState
-
-    rng = np.random.default_rng(shape[1])
-    mines = rng.random((60, *shape)) < 0.15
-    counts = rules.neighbour_counts(mines)
-    zero = (counts == 0) & ~mines
-    ks = np.flatnonzero(zero.any(axis=(1, 2)))
-    clicks = [np.argwhere(zero[k])[rng.integers(zero[k].sum())] for k in ks]
-    packed = rules.PackedRows(shape[1])
-    start = np.zeros((len(ks), shape[0]), dtype=packed.kind)
-    for j, (r, c) in enumerate(clicks):
-        start[j, r] = packed.one << packed.kind(c)
-    batch = packed.unpack(packed.grow(start, packed.pack(zero[ks])))
-    for j, k in enumerate(ks):
-        state = MinesweeperState.empty(*shape, int(mines[k].sum()), "any")
-        state.mines, state.counts, state.placed = mines[k], counts[k], True
-        assert np.array_equal(batch[j], rules.opened_by(state, tuple(clicks[j])))
-
-
 def test_every_id_with_a_vector_entry_point_is_batched_natively() -> None:
     natives = [i for i in grid_envs.ENVS if gym.spec(i).vector_entry_point]
     assert {
