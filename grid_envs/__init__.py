@@ -16,8 +16,8 @@ from grid_envs.core.spec import GameSpec
 
 __version__ = "0.3.0"
 
-# the games, in the order ``grid-games list`` shows them; each folder's spec.py declares
-# the game (see grid_envs.core.spec): adding a game adds its name here
+# the games' names, in the order ``grid-games list`` shows them (register_game appends; the
+# package's own are registered at the end of this module, from each folder's spec.py)
 GAMES: tuple[str, ...] = ()
 _SPECS: list[GameSpec] = []
 # id -> (entry point, time limit, kwargs, one-line summary for `grid-games list`)
@@ -53,5 +53,6 @@ def register_game(spec: GameSpec) -> None:
     GAMES = (*GAMES, spec.name)
 
 
+# the package's games: adding one adds its folder's name here (see grid_envs.core.spec)
 for _name in ("sokoban", "minesweeper", "knight", "pikachu", "lines98"):
     register_game(importlib.import_module(f"grid_envs.{_name}.spec").SPEC)
