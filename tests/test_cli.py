@@ -384,3 +384,15 @@ def test_agent_help_names_every_registered_agent() -> None:
         (agent,) = [a for a in _subparsers(cli.build_parser())[name]._actions
                     if "--agent" in a.option_strings]  # fmt: skip
         assert all(n in agent.help for n in agent_names()), name
+
+
+def test_solve_serves_every_game_that_declares_a_solver(capsys: pytest.CaptureFixture[str]) -> None:
+    """The Knight's maps by Dijkstra: each route replayed at the exact energy, its cost the
+    map's cheapest."""
+    from grid_envs.knight.levels import samples
+
+    assert cli.main(["solve", "samples", "--game", "knight", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["cost"] for r in rows] == [level.cheapest for level in samples()]
+    assert all(r["solved"] and len(r["solution"]) == r["moves"] for r in rows)
+    assert cli.main(["solve", "samples", "--game", "knight", "--level", "11"]) == 2

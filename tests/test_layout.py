@@ -71,8 +71,9 @@ def test_each_game_declares_its_ids_and_potentials_in_its_spec() -> None:
             module, name = target.split(":")
             assert callable(getattr(importlib.import_module(module), name)), target
         assert set(spec.batched_potentials) <= set(spec.potentials)
-        if spec.writer:
-            assert callable(load(spec.writer)), spec.writer
+        for hook in (spec.writer, spec.solver):
+            if hook:
+                assert callable(load(hook)), hook
         if spec.agents:
             from agents.registry import list_agents
 

@@ -3,13 +3,14 @@
 A sixth game, a corridor to walk along, lives in this file only: its env and its
 :class:`~grid_envs.core.spec.GameSpec`. Registering the spec must be enough for it to appear
 wherever the games are listed: Gymnasium's registry, ``grid-games list``, ``generate``,
-``eval`` and ``bench``, the soak benchmark, the golden trajectories, the docs' navigation,
-a page of its own and the pictures, and the agents that play every game.
+``solve``, ``eval`` and ``bench``, the soak benchmark, the golden trajectories, the docs'
+navigation, a page of its own and the pictures, and the agents that play every game.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -130,6 +131,18 @@ def write_corridor(path: str, rng: np.random.Generator, count: int | None,
     return f"wrote {path}: a corridor of {cols}"
 
 
+def solve_corridors(path: str, level: int | None, time_limit: float, mode: str) -> Any:
+    """The game's solver: walk right to the end, replayed through the env first."""
+    cols = len(Path(path).read_text().strip())
+    env = CorridorEnv(cols=cols)
+    env.reset(seed=0)
+    for _ in range(cols - 1):
+        env.step(1)
+    assert env.won
+    yield {"level": 1, "title": path, "solved": True, "status": "solved",
+           "solution": "r" * (cols - 1), "moves": cols - 1, "seconds": 0.0}  # fmt: skip
+
+
 SPEC = GameSpec(
     name="corridor",
     ids=(IdSpec(ID, f"{__name__}:CorridorEnv", 20, {"cols": 6}, "a corridor to walk along"),),
@@ -137,6 +150,7 @@ SPEC = GameSpec(
     bench_id=ID,
     title="The Corridor",
     writer=f"{__name__}:write_corridor",
+    solver=f"{__name__}:solve_corridors",
 )
 
 
@@ -179,6 +193,9 @@ def test_a_sixth_game_appears_wherever_the_games_are_listed(
     assert cli.main(["generate", "corridor", "--out", str(tmp_path / "c.txt"),
                      "--set", "cols=5"]) == 0  # fmt: skip
     assert (tmp_path / "c.txt").read_text() == "....E\n"
+    capsys.readouterr()
+    assert cli.main(["solve", str(tmp_path / "c.txt"), "--game", "corridor", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["solution"] == "rrrr"
     assert bench_envs()[-1] == ID
     assert ID in _module(ROOT / "benchmarks" / "soak.py").soak_envs()
     sys.path.insert(0, str(ROOT))

@@ -1,9 +1,11 @@
 """What a game declares about itself, in one place: its registered ids, its potentials,
-the module of its baselines and training settings, its level writer and its picture.
+the module of its baselines and training settings, its level writer and solver, and its
+picture.
 
 Each game folder has a ``spec.py`` holding its :class:`GameSpec`, and everything else reads
 the specs: registration (:mod:`grid_envs`), the shaping wrappers (:mod:`grid_envs.wrappers`),
-the agents and training rows (:mod:`agents`), ``grid-games list``, ``generate``, ``bench``,
+the agents and training rows (:mod:`agents`), ``grid-games list``, ``generate``, ``solve``,
+``bench``,
 the soak benchmark, the golden trajectories, the docs' game pages, their navigation and
 pictures. So adding a game is its folder plus its name in :data:`grid_envs.GAMES` (or
 :func:`grid_envs.register_game` with its spec, for a game that lives elsewhere).
@@ -52,6 +54,11 @@ class GameSpec:
     # ``write(path, rng, count, settings) -> str`` (count None: the game's own; settings:
     # the generator's keyword arguments; returns a line saying what was written)
     writer: str | None = None
+    # "module:function" solving the levels of a file for ``grid-games solve``:
+    # ``solve(path, level, time_limit, mode)`` yields one dict a level (``level``,
+    # ``title``, ``solved``, ``status``, ``solution``, ``seconds`` and the game's own
+    # figures), each answer replayed through the rules before it is yielded
+    solver: str | None = None
     picture_agent: str = "random"  # the agent that plays the docs' picture of the game
 
     def serves(self, env_id: str) -> bool:

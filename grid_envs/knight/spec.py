@@ -21,5 +21,6 @@ SPEC = GameSpec(
     title="The Knight",
     agents="agents.knight",
     writer="grid_envs.knight.levels:write_generated",
+    solver="grid_envs.knight.solver:solve_levels",
     picture_agent="dijkstra",
 )  # fmt: skip

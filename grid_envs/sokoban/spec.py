@@ -32,5 +32,6 @@ SPEC = GameSpec(
     title="Sokoban",
     agents="agents.sokoban",
     writer="grid_envs.sokoban.generator:write_generated",
+    solver="grid_envs.sokoban.solver:solve_levels",
     picture_agent="solver",
 )  # fmt: skip
