@@ -588,38 +588,11 @@ def _eval_arguments(p: argparse.ArgumentParser) -> None:
 @command("eval", _eval_arguments, help="evaluate an agent: win rate, return, length, speed")
 def cmd_eval(args: argparse.Namespace) -> int:
     from agents import evaluate
-    from agents.evaluation import check_model_fits, load_policy, load_search
+    from agents.evaluation import check_model_fits
 
     name = env_id(args.env)
-    agent: Any = args.agent
     kwargs = parse_settings(args.set, name)
-    board: dict[str, Any] = {}
-    if agent != "search":
-        refuse({"--model": args.model, "--simulations": args.simulations,
-                "--variant": args.variant},
-               f"options of --agent search, not of --agent {agent}")  # fmt: skip
-    if agent == "pretrained":
-        from agents.pretrained import model_path
-
-        agent = str(model_path(name))
-    if agent == "search":
-        if args.model is None:
-            raise ValueError(
-                "--agent search needs --model: a PPO or MaskablePPO model.zip, or pretrained"
-            )
-        if args.sample:
-            raise ValueError("--sample is for a trained model played alone, not a search")
-        model = args.model
-        if model == "pretrained":
-            from agents.pretrained import model_path
-
-            model = str(model_path(name))
-        agent, board = load_search(model, name, simulations=args.simulations,
-                                   variant=args.variant)  # fmt: skip
-    elif agent.endswith(".zip") or Path(agent).exists():  # a trained model, not a name
-        agent, board = load_policy(agent, name, sample=args.sample)
-    elif args.sample:
-        raise ValueError(f"--sample is for a trained model, not the agent {agent!r}")
+    agent, board = _eval_agent(args, name)
     kwargs = {**board, **kwargs}
     if not isinstance(agent, str):  # a network: a model, an RLlib policy or a search
         check_model_fits(agent, name, kwargs)
@@ -649,6 +622,40 @@ def cmd_eval(args: argparse.Namespace) -> int:
             f"length {result.mean_length:.1f}  {result.steps_per_second:,.0f} steps/s"
         )
     return 0
+
+
+def _eval_agent(args: argparse.Namespace, name: str) -> tuple[Any, dict[str, Any]]:
+    """The agent ``eval`` plays (a registered name, or a loaded model or search) and the
+    board settings a model was trained on ({} for a name)."""
+    from agents.evaluation import load_policy, load_search
+
+    agent: Any = args.agent
+    if agent != "search":
+        refuse({"--model": args.model, "--simulations": args.simulations,
+                "--variant": args.variant},
+               f"options of --agent search, not of --agent {agent}")  # fmt: skip
+    if agent == "pretrained":
+        from agents.pretrained import model_path
+
+        agent = str(model_path(name))
+    if agent == "search":
+        if args.model is None:
+            raise ValueError(
+                "--agent search needs --model: a PPO or MaskablePPO model.zip, or pretrained"
+            )
+        if args.sample:
+            raise ValueError("--sample is for a trained model played alone, not a search")
+        model = args.model
+        if model == "pretrained":
+            from agents.pretrained import model_path
+
+            model = str(model_path(name))
+        return load_search(model, name, simulations=args.simulations, variant=args.variant)
+    if agent.endswith(".zip") or Path(agent).exists():  # a trained model, not a name
+        return load_policy(agent, name, sample=args.sample)
+    if args.sample:
+        raise ValueError(f"--sample is for a trained model, not the agent {agent!r}")
+    return agent, {}
 
 
 def _iterate_arguments(p: argparse.ArgumentParser) -> None:
