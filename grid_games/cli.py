@@ -219,13 +219,14 @@ def cmd_play(args: argparse.Namespace) -> int:
         env.close()
 
 
-def _writers() -> dict[str, str]:
-    """Each game that declares a level writer (its spec's ``writer``), by name."""
-    return {spec.name: spec.writer for spec in grid_envs.game_specs() if spec.writer}
+def _declared(hook: str) -> dict[str, str]:
+    """Each game whose spec declares ``hook`` (``writer``, ``solver``): name -> target."""
+    return {spec.name: getattr(spec, hook) for spec in grid_envs.game_specs()
+            if getattr(spec, hook)}  # fmt: skip
 
 
 def _generate_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("game", choices=tuple(_writers()),
+    p.add_argument("game", choices=tuple(_declared("writer")),
                    help="the game whose generated levels to write")  # fmt: skip
     p.add_argument("--out", required=True, help="the file to write")
     seed_argument(p, "the generator's seed")
@@ -252,11 +253,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     for name in ("rows", "cols"):
         if getattr(args, name) is not None:
             settings[name] = getattr(args, name)
-    try:
-        write = load(_writers()[args.game])
-        print(write(args.out, np.random.default_rng(args.seed), args.count, settings))
-    except TypeError as error:  # a setting the generator does not take
-        raise ValueError(f"generate {args.game}: {error}") from None
+    write = load(_declared("writer")[args.game])
+    print(write(args.out, np.random.default_rng(args.seed), args.count, settings))
     return 0
 
 
@@ -732,15 +730,10 @@ def cmd_iterate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _solvers() -> dict[str, str]:
-    """Each game that declares a solver (its spec's ``solver``), by name."""
-    return {spec.name: spec.solver for spec in grid_envs.game_specs() if spec.solver}
-
-
 def _solve_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("levels", help="a level file: an XSB file (one level or a collection) for "
                    "sokoban, a map file or samples for knight")  # fmt: skip
-    p.add_argument("--game", choices=tuple(_solvers()), default="sokoban",
+    p.add_argument("--game", choices=tuple(_declared("solver")), default="sokoban",
                    help="the game whose levels the file holds (default: sokoban)")  # fmt: skip
     p.add_argument("--level", type=count(1), default=None, help="1-based level number")
     p.add_argument("--time-limit", type=seconds, default=10.0, help="seconds per level")
@@ -753,7 +746,7 @@ def _solve_arguments(p: argparse.ArgumentParser) -> None:
 def cmd_solve(args: argparse.Namespace) -> int:
     from grid_envs.core.spec import load
 
-    solve = load(_solvers()[args.game])
+    solve = load(_declared("solver")[args.game])
     rows = solve(args.levels, args.level, args.time_limit, args.mode)
     if args.json:
         for row in rows:

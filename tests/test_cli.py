@@ -221,6 +221,8 @@ def test_train_policy_choices_are_the_trainers_policies() -> None:
         (["generate", "knight", "--rows", "100000", "--cols", "100000", "--out", "{tmp}/k.txt"],
          "a generated maze has at most 4,000,000 cells"),
         (["generate", "sokoban", "--count", "0", "--out", "{tmp}/s.xsb"], "--count: must be"),
+        (["generate", "knight", "--set", "bogus=1", "--out", "{tmp}/k.txt"],
+         "the Knight generator takes no setting 'bogus'; its settings: cols, item_density"),
         (["generate", "sokoban", "--set", "min_pushes=500", "--out", "{tmp}/s.xsb"],
          "no level with 4 boxes and at least 500 pushes"),
         (["solve", "{tmp}/file.txt", "--time-limit", "nan"], "--time-limit: must be a finite"),

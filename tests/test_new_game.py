@@ -31,8 +31,8 @@ ID = "GridGames/Corridor-v0"
 
 @dataclass(frozen=True)
 class Rewards:
-    step_reward: float = -0.1
-    win_reward: float = 1.0
+    step_reward: float
+    win_reward: float
 
 
 class CorridorEnv(GridEnv):

@@ -189,12 +189,18 @@ def env_kwargs(env_id: str, kwargs: dict[str, Any]) -> dict[str, Any]:
     creator: Any = gym.spec(env_id).entry_point
     if isinstance(creator, str):
         creator = load_env_creator(creator)
-    known = init_names(creator)
+    return settings_of(env_id, creator, kwargs)
+
+
+def settings_of(what: str, cls: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs``, checked against the keyword names ``cls`` takes: an unknown one gets a
+    one-line ``ValueError`` naming ``what`` and listing the known ones."""
+    known = init_names(cls)
     unknown = sorted(set(kwargs) - known)
     if unknown:
         new = RENAMED.get(unknown[0])
         raise ValueError(
-            f"{env_id} takes no setting {unknown[0]!r}"
+            f"{what} takes no setting {unknown[0]!r}"
             + (f" (now {new!r})" if new in known else "")
             + f"; its settings: {', '.join(sorted(known - {'self'}))}"
         )

@@ -91,7 +91,7 @@ class LevelPool(Generic[T]):
         """The process-wide pool of this class for these generator settings, size and seed."""
         size = checks.integer("level_pool", size, 1, checks.MAX_POOL)
         seed = checks.integer("pool_seed", seed, 0)
-        key = (cls.__name__, type(generator).__name__, generator.settings, size, seed)
+        key = _identity(cls, generator, size, seed)
         if key not in LevelPool._shared:
             pool = cls(generator, size, seed)
             shipped = pool.shipped_file()
@@ -103,9 +103,7 @@ class LevelPool(Generic[T]):
     @property
     def key(self) -> str:
         """What decides the pool's levels, as the text its shipped file records."""
-        generator = self.generator
-        return repr((type(self).__name__, type(generator).__name__, generator.settings,
-                     self.size, self.seed))  # fmt: skip
+        return repr(_identity(type(self), self.generator, self.size, self.seed))
 
     def shipped_file(self) -> Any:
         """Where the package would ship this pool, filled (a ``Traversable``; None for a
@@ -221,6 +219,12 @@ class LevelPool(Generic[T]):
         """Set every array from what :meth:`_pack` kept."""
         for name, values in stored.items():
             getattr(self, name)[...] = values
+
+
+def _identity(cls: Any, generator: Any, size: int, seed: int) -> tuple[Any, ...]:
+    """What decides a pool's levels: its class, its generator's kind and settings, its
+    size and its seed (the key of the shared pools and of the shipped files)."""
+    return (cls.__name__, type(generator).__name__, generator.settings, size, seed)
 
 
 def _shared_pool(cls: Any, generator: Any, size: int, seed: int) -> Any:

@@ -188,6 +188,7 @@ def write_generated(
 
     if count not in (None, 1):
         raise ValueError(f"a Knight map file holds one level; --count must be 1, got {count}")
+    settings = checks.settings_of("the Knight generator", KnightGenerator, settings)
     level = KnightGenerator(**settings).generate(rng)
     save(path, level)
     return f"wrote {path}: {level.shape[0]}x{level.shape[1]}, cheapest route {level.cheapest}"

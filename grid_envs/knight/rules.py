@@ -40,10 +40,10 @@ class Rewards:
     ``step_reward`` always, ``item_reward`` for an item, ``win_reward`` at the exit,
     ``loss_reward`` when the exit can no longer be reached."""
 
-    step_reward: float = -0.01
-    item_reward: float = 0.1
-    win_reward: float = 1.0
-    loss_reward: float = -1.0
+    step_reward: float
+    item_reward: float
+    win_reward: float
+    loss_reward: float
 
 
 # Each rule takes plain numbers (one env) or arrays with one entry per env (a batch), and

@@ -44,7 +44,7 @@ class Rewards:
     """What a move pays beyond the points it scores (the env's reward settings,
     :class:`grid_envs.lines98.env.Lines98Env`): ``loss_reward`` when the board fills."""
 
-    loss_reward: float = 0.0
+    loss_reward: float
 
 
 # ------------------------------------------------------------------ compiled, one game

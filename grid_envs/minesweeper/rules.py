@@ -58,9 +58,9 @@ class Rewards:
     the safe cells as they open, ``win_reward`` when the last one opens, ``loss_reward``
     on a mine (the episode ends)."""
 
-    progress_reward: float = 1.0
-    win_reward: float = 1.0
-    loss_reward: float = -1.0
+    progress_reward: float
+    win_reward: float
+    loss_reward: float
 
 
 def reveal_reward(settings: Rewards, opened: Any, safe_cells: int, won: Any) -> Any:

@@ -187,10 +187,10 @@ class Rewards:
     board pays 1 in all), ``win_reward`` when the board is cleared, ``shuffle_reward`` for
     each reshuffle of a stuck board, ``loss_reward`` when a stuck board ends the episode."""
 
-    pair_reward: float | None = None
-    win_reward: float = 1.0
-    shuffle_reward: float = -0.1
-    loss_reward: float = -1.0
+    pair_reward: float | None
+    win_reward: float
+    shuffle_reward: float
+    loss_reward: float
 
 
 # ------------------------------------------------------------------ compiled, one game

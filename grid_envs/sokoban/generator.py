@@ -347,7 +347,8 @@ def write_generated(
     comment of its pushes (and its proved optimum where the generator proves one)."""
     from grid_envs.sokoban.levels import save_collection
 
-    generator = SokobanGenerator(**settings)
+    generator = SokobanGenerator(**checks.settings_of("the Sokoban generator", SokobanGenerator,
+                                                      settings))  # fmt: skip
     made = []
     for k in range(10 if count is None else count):
         g = generator.generate(rng)

@@ -45,13 +45,14 @@ LURD = "udlr"  # LURD letter of each direction (upper case when pushing)
 
 @dataclass(frozen=True)
 class Rewards:
-    """What a step pays (the env's reward settings, :class:`grid_envs.sokoban.env.SokobanEnv`)."""
+    """What a step pays (the env's reward settings, :class:`grid_envs.sokoban.env.SokobanEnv`;
+    ``loss_reward`` is paid when a deadlock ends the episode)."""
 
-    step_reward: float = -0.1
-    box_on_reward: float = 1.0
-    box_off_reward: float = -1.0
-    win_reward: float = 10.0
-    loss_reward: float = -12.0  # a deadlock that ends the episode
+    step_reward: float
+    box_on_reward: float
+    box_off_reward: float
+    win_reward: float
+    loss_reward: float
 
 
 def step_reward(settings: Rewards, goal_change: Any, solved: Any, deadlock_ends: Any) -> Any:
