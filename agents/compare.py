@@ -137,30 +137,7 @@ def run_compare(
         if scratch or not config.teacher:
             runs.append(("scratch", replace(config, teacher=None)))
         for how, run in runs:
-            taught_seconds = result.train_seconds.get(f"{env_id} taught")
-            if how == "scratch" and taught_seconds:  # the taught run's wall time, in steps
-                steps = run.timesteps * SCRATCH_STEPS
-                run = replace(run, timesteps=steps, time_limit=max(1.0, taught_seconds))
-            taught = f"{run.teacher}-taught " if run.teacher else ""
-            limit = f" or {run.time_limit:.0f} s" if run.time_limit else ""
-            log(f"{env_id}: training {taught}MaskablePPO for {run.timesteps} steps{limit}")
-            start = time.perf_counter()
-            trained = train(run, out / "runs" / f"{env_id.split('/')[1]}-{how}", progress)
-            result.train_seconds[f"{env_id} {how}"] = (
-                run_seconds(trained.settings_path)
-                if trained.already_done
-                else time.perf_counter() - start
-            )
-            result.curves.setdefault(env_id, {})[how] = trained.curve
-            path, at = best_model(trained.model_path, trained.curve)
-            agent = PolicyAgent.load(path, sample=sample)
-            best = f", best at {at / 1000:.0f}k" if at is not None else ""
-            drawn = ", sampled" if sample else ""
-            label = f"{taught}maskable-ppo ({trained.timesteps // 1000}k steps{best}{drawn})"
-            evaluation = evaluate(env_id, agent, count, seed + HELDOUT_SEED, kwargs)
-            result.rows.append((env_id, label, evaluation))
-            if how == "taught":
-                result.networks[env_id] = path
+            _trained_row(result, env_id, how, run, count, seed, sample, progress, log)
         if play.get("search"):
             row = search_row(env_id, play["search"], result.networks.get(env_id), kwargs,
                              seed, log, count)  # fmt: skip
@@ -168,6 +145,37 @@ def run_compare(
                 result.rows.append(row)
     write_outputs(result, episodes)
     return result
+
+
+def _trained_row(
+    result: Comparison, env_id: str, how: str, run: TrainConfig, episodes: int, seed: int,
+    sample: bool, progress: bool, log: Any,
+) -> None:  # fmt: skip
+    """Train ``run`` (``how``: taught or scratch; a scratch run gets the taught run's wall
+    time) and add its best model's row, evaluated on the held-out seeds, to ``result``."""
+    out = result.out
+    taught_seconds = result.train_seconds.get(f"{env_id} taught")
+    if how == "scratch" and taught_seconds:  # the taught run's wall time, in steps
+        run = replace(run, timesteps=run.timesteps * SCRATCH_STEPS,
+                      time_limit=max(1.0, taught_seconds))  # fmt: skip
+    taught = f"{run.teacher}-taught " if run.teacher else ""
+    limit = f" or {run.time_limit:.0f} s" if run.time_limit else ""
+    log(f"{env_id}: training {taught}MaskablePPO for {run.timesteps} steps{limit}")
+    start = time.perf_counter()
+    trained = train(run, out / "runs" / f"{env_id.split('/')[1]}-{how}", progress)
+    result.train_seconds[f"{env_id} {how}"] = (
+        run_seconds(trained.settings_path) if trained.already_done else time.perf_counter() - start
+    )
+    result.curves.setdefault(env_id, {})[how] = trained.curve
+    path, at = best_model(trained.model_path, trained.curve)
+    agent = PolicyAgent.load(path, sample=sample)
+    best = f", best at {at / 1000:.0f}k" if at is not None else ""
+    drawn = ", sampled" if sample else ""
+    label = f"{taught}maskable-ppo ({trained.timesteps // 1000}k steps{best}{drawn})"
+    evaluation = evaluate(env_id, agent, episodes, seed + HELDOUT_SEED, run.env_kwargs)
+    result.rows.append((env_id, label, evaluation))
+    if how == "taught":
+        result.networks[env_id] = path
 
 
 def search_row(

@@ -122,44 +122,41 @@ def evaluate(
     returns: list[float] = []
     lengths: list[int] = []
     wins = 0
-    steps = 0
     start = time.perf_counter()
     try:
         for i in range(episodes):
-            obs, info = e.reset(seed=seed + i)
-            if isinstance(player, Agent):
-                player.reset()
-            total, length, done = 0.0, 0, False
-            while not done:
-                action, _ = player.predict(obs, deterministic=deterministic)
-                obs, reward, terminated, truncated, info = e.step(int(np.asarray(action)))
-                total += float(reward)
-                length += 1
-                done = terminated or truncated
-            wins += bool(info.get("is_success", False))
+            total, length, won = _play(e, player, seed + i, deterministic)
+            wins += won
             returns.append(total)
             lengths.append(length)
-            steps += length
             bar.update(i + 1, wins)
     finally:
         if own_env:
             e.close()
     elapsed = time.perf_counter() - start
     return EvalResult(
-        env=env_id,
-        agent=agent_name,
-        episodes=episodes,
-        seed=seed,
-        wins=wins,
-        win_rate=wins / episodes,
-        win_rate_ci=wilson_interval(wins, episodes),
-        mean_return=float(np.mean(returns)),
-        std_return=float(np.std(returns)),
-        mean_length=float(np.mean(lengths)),
-        steps_per_second=steps / max(elapsed, 1e-9),
-        returns=returns,
-        lengths=lengths,
-    )
+        env=env_id, agent=agent_name, episodes=episodes, seed=seed, wins=wins,
+        win_rate=wins / episodes, win_rate_ci=wilson_interval(wins, episodes),
+        mean_return=float(np.mean(returns)), std_return=float(np.std(returns)),
+        mean_length=float(np.mean(lengths)), steps_per_second=sum(lengths) / max(elapsed, 1e-9),
+        returns=returns, lengths=lengths,
+    )  # fmt: skip
+
+
+def _play(env: gym.Env, player: Any, seed: int, deterministic: bool) -> tuple[float, int, bool]:
+    """One episode from ``env.reset(seed=seed)``: its return, its length and whether it
+    was won."""
+    obs, info = env.reset(seed=seed)
+    if isinstance(player, Agent):
+        player.reset()
+    total, length, done = 0.0, 0, False
+    while not done:
+        action, _ = player.predict(obs, deterministic=deterministic)
+        obs, reward, terminated, truncated, info = env.step(int(np.asarray(action)))
+        total += float(reward)
+        length += 1
+        done = terminated or truncated
+    return total, length, bool(info.get("is_success", False))
 
 
 def load_policy(path: str, env_id: str, sample: bool = False) -> tuple[Agent, dict[str, Any]]:

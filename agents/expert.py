@@ -325,6 +325,47 @@ def iterate(config: IterationConfig, out: str | Path, log: Any = None) -> Iterat
         return _iterate(config, Path(out), log)
 
 
+def _start_settings(config: IterationConfig) -> dict[str, Any]:
+    """The starting model's run settings, once it is known to be a PPO or MaskablePPO
+    model of ``config.env_id``; ``config.env_kwargs`` become the settings it was trained on."""
+    settings = settings_of(config.start)
+    algo = settings.get("algo", "")
+    if algo not in ("maskable-ppo", "ppo"):
+        raise ValueError(f"{config.start}: expert iteration improves PPO or MaskablePPO models, "
+                         f"not {algo or 'an unknown algorithm'}")  # fmt: skip
+    if settings.get("env_id") != config.env_id:
+        raise ValueError(f"{config.start} was trained on {settings.get('env_id')}, "
+                         f"not {config.env_id}")  # fmt: skip
+    config.env_kwargs = dict(settings.get("env_kwargs") or {})
+    return settings
+
+
+def _one_round(
+    model: Any, algo: str, config: IterationConfig, r: int, out: Path,
+    rng: np.random.Generator, symmetries: Any,
+) -> dict[str, Any]:  # fmt: skip
+    """Round ``r``: the search plays, the network learns from this round's positions and
+    the ``window`` rounds' before it; the round's line in ``rounds.json``."""
+    tick = time.perf_counter()
+    positions, stats = play_round(model, algo, config, r, out)
+    positions.save(out / "data" / f"round_{r}.npz")
+    played = time.perf_counter() - tick
+    data = positions
+    for back in range(max(0, r - config.window + 1), r):
+        data = Positions.load(out / "data" / f"round_{back}.npz").join(data)
+    loss = learn(model, data, config, rng, symmetries)
+    model.save(out / "rounds" / f"round_{r}.zip")
+    return {
+        "round": r, "positions": len(positions), "learned_on": len(data),
+        "search_win_rate": round(stats["wins"] / stats["episodes"], 4),
+        "search_return": round(float(np.mean(stats["returns"])), 3),
+        "search_length": round(float(np.mean(stats["lengths"])), 1),
+        "loss": round(loss, 4), "play_seconds": round(played, 1),
+        **{k: round(v, 4) for k, v in network_alone(model, algo, config).items()},
+        "seconds": round(time.perf_counter() - tick, 1),
+    }  # fmt: skip
+
+
 def _iterate(config: IterationConfig, out: Path, log: Any) -> IterationResult:
     from agents.policy import algo_class
     from agents.sb3 import SYMMETRIES, set_threads
@@ -333,15 +374,8 @@ def _iterate(config: IterationConfig, out: Path, log: Any) -> IterationResult:
     config.check()
     out = Path(out)
     check_run_folder(out)
-    start_settings = settings_of(config.start)
-    algo = start_settings.get("algo", "")
-    if algo not in ("maskable-ppo", "ppo"):
-        raise ValueError(f"{config.start}: expert iteration improves PPO or MaskablePPO models, "
-                         f"not {algo or 'an unknown algorithm'}")  # fmt: skip
-    if start_settings.get("env_id") != config.env_id:
-        raise ValueError(f"{config.start} was trained on {start_settings.get('env_id')}, "
-                         f"not {config.env_id}")  # fmt: skip
-    config.env_kwargs = dict(start_settings.get("env_kwargs") or {})
+    start_settings = _start_settings(config)
+    algo = start_settings["algo"]
     if out.exists():
         check_same_run(config, out, ITERATION_KEYS, kind="an expert-iteration run", write=False)
     history: list[dict[str, Any]] = []
@@ -368,28 +402,10 @@ def _iterate(config: IterationConfig, out: Path, log: Any) -> IterationResult:
         for r in range(done, config.rounds):
             if config.time_limit is not None and time.perf_counter() - began > config.time_limit:
                 break
-            tick = time.perf_counter()
-            positions, stats = play_round(model, algo, config, r, out)
-            positions.save(out / "data" / f"round_{r}.npz")
-            played = time.perf_counter() - tick
-            data = positions
-            for back in range(max(0, r - config.window + 1), r):
-                data = Positions.load(out / "data" / f"round_{back}.npz").join(data)
-            loss = learn(model, data, config, rng, symmetries)
-            model.save(out / "rounds" / f"round_{r}.zip")
-            line = {
-                "round": r, "positions": len(positions), "learned_on": len(data),
-                "search_win_rate": round(stats["wins"] / stats["episodes"], 4),
-                "search_return": round(float(np.mean(stats["returns"])), 3),
-                "search_length": round(float(np.mean(stats["lengths"])), 1),
-                "loss": round(loss, 4), "play_seconds": round(played, 1),
-                **{k: round(v, 4) for k, v in network_alone(model, algo, config).items()},
-                "seconds": round(time.perf_counter() - tick, 1),
-            }  # fmt: skip
-            history.append(line)
+            history.append(_one_round(model, algo, config, r, out, rng, symmetries))
             (out / "rounds.json").write_text(json.dumps(history, indent=2))
             if log is not None:
-                log(line)
+                log(history[-1])
     except KeyboardInterrupt:
         interrupted = True
     seconds = time.perf_counter() - began

@@ -185,25 +185,117 @@ def side_by_side(states: int) -> int:
     return max(1, min(SIDE_BY_SIDE, states // EPISODE_STATES))
 
 
+@dataclass
+class _Episode:
+    """One labelled episode in progress: its states, the teacher's labels, its rewards."""
+
+    obs: np.ndarray
+    teacher_moves: bool  # the teacher plays this episode (else the learner)
+    observations: list[np.ndarray] = field(default_factory=list)
+    masks: list[np.ndarray] = field(default_factory=list)
+    actions: list[int] = field(default_factory=list)
+    good: list[np.ndarray] = field(default_factory=list)
+    rewards: list[float] = field(default_factory=list)
+
+
+class _Labeller:
+    """:func:`label_states` on one process: ``n_envs`` episodes side by side, a new one
+    started where one ends until enough states are labelled."""
+
+    def __init__(
+        self, env_id: str, teacher: str, seed: int, env_kwargs: dict[str, Any] | None,
+        learner: Any, beta: float, n_envs: int, stride: int,
+    ) -> None:  # fmt: skip
+        self.envs = [gym.make(env_id, **(env_kwargs or {})) for _ in range(n_envs)]
+        self.games: list[Any] = [env.unwrapped for env in self.envs]
+        self.teachers = [make_agent(teacher, env, seed=seed + i) for i, env in enumerate(self.envs)]
+        self.learner, self.beta, self.seed, self.stride = learner, beta, seed, stride
+        self.rng = np.random.default_rng(seed)
+        self.started = 0
+        self.agreed = 0
+        self.done: list[_Episode] = []
+        self.stats = LabelStats()
+
+    def start(self, i: int) -> _Episode:
+        obs, _ = self.envs[i].reset(seed=self.seed + self.started * self.stride)
+        self.started += 1
+        self.teachers[i].reset()
+        return _Episode(obs, bool(self.rng.random() < self.beta))
+
+    def moves(self, live: list[_Episode], active: list[int]) -> tuple[np.ndarray, ...]:
+        """The states of the ``active`` episodes: observations, masks, the teacher's
+        actions, its equals, and the actions played."""
+        from agents.batched import policy_actions
+        from agents.policy import algo_of
+
+        masks = np.stack([self.games[i].action_masks() for i in active])
+        observations = np.stack([live[i].obs for i in active])
+        said = [self.teachers[i].label(self.games[i], live[i].obs) for i in active]
+        labels = np.asarray([action for action, _ in said], dtype=np.int64)
+        good = np.stack([g for _, g in said]) & masks  # the teacher's equals, legal ones
+        good[np.arange(len(active)), labels] = True  # and its own action, whatever it is
+        played = labels.copy()
+        if self.learner is not None:
+            mine = policy_actions(self.learner, algo_of(self.learner), observations, masks)
+            self.agreed += int(np.sum(good[np.arange(len(active)), mine]))
+            learner_moves = np.asarray([not live[i].teacher_moves for i in active], dtype=bool)
+            played[learner_moves] = np.asarray(mine)[learner_moves]
+        return observations, masks, labels, good, played
+
+    def run(self, states: int) -> list[_Episode]:
+        """Whole episodes holding at least ``states`` states between them."""
+        n = len(self.envs)
+        live = [self.start(i) for i in range(n)]
+        active = list(range(n))
+        labelled = 0
+        while active:
+            observations, masks, labels, good, played = self.moves(live, active)
+            still = []
+            for j, i in enumerate(active):
+                ep = live[i]
+                ep.observations.append(observations[j])
+                ep.masks.append(masks[j])
+                ep.actions.append(int(labels[j]))
+                ep.good.append(good[j])
+                ep.obs, reward, terminated, truncated, info = self.envs[i].step(int(played[j]))
+                ep.rewards.append(float(reward))
+                if not (terminated or truncated):
+                    still.append(i)
+                    continue
+                self.finish(ep, bool(info.get("is_success", False)))
+                labelled += len(ep.actions)
+                if labelled + sum(len(live[k].actions) for k in still) < states:
+                    live[i] = self.start(i)
+                    still.append(i)
+            active = still
+        for env in self.envs:
+            env.close()
+        return self.done
+
+    def finish(self, ep: _Episode, won: bool) -> None:
+        self.done.append(ep)
+        self.stats.episodes += 1
+        self.stats.wins += won
+        self.stats.returns.append(sum(ep.rewards))
+
+
 def label_states(
-    env_id: str, teacher: str, states: int, seed: int = 0, env_kwargs: dict[str, Any] | None = None,
-    learner: Any = None, beta: float = 1.0, n_envs: int = 16, gamma: float = 0.99,
-    workers: int = 1, stride: int = 1,
+    env_id: str, teacher: str, states: int, *, seed: int = 0,
+    env_kwargs: dict[str, Any] | None = None, learner: Any = None, beta: float = 1.0,
+    n_envs: int = 16, gamma: float = 0.99, workers: int = 1, stride: int = 1,
 ) -> tuple[Labels, LabelStats]:  # fmt: skip
     """At least ``states`` labelled states from whole episodes on ``n_envs`` single envs.
 
     The k-th episode started is seeded ``seed + k * stride``. In each state the teacher
     names its action; the action played is the teacher's with probability ``beta``, else
-    the ``learner``'s (an SB3 model; its greedy legal action), decided per episode.
+    the ``learner``'s (an SB3 model; its greedy legal action), decided per episode. The
+    critic's targets are the returns that followed, discounted by ``gamma``.
 
     With ``workers`` above 1, that many processes label a share each, worker ``w`` the
     episodes seeded ``seed + w + k * workers`` (:func:`_label_in_parallel`): a teacher that
     searches (Sokoban's fewest-moves table) labels ``workers`` times as fast on as many
     free cores. The labels are the same for the same ``workers``, whatever the machine.
     """
-    from agents.batched import policy_actions
-    from agents.policy import algo_of
-
     if states < 1:
         raise ValueError(f"states must be at least 1, got {states}")
     if not 0.0 <= beta <= 1.0:
@@ -216,75 +308,20 @@ def label_states(
         return _label_in_parallel(
             env_id, teacher, states, seed, env_kwargs, learner, beta, n_envs, gamma, workers
         )
-    envs = [gym.make(env_id, **(env_kwargs or {})) for _ in range(n_envs)]
-    games: list[Any] = [env.unwrapped for env in envs]
-    teachers = [make_agent(teacher, env, seed=seed + i) for i, env in enumerate(envs)]
-    rng = np.random.default_rng(seed)
-    obs_out: list[np.ndarray] = []
-    mask_out: list[np.ndarray] = []
-    good_out: list[np.ndarray] = []
-    act_out: list[int] = []
-    ret_out: list[float] = []
-    stats = LabelStats()
-    agree = 0
-    started = 0
-
-    def start(i: int) -> dict[str, Any]:
-        nonlocal started
-        obs, _ = envs[i].reset(seed=seed + started * stride)
-        started += 1
-        teachers[i].reset()
-        return {"obs": obs, "teacher_moves": rng.random() < beta, "obs_list": [], "masks": [],
-                "actions": [], "good": [], "rewards": []}  # fmt: skip
-
-    live = [start(i) for i in range(n_envs)]
-    active = list(range(n_envs))
-    while active:
-        masks = np.stack([games[i].action_masks() for i in active])
-        observations = np.stack([live[i]["obs"] for i in active])
-        said = [teachers[i].label(games[i], live[i]["obs"]) for i in active]
-        labels = [action for action, _ in said]
-        good = np.stack([g for _, g in said]) & masks  # the teacher's equals, legal ones
-        good[np.arange(len(active)), labels] = True  # and its own action, whatever it is
-        moves = list(labels)
-        if learner is not None:
-            mine = policy_actions(learner, algo_of(learner), observations, masks)
-            agree += int(np.sum(good[np.arange(len(active)), mine]))
-            moves = [lab if live[i]["teacher_moves"] else int(m)
-                     for i, lab, m in zip(active, labels, mine, strict=True)]  # fmt: skip
-        still = []
-        for j, i in enumerate(active):
-            ep = live[i]
-            ep["obs_list"].append(observations[j])
-            ep["masks"].append(masks[j])
-            ep["actions"].append(labels[j])
-            ep["good"].append(good[j])
-            ep["obs"], reward, terminated, truncated, info = envs[i].step(moves[j])
-            ep["rewards"].append(float(reward))
-            if not (terminated or truncated):
-                still.append(i)
-                continue
-            stats.episodes += 1
-            stats.wins += bool(info.get("is_success", False))
-            stats.returns.append(sum(ep["rewards"]))
-            obs_out += ep["obs_list"]
-            mask_out += ep["masks"]
-            act_out += ep["actions"]
-            good_out += ep["good"]
-            ret_out += discounted_returns(ep["rewards"], gamma)
-            if len(act_out) + sum(len(live[k]["actions"]) for k in still) < states:
-                live[i] = start(i)
-                still.append(i)
-        active = still
-    for env in envs:
-        env.close()
-    stats.agreement = agree / max(1, len(act_out)) if learner is not None else 1.0
-    labels_out = Labels(
-        np.stack(obs_out), np.stack(mask_out).astype(bool),
-        np.asarray(act_out, dtype=np.int64), np.asarray(ret_out, dtype=np.float32),
-        np.stack(good_out),
+    labeller = _Labeller(env_id, teacher, seed, env_kwargs, learner, beta, n_envs, stride)
+    episodes = labeller.run(states)
+    stats = labeller.stats
+    labelled = sum(len(e.actions) for e in episodes)
+    stats.agreement = 1.0 if learner is None else labeller.agreed / max(1, labelled)
+    labels = Labels(
+        np.stack([o for e in episodes for o in e.observations]),
+        np.stack([m for e in episodes for m in e.masks]).astype(bool),
+        np.asarray([a for e in episodes for a in e.actions], dtype=np.int64),
+        np.asarray([r for e in episodes for r in discounted_returns(e.rewards, gamma)],
+                   dtype=np.float32),
+        np.stack([g for e in episodes for g in e.good]),
     )  # fmt: skip
-    return labels_out, stats
+    return labels, stats
 
 
 def _label_in_parallel(
@@ -337,8 +374,9 @@ def _label_part(job: tuple[Any, ...]) -> tuple[Labels, LabelStats]:
 
         learner = algo_class(saved[1]).load(saved[0], device="cpu")
     return label_states(
-        env_id, teacher, states, seed, env_kwargs, learner, beta, n_envs, gamma, stride=stride
-    )
+        env_id, teacher, states, seed=seed, env_kwargs=env_kwargs, learner=learner, beta=beta,
+        n_envs=n_envs, gamma=gamma, stride=stride,
+    )  # fmt: skip
 
 
 def _masked_log_probs(logits: Any, masks: Any) -> Any:
@@ -468,8 +506,8 @@ def teach(
         check_teaching(env_id, warm, warm_states, 1)
         start = time.perf_counter()
         new, stats = label_states(
-            env_id, warm, warm_states, seed + TEACHER_SEED + MAX_ROUNDS * ROUND_SEEDS,
-            env_kwargs, gamma=gamma, workers=workers, n_envs=side_by_side(warm_states),
+            env_id, warm, warm_states, seed=seed + TEACHER_SEED + MAX_ROUNDS * ROUND_SEEDS,
+            env_kwargs=env_kwargs, gamma=gamma, workers=workers, n_envs=side_by_side(warm_states),
         )  # fmt: skip
         acc = clone(model, new, epochs, batch_size, seed + MAX_ROUNDS, lr=lr, symmetries=symmetries)
         history.append(_round("warm", warm, new, len(new), stats, acc, start))
@@ -479,9 +517,9 @@ def teach(
         start = time.perf_counter()
         learner = None if r == 0 and warm is None else model
         new, stats = label_states(
-            env_id, teacher, per_round, seed + TEACHER_SEED + r * ROUND_SEEDS, env_kwargs,
-            learner=learner, beta=1.0 if learner is None else 0.0, gamma=gamma,
-            workers=workers, n_envs=side_by_side(per_round),
+            env_id, teacher, per_round, seed=seed + TEACHER_SEED + r * ROUND_SEEDS,
+            env_kwargs=env_kwargs, learner=learner, beta=1.0 if learner is None else 0.0,
+            gamma=gamma, workers=workers, n_envs=side_by_side(per_round),
         )  # fmt: skip
         labels = new if labels is None else labels.extend(new)
         acc = clone(model, labels, epochs, batch_size, seed + r, lr=lr, symmetries=symmetries)

@@ -71,10 +71,7 @@ def play(job: tuple[Any, ...]) -> dict[str, Any]:
     return {"rows": rows}
 
 
-def main() -> None:
-    from agents.evaluation import model_board, wilson_interval
-    from agents.runs import settings_of
-
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("env")
     parser.add_argument("--model", default="pretrained")
@@ -89,7 +86,41 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--record", default=None, help="a JSON file to write")
-    args = parser.parse_args()
+    return parser
+
+
+def _players(args: argparse.Namespace) -> list[str]:
+    """The agents the command line asks for, in the order they play."""
+    flags = [(args.network, "network"), (args.sample, "sampled"),
+             (not args.no_search, "search"), (args.uniform, "search-uniform")]  # fmt: skip
+    return [*args.reference, *(name for wanted, name in flags if wanted)]
+
+
+def _summary(rows: list[dict[str, Any]], wall: float) -> dict[str, Any]:
+    """One agent's figures over its episodes' ``rows``."""
+    from agents.evaluation import wilson_interval
+
+    wins = sum(r["win"] for r in rows)
+    returns = np.array([r["return"] for r in rows])
+    moves = sum(r["length"] for r in rows)
+    seconds = sum(r["seconds"] for r in rows)
+    half = 1.96 * returns.std() / np.sqrt(len(rows))
+    return {
+        "win_rate": wins / len(rows), "win_rate_ci": list(wilson_interval(wins, len(rows))),
+        "mean_return": float(returns.mean()),
+        "return_ci": [float(returns.mean() - half), float(returns.mean() + half)],
+        "mean_length": moves / len(rows), "seconds_per_episode": seconds / len(rows),
+        "seconds_per_move": seconds / max(1, moves), "wall_seconds": wall,
+        "episodes": [[r["seed"], r["win"], round(r["return"], 3), r["length"]] for r in rows],
+    }  # fmt: skip
+
+
+def main() -> None:
+    from agents.evaluation import model_board
+    from agents.runs import settings_of
+    from agents.search import search_defaults
+
+    args = _parser().parse_args()
     env_id = args.env if "/" in args.env else f"GridGames/{args.env}"
     model = args.model
     if model == "pretrained":
@@ -102,17 +133,6 @@ def main() -> None:
     for item in args.set:
         key, _, value = item.partition("=")
         kwargs[key] = json.loads(value)
-    agents = [*args.reference]
-    if args.network:
-        agents.append("network")
-    if args.sample:
-        agents.append("sampled")
-    if not args.no_search:
-        agents.append("search")
-    if args.uniform:
-        agents.append("search-uniform")
-    from agents.search import search_defaults
-
     given = {"simulations": args.simulations, "variant": args.variant}
     search = {**search_defaults(env_id), **{k: v for k, v in given.items() if v is not None}}
     seeds = list(range(HELDOUT, HELDOUT + args.episodes))
@@ -122,7 +142,7 @@ def main() -> None:
         "machine": f"{platform.machine()}, {platform.system()}, Python {platform.python_version()}",
         "date": date.today().isoformat(), "commit": _commit(), "agents": {},
     }  # fmt: skip
-    for agent in agents:
+    for agent in _players(args):
         shares = [seeds[j :: args.jobs] for j in range(args.jobs)]
         jobs = [(env_id, model, agent, share, kwargs, search) for share in shares if share]
         start = time.perf_counter()
@@ -131,27 +151,13 @@ def main() -> None:
                 parts = pool.map(play, jobs)
         else:
             parts = [play(jobs[0])]
-        wall = time.perf_counter() - start
         rows = sorted((r for part in parts for r in part["rows"]), key=lambda r: r["seed"])
-        wins = sum(r["win"] for r in rows)
-        returns = np.array([r["return"] for r in rows])
-        moves = sum(r["length"] for r in rows)
-        seconds = sum(r["seconds"] for r in rows)
-        lo, hi = wilson_interval(wins, len(rows))
-        half = 1.96 * returns.std() / np.sqrt(len(rows))
-        summary = {
-            "win_rate": wins / len(rows), "win_rate_ci": [lo, hi],
-            "mean_return": float(returns.mean()),
-            "return_ci": [float(returns.mean() - half), float(returns.mean() + half)],
-            "mean_length": moves / len(rows), "seconds_per_episode": seconds / len(rows),
-            "seconds_per_move": seconds / max(1, moves), "wall_seconds": wall,
-            "episodes": [[r["seed"], r["win"], round(r["return"], 3), r["length"]] for r in rows],
-        }  # fmt: skip
-        record["agents"][agent] = summary
+        summary = record["agents"][agent] = _summary(rows, time.perf_counter() - start)
+        (lo, hi), (rlo, rhi) = summary["win_rate_ci"], summary["return_ci"]
         print(
             f"{env_id} {agent}: win rate {summary['win_rate']:.1%} [{lo:.1%}-{hi:.1%}], "
-            f"return {returns.mean():.2f} [{summary['return_ci'][0]:.2f}-"
-            f"{summary['return_ci'][1]:.2f}], {summary['mean_length']:.1f} moves, "
+            f"return {summary['mean_return']:.2f} [{rlo:.2f}-{rhi:.2f}], "
+            f"{summary['mean_length']:.1f} moves, "
             f"{summary['seconds_per_episode']:.2f} s an episode, "
             f"{1000 * summary['seconds_per_move']:.1f} ms a move",
             flush=True,

@@ -284,7 +284,7 @@ def scaling(args: argparse.Namespace, threads: int) -> dict[str, Any]:
     return report
 
 
-def main() -> None:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--envs", nargs="+", default=None,
                         help="default: Sokoban-v0 and Minesweeper-v0; with --scaling, every "
@@ -324,6 +324,31 @@ def main() -> None:
         action="store_true",
         help="with --scaling: Minesweeper-v0 alone, 64 and 256 envs (a smoke run)",
     )
+    return parser
+
+
+def _row(
+    env_id: str, name: str, game: TrainConfig, args: argparse.Namespace, threads: int
+) -> dict[str, Any]:
+    """The figures of one training path on ``env_id``: its steps/s, or with ``--budget``
+    what it learns in that many minutes."""
+    config = replace(
+        game, **PATHS[name], env_kwargs=parse_settings(args.set), seed=args.seed, threads=threads
+    )
+    plain = name == "dummy"
+    if args.budget is None:
+        model = build(config, plain)
+        figures = speed(model, config, args.iterations)
+        model.env.close()
+    else:
+        figures = budget(config, plain, args.budget, args.episodes)
+    return {"env": env_id, "path": name, "n_envs": config.n_envs, "n_steps": config.n_steps,
+            "batch_size": config.batch_size, "n_epochs": config.n_epochs,
+            "policy": config.policy, "bf16": uses_bf16(config), **figures}  # fmt: skip
+
+
+def main() -> None:
+    parser = _parser()
     args = parser.parse_args()
     threads = set_threads(None)
     if args.scaling:
@@ -338,23 +363,8 @@ def main() -> None:
         if levels:
             print(f"{env_id}: a pool of {levels:,} levels generated in {filled:.1f} s", flush=True)
         for name in args.paths:
-            config = replace(
-                game, **PATHS[name], env_kwargs=parse_settings(args.set), seed=args.seed,
-                threads=threads,
-            )  # fmt: skip
-            plain = name == "dummy"
-            if args.budget is None:
-                model = build(config, plain)
-                figures = speed(model, config, args.iterations)
-                model.env.close()
-            else:
-                figures = budget(config, plain, args.budget, args.episodes)
-            row = {"env": env_id, "path": name, "n_envs": config.n_envs,
-                   "n_steps": config.n_steps, "batch_size": config.batch_size,
-                   "n_epochs": config.n_epochs, "policy": config.policy,
-                   "bf16": uses_bf16(config), **figures}  # fmt: skip
-            rows.append(row)
-            print(json.dumps(row), flush=True)
+            rows.append(_row(env_id, name, game, args, threads))
+            print(json.dumps(rows[-1]), flush=True)
     report = {**machine(threads), "env_kwargs": parse_settings(args.set), "rows": rows}
     print(table(report))
     if args.json:

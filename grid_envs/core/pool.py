@@ -100,6 +100,19 @@ class LevelPool(Generic[T]):
             LevelPool._shared[key] = pool
         return LevelPool._shared[key]
 
+    @classmethod
+    def for_env(cls, generator: Any, level_pool: Any, seed: int) -> Any:
+        """An env's pool: the shared pool of ``generator``'s levels that ``level_pool``
+        asks for (a size, ``"auto"`` or None), or None where the env plays no pool."""
+        seed = checks.integer("pool_seed", seed, 0)
+        shape = generator.shape if generator is not None else (0, 0)
+        size = pool_size(level_pool, shape, generates=generator is not None)
+        if size is None:
+            return None
+        if generator is None:
+            raise ValueError("level_pool pools generated levels: it cannot go with levels=")
+        return cls.shared(generator, size, seed)
+
     @property
     def key(self) -> str:
         """What decides the pool's levels, as the text its shipped file records."""

@@ -11,7 +11,7 @@ import numpy as np
 from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
 from grid_envs.core.grid import DIRECTIONS
-from grid_envs.core.pool import AUTO, pool_size
+from grid_envs.core.pool import AUTO
 from grid_envs.knight import levels as level_files
 from grid_envs.knight import render
 from grid_envs.knight.generator import KnightGenerator
@@ -176,46 +176,20 @@ class KnightEnv(GridEnv):
         time_limit: int | None = None,
     ) -> None:
         energy_slack = checks.real("energy_slack", energy_slack, 1.0, 1000.0)
-        rewards = checks.reals(
-            step_reward=step_reward,
-            item_reward=item_reward,
-            win_reward=win_reward,
-            loss_reward=loss_reward,
-        )
+        rewards = checks.reals(step_reward=step_reward, item_reward=item_reward,
+                               win_reward=win_reward, loss_reward=loss_reward)  # fmt: skip
         if obs_shape is not None:
             obs_shape = checks.shape("obs_shape", obs_shape)
         checks.side("rows", rows)  # the env's bound; the generator alone allows more
         checks.side("cols", cols)
-        checks.one_of_sources(levels=levels, generator=generator)
-        if generator is not None:
-            checks.instance("generator", generator, KnightGenerator)
-            checks.shape("the generator's shape", generator.shape)
-        pool_seed = checks.integer("pool_seed", pool_seed, 0)
-        self.levels = load_knight_levels(levels) if levels is not None else None
-        self.generator = generator
-        if self.levels is None and generator is None:
-            self.generator = KnightGenerator(
-                rows, cols, loops, monster_density, item_density, monster_cost
-            )
-        self.pool: KnightLevelPool | None = None
-        shape = self.generator.shape if self.generator is not None else (0, 0)
-        size = pool_size(level_pool, shape, generates=self.generator is not None)
-        if size is not None:
-            if self.generator is None:
-                raise ValueError("level_pool pools generated levels: it cannot go with levels=")
-            self.pool = KnightLevelPool.shared(self.generator, size, pool_seed)
-        if obs_shape is None:
-            if self.levels is not None:
-                obs_shape = (
-                    max(lv.shape[0] for lv in self.levels),
-                    max(lv.shape[1] for lv in self.levels),
-                )
-            else:
-                assert self.generator is not None
-                obs_shape = self.generator.shape
+        settings = (rows, cols, loops, monster_density, item_density, monster_cost)
+        self._set_levels(levels, generator, settings)
+        self.pool: KnightLevelPool | None = KnightLevelPool.for_env(
+            self.generator, level_pool, pool_seed
+        )
         super().__init__(
             n_actions=4,
-            obs_shape=obs_shape,
+            obs_shape=obs_shape or self._default_shape(),
             n_planes=N_PLANES,
             render_mode=render_mode,
             observation_mode=observation_mode,
@@ -232,6 +206,29 @@ class KnightEnv(GridEnv):
         self._exit_dist = np.zeros(0, dtype=np.int64)  # the level's Dijkstra map, shared
         # the planes of this episode, kept up to date as the knight moves (None: build them)
         self._plane_cache: np.ndarray | None = None
+
+    def _set_levels(
+        self, levels: Any, generator: KnightGenerator | None,
+        settings: tuple[int, int, float, float, float, int],
+    ) -> None:  # fmt: skip
+        """Where the episodes' mazes come from: ``levels``, else ``generator``, else a
+        generator of ``settings`` (rows, cols, loops, monster and item densities, monster
+        cost)."""
+        checks.one_of_sources(levels=levels, generator=generator)
+        if generator is not None:
+            checks.instance("generator", generator, KnightGenerator)
+            checks.shape("the generator's shape", generator.shape)
+        self.levels = load_knight_levels(levels) if levels is not None else None
+        self.generator = generator
+        if self.levels is None and generator is None:
+            self.generator = KnightGenerator(*settings)
+
+    def _default_shape(self) -> tuple[int, int]:
+        """The largest of the levels given, or the generator's shape."""
+        if self.levels is not None:
+            return (max(lv.shape[0] for lv in self.levels), max(lv.shape[1] for lv in self.levels))
+        assert self.generator is not None
+        return self.generator.shape
 
     # ------------------------------------------------------------- episode
     def _new_episode(self, options: dict[str, Any]) -> None:

@@ -66,89 +66,112 @@ def save(path: str | Path, level: KnightLevel) -> None:
     Path(path).write_text(dumps(level), encoding="utf-8")
 
 
-def loads(text: str, source: str = "<string>") -> KnightLevel:
-    text = text.removeprefix("\ufeff")
-    lines = [(i + 1, ln.split("#", 1)[0].strip()) for i, ln in enumerate(text.splitlines())]
-    lines = [(n, ln) for n, ln in lines if ln]
-    pos = 0
+class _Reader:
+    """The lines of a knight map (comments and blank lines gone, each with its number), read
+    in order; every error names the source and the line."""
 
-    def fail(line: int, message: str) -> ValueError:
-        return ValueError(f"{source}, line {line}: {message}")
+    def __init__(self, text: str, source: str) -> None:
+        lines = [(i + 1, ln.split("#", 1)[0].strip()) for i, ln in enumerate(text.splitlines())]
+        self.lines = [(n, ln) for n, ln in lines if ln]
+        self.source = source
+        if not self.lines or self.lines[0][1] != MAGIC:
+            raise ValueError(f"{source}: not a knight map (the first line must be '{MAGIC}')")
+        self.pos = 1
+        self.rows = self.cols = 0
 
-    def take(key: str, count: int) -> tuple[int, list[int]]:
-        nonlocal pos
-        if pos >= len(lines):
-            raise ValueError(f"{source}: the file ends before '{key}'")
-        n, ln = lines[pos]
+    def fail(self, line: int, message: str) -> ValueError:
+        return ValueError(f"{self.source}, line {line}: {message}")
+
+    def take(self, key: str, count: int) -> tuple[int, list[int]]:
+        """The line ``key n1 .. n{count}``: its number and its whole numbers."""
+        if self.pos >= len(self.lines):
+            raise ValueError(f"{self.source}: the file ends before '{key}'")
+        n, ln = self.lines[self.pos]
         parts = ln.split()
         if parts[0] != key:
-            raise fail(n, f"expected '{key}', found {parts[0]!r}")
+            raise self.fail(n, f"expected '{key}', found {parts[0]!r}")
         if len(parts) != count + 1 or not all(_WHOLE.fullmatch(p) for p in parts[1:]):
-            raise fail(n, f"'{key}' takes {count} whole number(s), got {ln!r}")
-        pos += 1
+            raise self.fail(n, f"'{key}' takes {count} whole number(s), got {ln!r}")
+        self.pos += 1
         return n, [int(p) for p in parts[1:]]
 
-    if not lines or lines[0][1] != MAGIC:
-        raise ValueError(f"{source}: not a knight map (the first line must be '{MAGIC}')")
-    pos = 1
-    n_size, (rows, cols) = take("size", 2)
-    if not (1 <= rows <= checks.MAX_SIDE and 1 <= cols <= checks.MAX_SIDE):
-        raise fail(
-            n_size, f"the size must be from 1x1 to {checks.MAX_SIDE}x{checks.MAX_SIDE}, "
-            f"got {rows}x{cols}",
-        )  # fmt: skip
+    def size(self) -> None:
+        n, (rows, cols) = self.take("size", 2)
+        if not (1 <= rows <= checks.MAX_SIDE and 1 <= cols <= checks.MAX_SIDE):
+            raise self.fail(
+                n, f"the size must be from 1x1 to {checks.MAX_SIDE}x{checks.MAX_SIDE}, "
+                f"got {rows}x{cols}",
+            )  # fmt: skip
+        self.rows, self.cols = rows, cols
 
-    def cell(key: str) -> tuple[int, tuple[int, int]]:
-        n, (r, c) = take(key, 2)
-        if not (0 <= r < rows and 0 <= c < cols):
-            raise fail(n, f"{key} ({r}, {c}) is outside the {rows}x{cols} maze")
+    def cell(self, key: str) -> tuple[int, tuple[int, int]]:
+        n, (r, c) = self.take(key, 2)
+        if not (0 <= r < self.rows and 0 <= c < self.cols):
+            raise self.fail(n, f"{key} ({r}, {c}) is outside the {self.rows}x{self.cols} maze")
         return n, (r, c)
 
-    _, start = cell("start")
-    n_exit, exit_ = cell("exit")
+    def expect(self, key: str) -> None:
+        """The line ``key`` alone, which opens a section."""
+        if self.pos >= len(self.lines) or self.lines[self.pos][1] != key:
+            raise self.fail(self.lines[min(self.pos, len(self.lines) - 1)][0], f"expected '{key}'")
+        self.pos += 1
+
+    def grid(self) -> np.ndarray:
+        """The maze's rows of wall codes, checked to be a valid maze."""
+        rows, cols = self.rows, self.cols
+        cells = np.zeros((rows, cols), dtype=np.uint8)
+        for r in range(rows):
+            if self.pos >= len(self.lines):
+                raise ValueError(f"{self.source}: the grid ends after {r} of {rows} rows")
+            n, ln = self.lines[self.pos]
+            parts = ln.split()
+            if len(parts) != cols or not all(p.isdigit() and int(p) <= 15 for p in parts):
+                raise self.fail(n, f"a grid row needs {cols} numbers from 0 to 15, got {ln!r}")
+            cells[r] = [int(p) for p in parts]
+            self.pos += 1
+        problems = maze.check(cells)
+        if problems:
+            line = self.lines[self.pos - rows][0]
+            raise self.fail(line, f"the grid is not a valid maze: {problems[0]}")
+        return cells
+
+    def marks(self, key: str) -> np.ndarray:
+        """The section ``key`` (monsters or items): one cell a line, as a mask."""
+        self.expect(key)
+        mask = np.zeros((self.rows, self.cols), dtype=bool)
+        while self.pos < len(self.lines) and self.lines[self.pos][1] not in ("items", "end"):
+            _, (r, c) = cell_line(self.lines[self.pos], self.rows, self.cols, self.source)
+            mask[r, c] = True
+            self.pos += 1
+        return mask
+
+
+def loads(text: str, source: str = "<string>") -> KnightLevel:
+    """The level a knight map's ``text`` holds; a ``ValueError`` naming ``source`` and the
+    line of the first thing wrong, the stated cheapest route checked against Dijkstra's."""
+    read = _Reader(text.removeprefix("\ufeff"), source)
+    read.size()
+    _, start = read.cell("start")
+    n_exit, exit_ = read.cell("exit")
     if exit_ == start:
-        raise fail(n_exit, f"the exit {exit_} is the start: there is no way to go")
-    n_cost, (monster_cost,) = take("monster_cost", 1)
+        raise read.fail(n_exit, f"the exit {exit_} is the start: there is no way to go")
+    n_cost, (monster_cost,) = read.take("monster_cost", 1)
     if not 1 <= monster_cost <= MAX_MONSTER_COST:
-        raise fail(
+        raise read.fail(
             n_cost, f"monster_cost must be between 1 and {MAX_MONSTER_COST}, got {monster_cost}"
         )
-    n_cheap, (cheapest,) = take("cheapest", 1)
-    if pos >= len(lines) or lines[pos][1] != "grid":
-        raise fail(lines[min(pos, len(lines) - 1)][0], "expected 'grid'")
-    pos += 1
-    cells = np.zeros((rows, cols), dtype=np.uint8)
-    for r in range(rows):
-        if pos >= len(lines):
-            raise ValueError(f"{source}: the grid ends after {r} of {rows} rows")
-        n, ln = lines[pos]
-        parts = ln.split()
-        if len(parts) != cols or not all(p.isdigit() and int(p) <= 15 for p in parts):
-            raise fail(n, f"a grid row needs {cols} numbers from 0 to 15, got {ln!r}")
-        cells[r] = [int(p) for p in parts]
-        pos += 1
-    problems = maze.check(cells)
-    if problems:
-        raise fail(lines[pos - rows][0], f"the grid is not a valid maze: {problems[0]}")
-    marks = {}
-    for key in ("monsters", "items"):
-        if pos >= len(lines) or lines[pos][1] != key:
-            raise fail(lines[min(pos, len(lines) - 1)][0], f"expected '{key}'")
-        pos += 1
-        mask = np.zeros((rows, cols), dtype=bool)
-        while pos < len(lines) and lines[pos][1] not in ("items", "end"):
-            n, (r, c) = cell_line(lines[pos], rows, cols, source)
-            mask[r, c] = True
-            pos += 1
-        marks[key] = mask
-    if pos >= len(lines) or lines[pos][1] != "end":
+    n_cheap, (cheapest,) = read.take("cheapest", 1)
+    read.expect("grid")
+    cells = read.grid()
+    monsters, items = read.marks("monsters"), read.marks("items")
+    if read.pos >= len(read.lines) or read.lines[read.pos][1] != "end":
         raise ValueError(f"{source}: the file must finish with 'end'")
-    level = KnightLevel(cells, start, exit_, marks["monsters"], marks["items"], monster_cost, 0)
+    level = KnightLevel(cells, start, exit_, monsters, items, monster_cost, 0)
     actual = int(distances(cells, level.costs(), exit_)[start])
     if actual < 0:
-        raise fail(n_cheap, "the exit cannot be reached from the start")
+        raise read.fail(n_cheap, "the exit cannot be reached from the start")
     if actual != cheapest:
-        raise fail(n_cheap, f"cheapest says {cheapest} but the cheapest route costs {actual}")
+        raise read.fail(n_cheap, f"cheapest says {cheapest} but the cheapest route costs {actual}")
     return KnightLevel(cells, start, exit_, level.monsters, level.items, monster_cost, cheapest)
 
 

@@ -122,27 +122,7 @@ class PikachuEnv(GridEnv):
     ) -> None:
         checks.choice("on_stuck", on_stuck, ON_STUCK)
         checks.choice("gravity", gravity, GRAVITY)
-        self.fixed_board = None
-        if levels is not None:
-            try:
-                fixed = np.asarray(levels)
-            except ValueError:
-                fixed = np.zeros(0)
-            if fixed.ndim != 2 or not np.issubdtype(fixed.dtype, np.integer) or (fixed < 0).any():
-                raise ValueError(
-                    "levels must be one board, a 2-D array of kinds (0 empty, 1.. tiles)"
-                )
-            checks.shape("board's shape", fixed.shape, checks.MAX_PAIR_SIDE)
-            fixed = fixed.astype(np.int16)
-            rules.check_board(fixed)
-            self.fixed_board = fixed
-            rows, cols = fixed.shape
-            kinds = int(fixed.max())
-        else:
-            rows = checks.side("rows", rows, 1, checks.MAX_PAIR_SIDE)
-            cols = checks.side("cols", cols, 1, checks.MAX_PAIR_SIDE)
-            kinds = checks.integer("kinds", kinds, 1)
-            rules.random_board(rows, cols, kinds, np.random.default_rng(0))  # validates
+        self.fixed_board, rows, cols, kinds = _board_settings(levels, rows, cols, kinds)
         self.rows, self.cols, self.kinds = int(rows), int(cols), int(kinds)
         self.on_stuck, self.gravity = on_stuck, gravity
         self.solvable_only = checks.flag("solvable_only", solvable_only)
@@ -262,3 +242,26 @@ class PikachuEnv(GridEnv):
                 return rules.pair_to_action(r1 * self.cols + c1, r2 * self.cols + c2, cells)
             return None
         return super().action_for_key(key)
+
+
+def _board_settings(
+    levels: Any, rows: int, cols: int, kinds: int
+) -> tuple[np.ndarray | None, int, int, int]:
+    """The fixed board ``levels`` gives (None for random deals) and the board's rows,
+    columns and kinds: the fixed board's own, else the settings, checked."""
+    if levels is None:
+        rows = checks.side("rows", rows, 1, checks.MAX_PAIR_SIDE)
+        cols = checks.side("cols", cols, 1, checks.MAX_PAIR_SIDE)
+        kinds = checks.integer("kinds", kinds, 1)
+        rules.random_board(rows, cols, kinds, np.random.default_rng(0))  # validates
+        return None, rows, cols, kinds
+    try:
+        fixed = np.asarray(levels)
+    except ValueError:
+        fixed = np.zeros(0)
+    if fixed.ndim != 2 or not np.issubdtype(fixed.dtype, np.integer) or (fixed < 0).any():
+        raise ValueError("levels must be one board, a 2-D array of kinds (0 empty, 1.. tiles)")
+    checks.shape("board's shape", fixed.shape, checks.MAX_PAIR_SIDE)
+    fixed = fixed.astype(np.int16)
+    rules.check_board(fixed)
+    return fixed, fixed.shape[0], fixed.shape[1], int(fixed.max())

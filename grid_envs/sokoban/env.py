@@ -11,7 +11,7 @@ import numpy as np
 from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
 from grid_envs.core.grid import DIRECTIONS, DOWN, LEFT, RIGHT, UP
-from grid_envs.core.pool import AUTO, pool_size
+from grid_envs.core.pool import AUTO
 from grid_envs.sokoban import render, rules
 from grid_envs.sokoban.generator import SokobanGenerator
 from grid_envs.sokoban.levels import BoxobanDirectory, parse_xsb, read_collection
@@ -224,41 +224,17 @@ class SokobanEnv(GridEnv):
         tile_size: int = 24,
     ) -> None:
         checks.choice("level_order", level_order, ("random", "sequential"))
-        rewards = checks.reals(
-            step_reward=step_reward,
-            box_on_reward=box_on_reward,
-            box_off_reward=box_off_reward,
-            win_reward=win_reward,
-        )
+        rewards = checks.reals(step_reward=step_reward, box_on_reward=box_on_reward,
+                               box_off_reward=box_off_reward, win_reward=win_reward)  # fmt: skip
         if loss_reward is not None:
             loss_reward = checks.real("loss_reward", loss_reward)
-        terminate_on_deadlock = checks.flag("terminate_on_deadlock", terminate_on_deadlock)
         if obs_shape is not None:
             obs_shape = checks.shape("obs_shape", obs_shape)
-        checks.one_of_sources(levels=levels, generator=generator)
-        if generator is not None:
-            checks.instance("generator", generator, SokobanGenerator)
-        pool_seed = checks.integer("pool_seed", pool_seed, 0)
-        self.levels = load_levels(levels) if levels is not None else None
-        if level_order == "sequential" and not isinstance(self.levels, list):
-            raise ValueError(
-                "level_order='sequential' plays a list of levels (an XSB file or text) in "
-                "order; generated levels and a Boxoban folder have no order to follow"
-            )
-        self.generator = generator
-        if self.levels is None and generator is None:
-            self.generator = SokobanGenerator(rows, cols, num_boxes, min_pushes=min_pushes)
-        self.pool: SokobanLevelPool | None = None
-        shape = self.generator.shape if self.generator is not None else (0, 0)
-        size = pool_size(level_pool, shape, generates=self.generator is not None)
-        if size is not None:
-            if self.generator is None:
-                raise ValueError("level_pool pools generated levels: it cannot go with levels=")
-            self.pool = SokobanLevelPool.shared(self.generator, size, pool_seed)
-        shape = obs_shape or self._default_shape()
+        self._set_levels(levels, generator, rows, cols, num_boxes, min_pushes, level_pool,
+                         pool_seed, level_order)  # fmt: skip
         super().__init__(
             n_actions=rules.N_ACTIONS,
-            obs_shape=shape,
+            obs_shape=obs_shape or self._default_shape(),
             n_planes=len(CHANNELS),
             render_mode=render_mode,
             observation_mode=observation_mode,
@@ -269,10 +245,10 @@ class SokobanEnv(GridEnv):
         )
         self.level_order = level_order
         if loss_reward is None:  # by default what the steps of an episode could lose
-            steps = self.time_limit
-            loss_reward = -abs(rewards["step_reward"]) * steps if steps else -10.0
+            limit = self.time_limit
+            loss_reward = -abs(rewards["step_reward"]) * limit if limit else -10.0
         self.rewards = rules.Rewards(**rewards, loss_reward=loss_reward)
-        self.terminate_on_deadlock = terminate_on_deadlock
+        self.terminate_on_deadlock = checks.flag("terminate_on_deadlock", terminate_on_deadlock)
         # the episode: its level, its state, and what the info reports of them
         self.next_index = 0  # the next level of a list played in order
         self.level: Level | None = None
@@ -282,6 +258,29 @@ class SokobanEnv(GridEnv):
         self.optimal_pushes: int | None = None
         self._codes = np.zeros(self.obs_shape, dtype=np.uint8)
         self._outside = np.ones(self.obs_shape, dtype=bool)
+
+    def _set_levels(
+        self, levels: LevelSpec, generator: SokobanGenerator | None, rows: int, cols: int,
+        num_boxes: int, min_pushes: int, level_pool: int | str | None, pool_seed: int,
+        level_order: str,
+    ) -> None:  # fmt: skip
+        """Where the episodes' levels come from: ``levels`` (a list played at random or in
+        order, or a Boxoban folder), or a generator, pooled unless ``level_pool`` is None."""
+        checks.one_of_sources(levels=levels, generator=generator)
+        if generator is not None:
+            checks.instance("generator", generator, SokobanGenerator)
+        self.levels = load_levels(levels) if levels is not None else None
+        if level_order == "sequential" and not isinstance(self.levels, list):
+            raise ValueError(
+                "level_order='sequential' plays a list of levels (an XSB file or text) in "
+                "order; generated levels and a Boxoban folder have no order to follow"
+            )
+        self.generator = generator
+        if self.levels is None and generator is None:
+            self.generator = SokobanGenerator(rows, cols, num_boxes, min_pushes=min_pushes)
+        self.pool: SokobanLevelPool | None = SokobanLevelPool.for_env(
+            self.generator, level_pool, pool_seed
+        )
 
     def _default_shape(self) -> tuple[int, int]:
         if isinstance(self.levels, list):
