@@ -67,48 +67,86 @@ PATH_DEFAULTS: dict[str, dict[str, int]] = {
 
 @dataclass
 class TrainConfig:
-    """Everything that defines a training run (saved as settings.json next to the model)."""
+    """Everything that defines a training run (saved as settings.json next to the model).
+
+    The run:
+        env_id: the registered id. algo: ``maskable-ppo``, ``ppo`` or ``dqn``.
+        timesteps: PPO's (or DQN's) env steps. seed: the network's, the envs' and the
+        teaching's. time_limit: seconds of wall time for the run, teaching included; PPO
+        stops there and the model so far is saved as the run's (a rerun goes on from it).
+
+    The envs:
+        vec_env: ``batched``, the native batched env where the id has one, else ``dummy``
+        (single envs in SB3's DummyVecEnv). n_envs: envs stepped together. env_kwargs:
+        settings beyond the registered ones. shaping: a potential's name (None: none).
+
+    The network:
+        policy: a registered policy (``agents.policies``; the board policies train with PPO
+        only). features_dim: the ``cnn`` policy's features. net_width, net_depth: a board
+        policy's channels and convolutions (None: the policy's own). precision: ``bf16``
+        runs the layers in bfloat16 with float32 weights; ``auto`` does where the device
+        computes it in hardware, else ``fp32``. threads: torch threads (None: every core
+        this process may use). device: ``auto`` is CUDA where present, else the CPU.
+
+    PPO:
+        gamma, learning_rate, ent_coef as SB3 takes them; n_steps: the rollout per env;
+        batch_size: the minibatch; n_epochs: the passes over each rollout.
+
+    Evaluations and checkpoints:
+        eval_freq: timesteps between evaluations (at least one of PPO's rollouts);
+        eval_episodes: episodes an evaluation plays on the validation seeds.
+        checkpoint_freq: timesteps between checkpoints (None: a 20th of the budget,
+        between 1,000 and 100,000, so that the first comes early).
+
+    Teaching by an algorithm (``agents.imitation``: cloning and DAgger before PPO):
+        teacher: a baseline's name (``agents.registry.list_agents(env_id)``; None: no
+        teaching). teacher_states: labelled states in all, over the rounds. dagger_rounds:
+        round 0 the teacher plays, then the learner moves and the teacher labels.
+        teacher_epochs: passes over the labelled states after each round. teacher_lr,
+        teacher_batch: cloning's step size and minibatch (PPO keeps its own).
+        teacher_workers: processes that label each round, one torch thread each.
+        warm_teacher: a faster baseline cloned first from its own play, after which every
+        round is a DAgger round the teacher labels; warm_states: the states it labels.
+        cloning_coef: the weight of the cloning loss kept during PPO, decaying to 0 over
+        cloning_decay steps (None: half of timesteps).
+    """
 
     env_id: str
     algo: str = "maskable-ppo"
     timesteps: int = 50_000
     seed: int = 0
-    vec_env: str = "batched"  # the native batched env where the id has one, else "dummy"
+    vec_env: str = "batched"
     n_envs: int = 64
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     shaping: str | None = None
-    policy: str = "cnn"  # a registered policy (agents.policies; the board policies: PPO only)
+    policy: str = "cnn"
     gamma: float = 0.99
     learning_rate: float = 3e-4
-    n_steps: int = 32  # PPO rollout per env
+    n_steps: int = 32
     batch_size: int = 512
     n_epochs: int = 4
     ent_coef: float = 0.01
     features_dim: int = 128
-    net_width: int | None = None  # the network's channels (None: the policy's own) ...
-    net_depth: int | None = None  # ... and convolutions (board policies; None: their own)
-    precision: str = "auto"  # "bf16": the network's layers in bfloat16 (float32 weights);
-    # "auto": bf16 where the device computes it in hardware, else "fp32"
-    eval_freq: int = 5_000  # timesteps between evaluations (PPO's: at least one rollout)
+    net_width: int | None = None
+    net_depth: int | None = None
+    precision: str = "auto"
+    eval_freq: int = 5_000
     eval_episodes: int = 50
-    checkpoint_freq: int | None = None  # timesteps between checkpoints (None: a 20th of
-    # the budget, between 1,000 and 100,000, so that the first comes early)
-    threads: int | None = None  # torch threads; None: every core this process may use
-    device: str = "auto"  # "auto": CUDA where present, else the CPU
-    # the algorithms as teachers (agents.imitation): cloning and DAgger before PPO
-    teacher: str | None = None  # a baseline's name (agents.registry.list_agents(ENV))
-    teacher_states: int = 20_000  # labelled states in all, over the DAgger rounds
-    dagger_rounds: int = 3  # round 0: the teacher plays; then the learner, the teacher labels
-    teacher_epochs: int = 4  # passes over the labelled states after each round
-    teacher_lr: float = 3e-3  # cloning's step size (PPO's own is learning_rate) ...
-    teacher_batch: int = 64  # ... and minibatch
-    teacher_workers: int = 1  # processes that label each round (one torch thread each)
-    warm_teacher: str | None = None  # a faster baseline cloned first, from its own play;
-    warm_states: int = 40_000  # then every round is a DAgger round the teacher labels
-    cloning_coef: float = 1.0  # the cloning loss kept during PPO, decaying to 0 ...
-    cloning_decay: int | None = None  # ... over this many steps (None: half of timesteps)
-    time_limit: float | None = None  # seconds of wall time for the run, teaching included:
-    # PPO stops there and the model so far is saved as the run's (a rerun goes on from it)
+    checkpoint_freq: int | None = None
+    threads: int | None = None
+    device: str = "auto"
+    teacher: str | None = None
+    teacher_states: int = 20_000
+    dagger_rounds: int = 3
+    teacher_epochs: int = 4
+    teacher_lr: float = 3e-3
+    teacher_batch: int = 64
+    teacher_workers: int = 1
+    warm_teacher: str | None = None
+    warm_states: int = 40_000
+    cloning_coef: float = 1.0
+    cloning_decay: int | None = None
+    time_limit: float | None = None
 
 
 # Each game's training configuration, declared beside its baselines (agents/<game>.py), in
