@@ -28,11 +28,20 @@ ROLE = re.compile(r":(?:class|meth|func|mod|data|attr|obj):`~?([^`]+)`")
 
 
 def on_config(config: Any, **_: Any) -> Any:
-    """The navigation's Games section, from the games' specs."""
-    for section in config["nav"]:
-        if isinstance(section, dict) and "Games" in section:
-            section["Games"] = games_nav()
+    """The navigation's Games section (at any depth), from the games' specs."""
+    _fill_games(config["nav"])
     return config
+
+
+def _fill_games(sections: list[Any]) -> None:
+    for section in sections:
+        if not isinstance(section, dict):
+            continue
+        for title, below in section.items():
+            if title == "Games":
+                section[title] = games_nav()
+            elif isinstance(below, list):
+                _fill_games(below)
 
 
 def on_files(files: Any, config: Any, **_: Any) -> Any:

@@ -189,8 +189,7 @@ class PikachuEnv(GridEnv):
         mask = np.empty(self._n_actions, dtype=bool)  # the board's after the step
         result = rules.step(
             self.state, action, self.np_random, self.total_pairs, self.gravity,
-            self.on_stuck == "shuffle", self.rewards.pair_reward, self.rewards.win_reward,
-            self.rewards.shuffle_reward, self.rewards.loss_reward, mask, self.shuffle_tries,
+            self.on_stuck == "shuffle", self.rewards, mask, self.shuffle_tries,
         )  # fmt: skip
         self._mask_key, self._mask_value = self.state.board.tobytes(), mask
         return result

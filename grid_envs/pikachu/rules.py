@@ -343,13 +343,12 @@ def masks_batch(
 # ------------------------------------------------------------- over a PikachuState
 def step(
     state: PikachuState, action: int, rng: np.random.Generator, total_pairs: int,
-    gravity: str, reshuffle: bool, pair_reward: float | None, win_reward: float,
-    shuffle_reward: float, loss_reward: float, mask: np.ndarray,
+    gravity: str, reshuffle: bool, rewards: Rewards, mask: np.ndarray,
     tries: int = SHUFFLE_TRIES,
 ) -> tuple[float, bool, bool]:  # fmt: skip
     """An env step of a legal ``action`` on ``state`` (its board's mask after it into
-    ``mask``): (reward, terminated, won); a stuck board gets ``tries`` random layouts
-    before the placed shuffle."""
+    ``mask``): (reward, terminated, won) as ``rewards`` pay them; a stuck board gets
+    ``tries`` random layouts before the placed shuffle."""
     rows, cols = state.board.shape
     if not state.board.flags.c_contiguous:
         state.board = np.ascontiguousarray(state.board)
@@ -358,20 +357,21 @@ def step(
     path = np.zeros((4, 2), dtype=np.int64)
     reward, terminated, won, undecided = _step(
         board, rows, cols, counters, path, action, rng, GRAVITY.index(gravity), reshuffle,
-        tries, pair_reward is not None, float(pair_reward or 0.0), float(win_reward),
-        float(shuffle_reward), float(loss_reward), mask,
+        tries, rewards.pair_reward is not None, float(rewards.pair_reward or 0.0),
+        float(rewards.win_reward), float(rewards.shuffle_reward), float(rewards.loss_reward),
+        mask,
     )  # fmt: skip
     state.removed = int(counters[REMOVED])
     state.shuffles = int(counters[SHUFFLES])
     state.last_path = tuple((r, c) for r, c in path[: counters[PATH]].tolist())
     if undecided:
-        return settle(state, float(reward), rng, shuffle_reward, loss_reward, mask)
+        return settle(state, float(reward), rng, rewards, mask)
     return float(reward), bool(terminated), bool(won)
 
 
 def settle(
-    state: PikachuState, reward: float, rng: np.random.Generator, shuffle_reward: float,
-    loss_reward: float, mask: np.ndarray,
+    state: PikachuState, reward: float, rng: np.random.Generator, rewards: Rewards,
+    mask: np.ndarray,
 ) -> tuple[float, bool, bool]:  # fmt: skip
     """A stuck board that no random layout unstuck: the placed shuffle, or the end; (reward,
     terminated, won), the board's mask into ``mask``."""
@@ -379,5 +379,5 @@ def settle(
     mask[:] = legal_mask(state.board)
     if unstuck:
         state.shuffles += 1
-        return reward + shuffle_reward, False, False
-    return reward + loss_reward, True, False
+        return reward + rewards.shuffle_reward, False, False
+    return reward + rewards.loss_reward, True, False

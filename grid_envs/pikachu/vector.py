@@ -70,9 +70,8 @@ class PikachuVectorEnv(GridVectorEnv):
             i = int(idx[k])
             state = self._state_of_env(i)
             rewards[k], terminated[k], won[k] = rules.settle(
-                state, float(rewards[k]), self.rngs[i], r.shuffle_reward, r.loss_reward,
-                self.mask[i],
-            )  # fmt: skip
+                state, float(rewards[k]), self.rngs[i], r, self.mask[i]
+            )
             self.boards[i] = state.board.ravel()
             self.counters[i, rules.SHUFFLES] = state.shuffles
         # a game still in play has a move: the step unstuck it, or ended it
