@@ -403,7 +403,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             rollout = config.n_envs * config.n_steps
             print(
                 f"PPO trains whole rollouts of {config.n_envs} envs x {config.n_steps} steps "
-                f"({rollout:,} steps): {config.timesteps:,} asked, {result.timesteps:,} "
+                f"({rollout:,} steps): {config.timesteps:,} requested, {result.timesteps:,} "
                 f"trained; a smaller --n-envs trains fewer"
             )
         if result.timesteps < config.timesteps:

@@ -267,7 +267,7 @@ def test_train_says_when_a_rollout_is_more_than_the_steps_asked(
     trained = int(out.split("trained ")[1].split(" steps")[0])
     assert trained > 64
     assert f"PPO trains whole rollouts of 4 envs x {trained // 4} steps" in out
-    assert f"64 asked, {trained:,} trained" in out
+    assert f"64 requested, {trained:,} trained" in out
 
 
 def test_train_takes_ppo_sizes_and_evaluates_at_most_once_a_rollout(tmp_path) -> None:

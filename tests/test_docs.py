@@ -120,3 +120,23 @@ def test_the_readme_quick_start_commands_run(tmp_path: Path) -> None:
             line, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
         )
         assert done.returncode == 0, f"{line}\n{done.stderr[-2000:]}"
+
+
+def test_the_tutorial_python_prints_what_the_page_shows() -> None:
+    """The tutorial's env step is seeded: its code prints exactly the text the page shows."""
+    text = (DOCS / "tutorial.md").read_text()
+    code, shown = re.search(r"```python\n(.*?)```\n\n```text\n(.*?)```", text, re.S).groups()
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == shown.strip()
+
+
+def test_the_tutorial_commands_are_the_commands_there_are() -> None:
+    """Each command the tutorial runs parses, as written, with the command line's parser."""
+    text = (DOCS / "tutorial.md").read_text()
+    lines = re.findall(r"^grid-games (.+?)$", text, re.M)
+    assert len(lines) >= 5
+    for line in lines:
+        build_parser().parse_args(line.split())
