@@ -359,22 +359,11 @@ def _rllib_arguments(p: Any) -> None:
     p.add_argument("--address", default=None, help="rllib: join this Ray cluster")
 
 
-@command("train", _train_arguments, help="train MaskablePPO, PPO or DQN with stable-baselines3")
-def cmd_train(args: argparse.Namespace) -> int:
-    env = env_id(args.env)
-    if args.backend == "rllib":
-        return _train_rllib(env, args)
-    from agents.sb3 import default_config, train
+def train_config(env: str, args: argparse.Namespace) -> Any:
+    """The :class:`agents.sb3.TrainConfig` that ``grid-games train`` runs for ``args``: the
+    game's defaults, the options given, the ``--set`` settings over the game's board."""
+    from agents.sb3 import default_config
 
-    if args.teacher is None:
-        refuse({"--teacher-steps": args.teacher_steps, "--dagger-rounds": args.dagger_rounds,
-                "--teacher-epochs": args.teacher_epochs, "--teacher-lr": args.teacher_lr,
-                "--teacher-workers": args.teacher_workers, "--warm-teacher": args.warm_teacher},
-               "options of a --teacher run; name the teacher")  # fmt: skip
-    if args.warm_teacher is None:
-        refuse(
-            {"--warm-steps": args.warm_steps}, "an option of --warm-teacher; name the warm teacher"
-        )
     config = default_config(
         env, algo=args.algo, timesteps=args.timesteps, seed=args.seed, n_envs=args.n_envs,
         n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
@@ -388,6 +377,26 @@ def cmd_train(args: argparse.Namespace) -> int:
         warm_states=args.warm_steps,
     )  # fmt: skip
     config.env_kwargs = {**config.env_kwargs, **parse_settings(args.set, env)}
+    return config
+
+
+@command("train", _train_arguments, help="train MaskablePPO, PPO or DQN with stable-baselines3")
+def cmd_train(args: argparse.Namespace) -> int:
+    env = env_id(args.env)
+    if args.backend == "rllib":
+        return _train_rllib(env, args)
+    from agents.sb3 import train
+
+    if args.teacher is None:
+        refuse({"--teacher-steps": args.teacher_steps, "--dagger-rounds": args.dagger_rounds,
+                "--teacher-epochs": args.teacher_epochs, "--teacher-lr": args.teacher_lr,
+                "--teacher-workers": args.teacher_workers, "--warm-teacher": args.warm_teacher},
+               "options of a --teacher run; name the teacher")  # fmt: skip
+    if args.warm_teacher is None:
+        refuse(
+            {"--warm-steps": args.warm_steps}, "an option of --warm-teacher; name the warm teacher"
+        )
+    config = train_config(env, args)
     out = args.out or f"runs/{env.split('/')[1]}-{args.algo}-s{args.seed}"
     result = train(config, out, progress=not args.no_progress)
     resumed = f" (resumed from {result.resumed_from})" if result.resumed_from else ""

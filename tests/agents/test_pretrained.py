@@ -29,6 +29,21 @@ def test_every_shipped_model_has_a_card_that_says_how_to_make_it() -> None:
         model_path("GridGames/Lines98-Small-v0")
 
 
+# what a card's train command must give as the card says (the rest: the machine, the time)
+REPRODUCED = ("env_kwargs", "policy", "teacher", "teacher_states", "dagger_rounds",
+              "teacher_epochs", "net_width", "net_depth", "shaping", "algo", "seed")  # fmt: skip
+
+
+@pytest.mark.parametrize("env_id", SHIPPED)
+def test_a_card_train_command_gives_the_settings_the_card_holds(env_id: str) -> None:
+    settings = card(env_id)
+    command = next(c for c in settings["reproduce"] if c.startswith("grid-games train "))
+    args = cli.build_parser().parse_args(command.split()[1:])
+    config = cli.train_config(cli.env_id(args.env), args)
+    for key in REPRODUCED:
+        assert getattr(config, key) == settings[key], (env_id, key)
+
+
 @pytest.mark.parametrize("env_id", SHIPPED)
 def test_a_shipped_model_wins_its_stated_share(env_id: str) -> None:
     smoke = card(env_id)["smoke"]
