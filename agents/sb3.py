@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -559,14 +560,14 @@ def _taught(config: TrainConfig, model: Any, out: Path, fresh: bool) -> tuple[fl
     shape = model.observation_space.shape
     symmetries = board_symmetries(shape, actions) if actions is not None else None
     if fresh or not (folder / "labels.npz").exists():
+        folder.mkdir(exist_ok=True)
         result = teach(
             model, config.env_id, config.teacher or "", config.teacher_states,
             config.dagger_rounds, config.seed, config.env_kwargs, config.teacher_epochs,
-            config.teacher_batch, config.gamma, lr=config.teacher_lr, symmetries=symmetries,
-            workers=config.teacher_workers, warm=config.warm_teacher,
-            warm_states=config.warm_states,
+            config.teacher_batch, config.gamma, log=_round_logger(folder, config.dagger_rounds),
+            lr=config.teacher_lr, symmetries=symmetries, workers=config.teacher_workers,
+            warm=config.warm_teacher, warm_states=config.warm_states,
         )  # fmt: skip
-        folder.mkdir(exist_ok=True)
         np.savez_compressed(folder / "labels.npz", *result.labels.arrays())
         (folder / "rounds.json").write_text(json.dumps(result.rounds, indent=2))
         model.save(folder / "cloned.zip")
@@ -579,6 +580,27 @@ def _taught(config: TrainConfig, model: Any, out: Path, fresh: bool) -> tuple[fl
         labels, config.cloning_coef, decay, seed=config.seed, symmetries=symmetries
     )
     return time.perf_counter() - start, cloning
+
+
+def _round_logger(folder: Path, rounds: int) -> Any:
+    """What a teaching round reports as it ends: a line on stderr, and the rounds so far
+    in ``teacher/rounds.json``, so that a long teaching shows where it is."""
+    done: list[dict[str, Any]] = []
+
+    def log(line: dict[str, Any]) -> None:
+        done.append(line)
+        (folder / "rounds.json").write_text(json.dumps(done, indent=2))
+        name = line["round"] if line["round"] == "warm" else f"{line['round'] + 1}/{rounds}"
+        agreed = f"agreed on {line['agreement']:.1%}, " if line["moved_by"] == "learner" else ""
+        print(
+            f"teaching round {name}, the {line['moved_by']} moving: {line['states']:,} states "
+            f"({line['total_states']:,} in all), {line['win_rate']:.1%} of its episodes won, "
+            f"{agreed}the clone fits {line['accuracy']:.1%} of the labels, "
+            f"{line['seconds']:.0f} s",
+            file=sys.stderr, flush=True,
+        )  # fmt: skip
+
+    return log
 
 
 def _has_bar() -> bool:

@@ -130,7 +130,9 @@ def test_bad_teacher_settings_are_refused() -> None:
         label_states(KNIGHT, "dijkstra", 0)
 
 
-def test_teach_then_tune_saves_a_model_that_loads_and_plays(tmp_path: Path) -> None:
+def test_teach_then_tune_saves_a_model_that_loads_and_plays(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     kwargs = fixed_maze()
     config = TrainConfig(
         env_id=KNIGHT, env_kwargs=kwargs, timesteps=512, n_envs=4, n_steps=64, batch_size=64,
@@ -140,6 +142,9 @@ def test_teach_then_tune_saves_a_model_that_loads_and_plays(tmp_path: Path) -> N
     result = train(config, tmp_path, progress=False)
     rounds = json.loads((tmp_path / "teacher" / "rounds.json").read_text())
     assert [r["moved_by"] for r in rounds] == ["teacher", "learner"]
+    said = capsys.readouterr().err  # each round says how it went as it ends
+    assert "teaching round 1/2, the teacher moving" in said
+    assert "teaching round 2/2, the learner moving" in said and "agreed on" in said
     settings = json.loads(result.settings_path.read_text())
     assert settings["teacher"] == "dijkstra" and settings["teacher_seconds"] > 0
     for path in (result.model_path, tmp_path / "teacher" / "cloned.zip"):
