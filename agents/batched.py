@@ -223,10 +223,12 @@ def _legal_scores(model: Any, algo: str, obs: np.ndarray, masks: np.ndarray) -> 
 
 def evaluate_batched(
     model: Any, algo: str, env: Any, episodes: int | None = None,
-    seed: int = 0, deterministic: bool = True,
+    seed: int = 0, deterministic: bool = True, sample: np.random.Generator | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """The first episode of each of the batch's envs (env ``i`` seeded ``seed + i``), played
-    side by side; (returns, lengths, wins) of ``episodes`` (default: all) of them.
+    side by side; (returns, lengths, wins) of ``episodes`` (default: all) of them. With a
+    ``sample`` generator the model draws each action from its policy with it
+    (:func:`sampled_actions`: the same generator state, the same episodes).
 
     ``env``: a :class:`BatchedVecEnv` (its episodes are read from its ``info["episode"]``,
     shaping included if it shapes) or a native batched env."""
@@ -244,7 +246,11 @@ def evaluate_batched(
     else:
         obs, _ = env.reset(seed=seed)
     while not over[:episodes].all():
-        actions = policy_actions(model, algo, obs, native.action_masks(), deterministic)
+        masks = native.action_masks()
+        if sample is not None:
+            actions = sampled_actions(model, algo, obs, masks, sample)
+        else:
+            actions = policy_actions(model, algo, obs, masks, deterministic)
         if vec is not None:
             obs, _, dones, infos = vec.step(actions)
             for i in np.flatnonzero(dones & ~over).tolist():

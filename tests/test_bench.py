@@ -73,3 +73,33 @@ def test_the_cold_start_benchmark_times_a_fresh_process(tmp_path) -> None:
     (row,) = json.loads(record.read_text())["rows"]
     assert row["env"] == "GridGames/Knight-v0" and row["steps_per_s"] > 0
     assert row["ratio"] == pytest.approx(row["steps_per_s"] / row["frozenlake_steps_per_s"])
+
+
+def test_the_shaping_benchmark_writes_its_record_and_evaluates_raw_rewards(tmp_path) -> None:
+    """``shaping.py --quick``: both arms' runs, pooled, judged and drawn; the held-out
+    figures are the env's own rewards (the shaped model replayed on the raw env gives the
+    recorded return); a rerun goes on from the finished runs instead of training again."""
+    from agents import evaluate
+    from agents.policy import PolicyAgent
+
+    out, record = tmp_path / "runs", tmp_path / "shaping.json"
+    args = ["benchmarks/shaping.py", "--quick", "--budget", "3", "--episodes", "6",
+            "--out", str(out), "--record", str(record)]  # fmt: skip
+    _run(args)
+    report = json.loads(record.read_text())
+    assert record.with_suffix(".png").stat().st_size > 1000
+    (name,) = report["settings"]
+    row = report["settings"][name]
+    for arm in ("plain", "shaped"):
+        assert (
+            row[arm]["runs"] == 1 and row[arm]["episodes"] == 6 and row[arm]["steps_per_second"] > 0
+        )
+    assert row["verdict"] and row["shaping_speed"] > 0 and row["potential"] == "distance"
+    shaped = next(r for r in report["runs"] if r["arm"] == "shaped")
+    assert shaped["shaping"] == "distance" and shaped["curve"] and shaped["timesteps"] > 0
+    agent = PolicyAgent.load(str(out / "runs" / f"{name}-shaped-s0" / "model.zip"))
+    raw = evaluate("GridGames/Knight-v0", agent, 6, 1_000_000,
+                   {"energy_slack": 2.0, "pool_seed": 1})  # fmt: skip
+    assert raw.mean_return == pytest.approx(shaped["final"]["mean_return"], abs=1e-6)
+    _run(args)  # the runs are kept: the same figures, no training
+    assert json.loads(record.read_text())["runs"] == report["runs"]
