@@ -151,6 +151,9 @@ def mirrored(labels: Labels, index: np.ndarray, symmetry: Symmetry) -> Labels:
     with them. Cloning on random symmetries of its states learns a rule once for every
     orientation of the board."""
     flip_rows, flip_cols, transpose, to = symmetry
+    planes = labels.masks.shape[1] // len(to)  # a map of the cells serves every plane of
+    if planes > 1:  # cell actions (Minesweeper's reveals, then its flags)
+        to = np.concatenate([to + k * len(to) for k in range(planes)])
     obs = mirror_board(labels.observations[index], flip_rows, flip_cols, transpose)
     back = np.argsort(to)  # the action that becomes each action
     view = Labels(

@@ -9,6 +9,7 @@ import numpy as np
 from agents.base import Agent
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
+from grid_envs.core.grid import mirrored_cells
 from grid_envs.minesweeper.solver import HIDDEN, MinesweeperSolver
 
 # The configuration `grid-games train` uses by default (agents.sb3.DEFAULTS): a reveal's logit
@@ -30,6 +31,11 @@ COMPARE: dict[str, dict[str, Any]] = {
 SEARCH: dict[str, dict[str, Any]] = {
     "GridGames/Minesweeper*": {"variant": "gumbel", "simulations": 64}
 }
+
+# the board's symmetries, for cloning (agents.imitation.ActionMap): mines are placed
+# uniformly and the first click is safe wherever it lands, so the rules know no orientation;
+# a cell's reveal (and its flag) goes where the cell goes
+SYMMETRIES = {"GridGames/Minesweeper-v0": mirrored_cells}
 
 MINESWEEPER_IDS = ("GridGames/Minesweeper*",)
 

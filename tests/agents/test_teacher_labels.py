@@ -7,6 +7,7 @@ import copy
 
 import gymnasium as gym
 import numpy as np
+import pytest
 import torch
 
 from agents.imitation import (
@@ -206,3 +207,29 @@ def test_lines98_symmetries_map_boards_moves_and_lines_onto_the_rules() -> None:
             assert image == {tuple(sorted(line)) for line in there}
             pairs += len(found)
         assert pairs > 0  # two balls of a colour side by side, along some axis
+
+
+@pytest.mark.parametrize("flags", [False, True])
+def test_minesweeper_labels_seen_through_a_symmetry_are_the_solver_s_own(flags: bool) -> None:
+    """Every sure cell the solver names, mirrored with its board, is a cell the solver
+    proves safe on the mirrored board; with flags on, the map covers the flag actions too."""
+    from agents.minesweeper import SYMMETRIES, view_from_observation
+    from grid_envs.minesweeper.solver import MinesweeperSolver
+
+    env_id = "GridGames/Minesweeper-v0"
+    kwargs = {"rows": 6, "cols": 6, "mines": 4, "allow_flags": flags}
+    labels, _ = label_states(env_id, "solver", 120, seed=3, env_kwargs=kwargs, n_envs=4)
+    cells = 36
+    assert labels.masks.shape[1] == cells * (2 if flags else 1)
+    symmetries = board_symmetries(labels.observations.shape[1:], SYMMETRIES[env_id])
+    assert len(symmetries) == 8
+    index = np.arange(len(labels))
+    for symmetry in symmetries:
+        view = mirrored(labels, index, symmetry)
+        for obs, good, mask in zip(view.observations, view.targets(index), view.masks, strict=True):
+            board = view_from_observation(obs)
+            safe, _ = MinesweeperSolver(6, 6, 4).deduce(board.ravel().tolist())
+            named = set(np.flatnonzero(good[:cells]).tolist())
+            assert not (good & ~mask).any()
+            if len(named) > 1:  # sure cells (a guess names one cell, itself a choice)
+                assert named <= safe
