@@ -478,7 +478,7 @@ def accuracy(model: Any, labels: Labels, batch_size: int = 1024) -> float:
 
 @dataclass
 class TeachResult:
-    labels: Labels
+    labels: Labels | None  # None only after a warm round alone (its labels are not kept)
     rounds: list[dict[str, Any]]  # per round: states, moved by, win rate, agreement, accuracy
 
 
@@ -487,7 +487,8 @@ def teach(
     env_kwargs: dict[str, Any] | None = None, epochs: int = 4, batch_size: int = 64,
     gamma: float = 0.99, log: Any = None, lr: float | None = 3e-3,
     symmetries: list[Symmetry] | None = None, workers: int = 1, warm: str | None = None,
-    warm_states: int = 0,
+    warm_states: int = 0, so_far: TeachResult | None = None,
+    on_round: Callable[[TeachResult], None] | None = None,
 ) -> TeachResult:  # fmt: skip
     """Behaviour cloning, then DAgger: ``states`` labelled states in all, split over
     ``rounds`` rounds. Round 0 is the teacher's own play; in every later round the learner
@@ -500,12 +501,17 @@ def teach(
     ``warm_states`` states of that agent's own play (round "warm"), and every one of the
     ``rounds`` is then a DAgger round: the learner moves from the start, and the teacher's
     slow labels go to the states the learner reaches. The warm labels are not kept: the
-    later clones fit the teacher alone."""
+    later clones fit the teacher alone.
+
+    ``on_round`` is called with the teaching so far after every round (to keep it); given
+    back as ``so_far``, with ``model`` as it was then, the teaching goes on from the next
+    round and ends as it would have without the stop."""
     check_teaching(env_id, teacher, states, rounds)
     per_round = max(1, states // rounds)
-    labels: Labels | None = None
-    history = []
-    if warm is not None:
+    labels = so_far.labels if so_far is not None else None
+    history = list(so_far.rounds) if so_far is not None else []
+    done = sum(line["round"] != "warm" for line in history)
+    if warm is not None and not any(line["round"] == "warm" for line in history):
         check_teaching(env_id, warm, warm_states, 1)
         start = time.perf_counter()
         new, stats = label_states(
@@ -516,7 +522,9 @@ def teach(
         history.append(_round("warm", warm, new, len(new), stats, acc, start))
         if log is not None:
             log(history[-1])
-    for r in range(rounds):
+        if on_round is not None:
+            on_round(TeachResult(labels, history))
+    for r in range(done, rounds):
         start = time.perf_counter()
         learner = None if r == 0 and warm is None else model
         new, stats = label_states(
@@ -530,7 +538,8 @@ def teach(
         history.append(_round(r, moved_by, new, len(labels), stats, acc, start))
         if log is not None:
             log(history[-1])
-    assert labels is not None
+        if on_round is not None:
+            on_round(TeachResult(labels, history))
     return TeachResult(labels, history)
 
 

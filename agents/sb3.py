@@ -550,31 +550,33 @@ def _check_teacher(config: TrainConfig) -> None:
 def _taught(config: TrainConfig, model: Any, out: Path, fresh: bool) -> tuple[float, Any]:
     """Clone the teacher into a fresh model (DAgger rounds; the labels kept in
     ``teacher/labels.npz``, the rounds in ``teacher/rounds.json``, the cloned policy in
-    ``teacher/cloned.zip``); on a resume, read the labels back. The seconds it took and the
-    callback that keeps cloning while PPO fine-tunes."""
-    from agents.imitation import CloningCallback, Labels, board_symmetries, teach
+    ``teacher/cloned.zip``, each round's as it ends, so that a stopped teaching goes on from
+    its last finished round); on a resume of PPO, read the labels back. The seconds it took
+    and the callback that keeps cloning while PPO fine-tunes."""
+    from agents.imitation import CloningCallback, board_symmetries, teach
 
     folder = out / "teacher"
     start = time.perf_counter()
     actions = SYMMETRIES.get(config.env_id)
     shape = model.observation_space.shape
     symmetries = board_symmetries(shape, actions) if actions is not None else None
-    if fresh or not (folder / "labels.npz").exists():
+    kept = _kept_teaching(folder)
+    if not fresh and kept is not None and kept.labels is not None:
+        labels = kept.labels  # PPO goes on from its checkpoint: the labels alone
+    else:
+        if kept is not None:  # the model as the last finished round left it
+            model.set_parameters(str(folder / "cloned.zip"), exact_match=True, device=model.device)
         folder.mkdir(exist_ok=True)
         result = teach(
             model, config.env_id, config.teacher or "", config.teacher_states,
             config.dagger_rounds, config.seed, config.env_kwargs, config.teacher_epochs,
-            config.teacher_batch, config.gamma, log=_round_logger(folder, config.dagger_rounds),
+            config.teacher_batch, config.gamma, log=_round_logger(config.dagger_rounds),
             lr=config.teacher_lr, symmetries=symmetries, workers=config.teacher_workers,
-            warm=config.warm_teacher, warm_states=config.warm_states,
+            warm=config.warm_teacher, warm_states=config.warm_states, so_far=kept,
+            on_round=lambda so_far: _keep_teaching(folder, model, so_far),
         )  # fmt: skip
-        np.savez_compressed(folder / "labels.npz", *result.labels.arrays())
-        (folder / "rounds.json").write_text(json.dumps(result.rounds, indent=2))
-        model.save(folder / "cloned.zip")
+        assert result.labels is not None
         labels = result.labels
-    else:
-        with np.load(folder / "labels.npz") as saved:
-            labels = Labels(*(saved[f"arr_{i}"] for i in range(len(saved.files))))
     decay = config.cloning_decay if config.cloning_decay is not None else config.timesteps // 2
     cloning = CloningCallback(
         labels, config.cloning_coef, decay, seed=config.seed, symmetries=symmetries
@@ -582,14 +584,43 @@ def _taught(config: TrainConfig, model: Any, out: Path, fresh: bool) -> tuple[fl
     return time.perf_counter() - start, cloning
 
 
-def _round_logger(folder: Path, rounds: int) -> Any:
-    """What a teaching round reports as it ends: a line on stderr, and the rounds so far
-    in ``teacher/rounds.json``, so that a long teaching shows where it is."""
-    done: list[dict[str, Any]] = []
+def _keep_teaching(folder: Path, model: Any, so_far: Any) -> None:
+    """The teaching so far into ``folder``: labels and the cloned model first, each written
+    whole before it replaces the last, then ``rounds.json``, which says what is there."""
+    if so_far.labels is not None:
+        np.savez_compressed(folder / "labels.tmp.npz", *so_far.labels.arrays())
+        (folder / "labels.tmp.npz").replace(folder / "labels.npz")
+    model.save(folder / "cloned.tmp.zip")
+    (folder / "cloned.tmp.zip").replace(folder / "cloned.zip")
+    (folder / "rounds.tmp.json").write_text(json.dumps(so_far.rounds, indent=2))
+    (folder / "rounds.tmp.json").replace(folder / "rounds.json")
+
+
+def _kept_teaching(folder: Path) -> Any:
+    """The teaching ``folder`` holds (a ``TeachResult`` of its finished rounds), or None
+    where it holds none, or files that do not agree (then teaching starts over)."""
+    from agents.imitation import Labels, TeachResult
+    from agents.runs import read_json
+
+    paths = [folder / name for name in ("rounds.json", "cloned.zip")]
+    if not all(p.exists() for p in paths):
+        return None
+    rounds = read_json(folder / "rounds.json", list)
+    taught = [line for line in rounds if line["round"] != "warm"]
+    labels = None
+    if (folder / "labels.npz").exists():
+        with np.load(folder / "labels.npz") as saved:
+            labels = Labels(*(saved[f"arr_{i}"] for i in range(len(saved.files))))
+    if taught and (labels is None or len(labels) != taught[-1]["total_states"]):
+        return None
+    return TeachResult(labels, rounds)
+
+
+def _round_logger(rounds: int) -> Any:
+    """What a teaching round reports as it ends: a line on stderr, so that a long teaching
+    shows where it is."""
 
     def log(line: dict[str, Any]) -> None:
-        done.append(line)
-        (folder / "rounds.json").write_text(json.dumps(done, indent=2))
         name = line["round"] if line["round"] == "warm" else f"{line['round'] + 1}/{rounds}"
         agreed = f"agreed on {line['agreement']:.1%}, " if line["moved_by"] == "learner" else ""
         print(

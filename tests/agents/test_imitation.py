@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 import pytest
+import torch
 
 from agents import evaluate
 from agents.imitation import accuracy, clone, label_states, teach
@@ -340,3 +342,41 @@ def test_a_teacher_run_that_cannot_start_writes_nothing(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="dagger_rounds"):
         train(TrainConfig(env_id=KNIGHT, teacher="dijkstra", dagger_rounds=0), tmp_path / "run")
     assert not (tmp_path / "run").exists()
+
+
+def test_a_stopped_teaching_goes_on_from_its_last_finished_round(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each round's labels, clone and line are kept as it ends; a rerun after a stop in the
+    third round goes on from the second and ends with the labels and clone of a run that
+    never stopped."""
+    import agents.sb3 as sb3
+
+    config = TrainConfig(
+        env_id=KNIGHT, env_kwargs=fixed_maze(), timesteps=256, n_envs=4, n_steps=64,
+        batch_size=64, features_dim=64, eval_freq=256, eval_episodes=2, teacher="dijkstra",
+        teacher_states=450, dagger_rounds=3, threads=1,
+    )  # fmt: skip
+    train(config, tmp_path / "whole", progress=False)
+    keep = sb3._keep_teaching
+
+    def stop_after_two(folder: Path, model: Any, so_far: Any) -> None:
+        keep(folder, model, so_far)
+        if len(so_far.rounds) == 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(sb3, "_keep_teaching", stop_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        train(config, tmp_path / "stopped", progress=False)
+    kept = json.loads((tmp_path / "stopped" / "teacher" / "rounds.json").read_text())
+    assert [r["round"] for r in kept] == [0, 1]
+    monkeypatch.setattr(sb3, "_keep_teaching", keep)
+    train(config, tmp_path / "stopped", progress=False)
+    rounds = json.loads((tmp_path / "stopped" / "teacher" / "rounds.json").read_text())
+    assert [r["round"] for r in rounds] == [0, 1, 2] and rounds[:2] == kept
+    whole, stopped = (np.load(tmp_path / run / "teacher" / "labels.npz")
+                      for run in ("whole", "stopped"))  # fmt: skip
+    assert all(np.array_equal(whole[k], stopped[k]) for k in whole.files)
+    params = [PolicyAgent.load(tmp_path / run / "teacher" / "cloned.zip").model.policy.state_dict()
+              for run in ("whole", "stopped")]  # fmt: skip
+    assert all(torch.equal(params[0][k], params[1][k]) for k in params[0])
