@@ -147,18 +147,20 @@ def pooled(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def verdict(shaped: dict[str, Any], plain: dict[str, Any]) -> str:
-    """Whether the shaped arm is above the plain one with the 95% intervals apart: on win
-    rates where either arm won an episode, else on mean returns."""
-    key, ci = (
-        ("win_rate", "win_rate_ci")
-        if shaped["wins"] + plain["wins"]
-        else ("mean_return", "return_ci")
-    )
-    if shaped[ci][0] > plain[ci][1]:
-        return f"shaped above plain, intervals apart ({key})"
-    if shaped[ci][1] < plain[ci][0]:
-        return f"shaped below plain, intervals apart ({key})"
-    return f"no difference the intervals can show ({key})"
+    """Whether the shaped arm is above or below the plain one with the 95% intervals apart,
+    on win rates where either arm won an episode, and on mean returns."""
+    said = []
+    keys = [("mean_return", "return_ci")]
+    if shaped["wins"] + plain["wins"]:
+        keys.insert(0, ("win_rate", "win_rate_ci"))
+    for key, ci in keys:
+        if shaped[ci][0] > plain[ci][1]:
+            said.append(f"{key}: shaped above plain, intervals apart")
+        elif shaped[ci][1] < plain[ci][0]:
+            said.append(f"{key}: shaped below plain, intervals apart")
+        else:
+            said.append(f"{key}: no difference the intervals can show")
+    return "; ".join(said)
 
 
 def plot(record: dict[str, Any], path: Path) -> None:
