@@ -104,10 +104,11 @@ class MinesweeperEnv(GridEnv):
     --timesteps 5000000 --time-limit 1800``, 30 minutes on 2 CPU cores shared with
     another run) 80.8% [77.1-84.0]. On 6x6 with 4 mines (``train``'s default board for
     this id), taught then tuned the same way with 40,000 labelled states, alone on the 2
-    cores: 93.4% [90.9-95.3]. The shipped 9x9 network (``--agent pretrained``) 79.5%
-    [73.4-84.5] of 200, and the Gumbel search it guides (``--agent search --model
-    pretrained``, 64 simulations a move, mines drawn from the player's belief) 91.5%
-    [86.8-94.6], 1.4 s a board (docs/search.md).
+    cores: 93.4% [90.9-95.3]. The shipped 9x9 network (``--agent pretrained``, taught
+    through the board's 8 symmetries with 100,000 labelled states, then tuned, 35 minutes)
+    86.6% [83.3-89.3], and the Gumbel search it guides (``--agent search --model
+    pretrained``, 64 simulations a move, mines drawn from the player's belief) 92.5%
+    [88.0-95.4] of 200, 1.5 s a board (docs/search.md).
 
     ## Version History
     - v0: first release.
