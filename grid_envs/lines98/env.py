@@ -9,35 +9,47 @@ import numpy as np
 
 from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
+from grid_envs.core.jit import compiled
 from grid_envs.lines98 import render, rules
 from grid_envs.lines98.state import Lines98State
 
 
-def planes_view(
+@compiled
+def planes_batch(
     boards: np.ndarray, ann_cell: np.ndarray, ann_colour: np.ndarray, held: np.ndarray,
     colours: int,
 ) -> np.ndarray:  # fmt: skip
     """The observation planes (k, 2C, rows, cols) of a batch of boards and their announced
-    balls (:func:`render.announced_cells`): a plane per colour for the balls, then one per
-    colour for the announced balls."""
+    balls (each board's announced cells and colours (k, S), the first ``held[b]`` of row
+    b): a plane per colour for the balls, then one per colour for the announced balls."""
     k, rows, cols = boards.shape
+    n = rows * cols
     planes = np.zeros((k, 2 * colours, rows, cols), dtype=np.uint8)
-    np.equal(boards[:, None], np.arange(1, colours + 1).reshape(-1, 1, 1), out=planes[:, :colours],
-             casting="unsafe")  # fmt: skip
-    board, row, col, colour = render.announced_cells(ann_cell, ann_colour, held, cols)
-    planes[board, colours + colour - 1, row, col] = 1
+    flat = planes.reshape(k, 2 * colours * n)
+    for b in range(k):
+        board = boards[b].ravel()
+        for cell in range(n):
+            if board[cell]:
+                flat[b, (board[cell] - 1) * n + cell] = 1
+        for s in range(held[b]):
+            flat[b, (colours + ann_colour[b, s] - 1) * n + ann_cell[b, s]] = 1
     return planes
 
 
+@compiled
 def announced_info(
-    ann_cell: np.ndarray, ann_colour: np.ndarray, held: np.ndarray, cols: int
-) -> list[list[tuple[int, int, int]]]:  # fmt: skip
-    """``info["announced"]`` of a batch of games (:func:`render.announced_cells`): each
-    game's announced balls as (row, col, colour), in the order they were announced."""
-    width = ann_cell.shape[1]
-    balls = list(zip(*(a.ravel().tolist() for a in (ann_cell // cols, ann_cell % cols, ann_colour)),
-                     strict=True))  # fmt: skip
-    return [balls[i * width : i * width + h] for i, h in enumerate(np.asarray(held).tolist())]
+    ann_cell: np.ndarray, ann_colour: np.ndarray, held: np.ndarray, cols: int, spawn: int
+) -> np.ndarray:  # fmt: skip
+    """``info["announced"]`` of a batch of games, (k, spawn, 3) int64: each game's
+    announced balls as rows (row, col, colour) in the order they were announced (each
+    board's cells and colours (k, S), the first ``held[b]`` of row b), then rows of -1
+    where fewer are announced (only on a nearly full board)."""
+    out = np.full((len(held), spawn, 3), -1, dtype=np.int64)
+    for b in range(len(held)):
+        for s in range(min(held[b], spawn)):
+            cell = ann_cell[b, s]
+            out[b, s, 0], out[b, s, 1], out[b, s, 2] = cell // cols, cell % cols, ann_colour[b, s]
+    return out
 
 
 class Lines98Env(GridEnv):
@@ -91,7 +103,9 @@ class Lines98Env(GridEnv):
     - ``balls_cleared``: balls removed in lines so far.
     - ``moves``: moves made.
     - ``empty_cells``: free cells on the board.
-    - ``announced``: the balls that come next, a list of (row, col, colour).
+    - ``announced``: the balls that come next, a (spawn, 3) int array of rows (row, col,
+      colour) in the order they were announced, then rows of -1 if fewer are announced
+      (only on a nearly full board).
 
     ## Arguments
     ``rows``, ``cols`` (9, 9), ``colours`` (7), ``line_length`` (5), ``initial`` (5),
@@ -150,7 +164,6 @@ class Lines98Env(GridEnv):
             target_score = checks.integer("target_score", target_score, 1)
         loss_reward = checks.real("loss_reward", loss_reward)
         self.rows, self.cols, self.colours = rows, cols, colours
-        self._colour_ids = np.arange(1, self.colours + 1, dtype=np.int8).reshape(-1, 1, 1)
         self.line_length, self.initial, self.spawn = int(line_length), int(initial), int(spawn)
         self.target_score = target_score
         self.rewards = rules.Rewards(loss_reward)
@@ -167,6 +180,7 @@ class Lines98Env(GridEnv):
             time_limit=time_limit,
         )
         self.state: Lines98State | None = None
+        self._announced_arrays: tuple[Any, Any] = (None, None)
 
     # ------------------------------------------------------------- episode
     def _new_episode(self, options: dict[str, Any]) -> None:
@@ -190,22 +204,24 @@ class Lines98Env(GridEnv):
         return self.rewards.loss_reward
 
     # ------------------------------------------------------------ views
+    def _announced(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The announced balls as arrays (:func:`render.announced_arrays`), made once for
+        the observation and the info of a step: the rules give the state a new dict of
+        them whenever they change, and the arrays are kept beside the dict they came from."""
+        assert self.state is not None
+        ann = self.state.announced
+        if self._announced_arrays[0] is not ann:
+            self._announced_arrays = (ann, render.announced_arrays(ann))
+        return self._announced_arrays[1]
+
     def _planes(self) -> np.ndarray:
-        # :func:`planes_view` for one board, without the batch's bookkeeping (about 4x
-        # faster; the batched env's tests compare the two)
-        s = self.state
-        assert s is not None
-        c = self.colours
-        planes = np.zeros((2 * c, *s.board.shape), dtype=np.uint8)
-        planes[:c] = s.board == self._colour_ids
-        flat = planes.reshape(2 * c, -1)
-        for cell, colour in s.announced.items():
-            flat[c + colour - 1, cell] = 1
-        return planes
+        assert self.state is not None
+        board = self.state.board[None]
+        return planes_batch(board, *self._announced(), self.colours)[0]
 
     def _codes(self) -> np.ndarray:
         assert self.state is not None
-        announced = render.announced_arrays(self.state.announced)
+        announced = self._announced()
         return render.codes(self.state.board[None], *announced, self.colours)[0]
 
     def _compact(self) -> np.ndarray:
@@ -227,8 +243,7 @@ class Lines98Env(GridEnv):
             "balls_cleared": s.balls_cleared,
             "moves": s.moves,
             "empty_cells": s.empty_cells,
-            # :func:`announced_info` for one game (the batch's equivalence tests compare them)
-            "announced": [(*divmod(cell, self.cols), c) for cell, c in s.announced.items()],
+            "announced": announced_info(*self._announced(), self.cols, self.spawn)[0],
         }
 
     # -------------------------------------------------------- snapshots

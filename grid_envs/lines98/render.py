@@ -45,9 +45,10 @@ def announced_cells(
 def announced_arrays(announced: dict[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One game's ``{flat cell: colour}`` as the (1, S) arrays and held count of
     :func:`announced_cells`."""
-    cells = np.array([list(announced)], dtype=np.int64).reshape(1, -1)
-    colours = np.array([list(announced.values())], dtype=np.int64).reshape(1, -1)
-    return cells, colours, np.array([len(announced)])
+    held = len(announced)
+    cells = np.fromiter(announced, dtype=np.int64, count=held).reshape(1, held)
+    colours = np.fromiter(announced.values(), dtype=np.int64, count=held).reshape(1, held)
+    return cells, colours, np.array([held])
 
 
 def codes(

@@ -49,62 +49,103 @@ class Rewards:
 
 # ------------------------------------------------------------------ compiled, one game
 @compiled
-def _regions(board: np.ndarray, rows: int, cols: int, region: np.ndarray) -> int:
+def _root(parent: np.ndarray, label: int) -> int:
+    while parent[label] != label:
+        label = parent[label]
+    return label
+
+
+@compiled
+def _regions(
+    board: np.ndarray, rows: int, cols: int, region: np.ndarray, labels: np.ndarray
+) -> int:
     """Label the 4-connected regions of empty cells 1, 2, ... in ``region`` (0 on balls),
-    by BFS from the cells in order; the number of regions."""
-    n = rows * cols
-    region[:] = 0
-    queue = np.empty(n, dtype=np.int64)
-    count = 0
-    for start in range(n):
-        if board[start] != EMPTY or region[start]:
+    numbered in the order of their first cells; the number of regions. ``labels``: (2, n
+    + 1) scratch.
+
+    One pass over the cells joins each empty cell to its empty neighbours above and to
+    the left (union-find over provisional labels, ``labels[0]`` their parents, a root the
+    smallest label of its region); a second numbers the roots in order."""
+    parent, number = labels[0], labels[1]
+    made = 0
+    for cell in range(rows * cols):
+        if board[cell] != EMPTY:
+            region[cell] = 0
             continue
-        count += 1
-        region[start] = count
-        queue[0], head, tail = start, 0, 1
-        while head < tail:
-            cell = queue[head]
-            head += 1
-            r, c = cell // cols, cell % cols
-            for nb, ok in ((cell - cols, r > 0), (cell + cols, r < rows - 1),
-                           (cell - 1, c > 0), (cell + 1, c < cols - 1)):  # fmt: skip
-                if ok and board[nb] == EMPTY and not region[nb]:
-                    region[nb] = count
-                    queue[tail] = nb
-                    tail += 1
+        left = region[cell - 1] if cell % cols else 0
+        up = region[cell - cols] if cell >= cols else 0
+        if left and up:
+            a, b = _root(parent, left), _root(parent, up)
+            region[cell] = parent[a] = parent[b] = min(a, b)
+        elif left or up:
+            region[cell] = left or up
+        else:
+            made += 1
+            parent[made] = region[cell] = made
+    count = 0
+    for label in range(1, made + 1):  # a root comes before every label joined to it
+        if parent[label] == label:
+            count += 1
+            number[label] = count
+        else:
+            number[label] = number[_root(parent, label)]
+    number[0] = 0
+    for cell in range(rows * cols):
+        region[cell] = number[region[cell]]
     return count
 
 
 @compiled
-def _mask_into(board: np.ndarray, rows: int, cols: int, out: np.ndarray) -> bool:
+def _scratch(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The working arrays of :func:`_mask_into` for a board of ``n`` cells, made once for
+    a whole batch: region labels, :func:`_regions`' scratch, a row of flags a region (row
+    0: none)."""
+    region = np.empty(n, dtype=np.int64)
+    return region, np.empty((2, n + 1), dtype=np.int64), np.zeros((n + 1, n), dtype=np.uint8)
+
+
+@compiled
+def _mask_into(
+    board: np.ndarray, rows: int, cols: int, out: np.ndarray, region: np.ndarray,
+    labels: np.ndarray, cells_of: np.ndarray,
+) -> bool:  # fmt: skip
     """Write the (n * n,) legal mask into ``out``: a ball on the source, the target an empty
-    cell of a region beside it. Whether any move is legal.
+    cell of a region beside it. Whether any move is legal (the other arguments:
+    :func:`_scratch`).
 
     Each region's cells are one row of flags (row 0 none); a source's row of the mask is
-    the OR of the rows of the regions beside it, written whole."""
+    the OR of the rows of the distinct regions beside it. The mask is cleared whole and
+    only the balls' rows are written: on a roomy board most sources are empty cells."""
     n = rows * cols
-    region = np.empty(n, dtype=np.int64)
-    count = _regions(board, rows, cols, region)
-    cells_of = np.zeros((count + 1, n), dtype=np.uint8)  # bytes: the loops below vectorize
+    count = _regions(board, rows, cols, region, labels)
+    cells_of[: count + 1] = 0
     for cell in range(n):
         cells_of[region[cell], cell] = 1
-    cells_of[0, :] = 0  # the balls belong to no region
+    cells_of[0] = 0  # the balls belong to no region
     flags = out.view(np.uint8)
+    flags[:] = 0
     legal = False
     for source in range(n):
-        row = flags[source * n : (source + 1) * n]
+        if board[source] == EMPTY:
+            continue
         r, c = source // cols, source % cols
         a = region[source - cols] if r > 0 else 0
-        b = region[source + cols] if r < rows - 1 else 0
+        b = region[source + cols] if r < rows - 1 and region[source + cols] != a else 0
         d = region[source - 1] if c > 0 else 0
+        d = 0 if d in (a, b) else d
         e = region[source + 1] if c < cols - 1 else 0
-        if board[source] == EMPTY or a + b + d + e == 0:
-            row[:] = 0
+        e = 0 if e in (a, b, d) else e
+        if a + b + d + e == 0:
             continue
-        ra, rb, rd, re = cells_of[a], cells_of[b], cells_of[d], cells_of[e]
-        for t in range(n):
-            row[t] = ra[t] | rb[t] | rd[t] | re[t]
         legal = True
+        base = source * n
+        if (a > 0) + (b > 0) + (d > 0) + (e > 0) == 1:  # one region beside it, the usual case
+            one = a + b + d + e
+            for t in range(n):
+                flags[base + t] = cells_of[one, t]
+        else:
+            for t in range(n):
+                flags[base + t] = cells_of[a, t] | cells_of[b, t] | cells_of[d, t] | cells_of[e, t]
     return legal
 
 
@@ -323,9 +364,10 @@ def masks_batch(
 ) -> np.ndarray:
     """Write the legal masks of the boards ``idx`` (rows of ``boards``, flat) into the same
     rows of ``out``; whether each has a legal move."""
+    region, labels, cells_of = _scratch(rows * cols)
     legal = np.empty(len(idx), dtype=np.bool_)
     for j in range(len(idx)):
-        legal[j] = _mask_into(boards[idx[j]], rows, cols, out[idx[j]])
+        legal[j] = _mask_into(boards[idx[j]], rows, cols, out[idx[j]], region, labels, cells_of)
     return legal
 
 
@@ -333,17 +375,20 @@ def masks_batch(
 def empty_regions(board: np.ndarray) -> np.ndarray:
     """Label the 4-connected regions of empty cells 1, 2, ... (0 on balls), by BFS."""
     rows, cols = board.shape
-    region = np.empty(board.size, dtype=np.int64)
-    _regions(np.ascontiguousarray(board).ravel(), rows, cols, region)
+    region, labels, _ = _scratch(board.size)
+    _regions(np.ascontiguousarray(board).ravel(), rows, cols, region, labels)
     return region.reshape(rows, cols).astype(np.int32)
+
+
+_FIRST = np.zeros(1, dtype=np.int64)  # the one board of a batch of one
 
 
 def legal_mask(board: np.ndarray) -> np.ndarray:
     """The exact (n * n,) mask: ball on source, target an empty cell its region reaches."""
     rows, cols = board.shape
-    out = np.empty(board.size**2, dtype=bool)
-    _mask_into(np.ascontiguousarray(board).ravel(), rows, cols, out)
-    return out
+    out = np.empty((1, board.size**2), dtype=bool)
+    masks_batch(np.ascontiguousarray(board).reshape(1, -1), _FIRST, rows, cols, out)
+    return out[0]
 
 
 def batch_legal_masks(boards: np.ndarray) -> np.ndarray:

@@ -17,7 +17,7 @@ import numpy as np
 
 from grid_envs.core.vector import GridVectorEnv
 from grid_envs.lines98 import render, rules
-from grid_envs.lines98.env import Lines98Env, announced_info, planes_view
+from grid_envs.lines98.env import Lines98Env, announced_info, planes_batch
 from grid_envs.lines98.state import Lines98State
 
 
@@ -82,16 +82,14 @@ class Lines98VectorEnv(GridVectorEnv):
         boards = self.boards.reshape(self.num_envs, s.rows, s.cols)
         if s.observation_mode == "compact":
             return render.codes(boards, *self._announced(), s.colours)
-        return planes_view(boards, *self._announced(), s.colours)
+        return planes_batch(boards, *self._announced(), s.colours)
 
     def _infos(self, done: np.ndarray) -> dict[str, Any]:
-        announced = np.empty(self.num_envs, dtype=object)
-        for i, balls in enumerate(announced_info(*self._announced(), self.template.cols)):
-            announced[i] = balls
+        s = self.template
         return {
             "score": self.counters[:, rules.SCORE].copy(),
             "balls_cleared": self.counters[:, rules.CLEARED].copy(),
             "moves": self.counters[:, rules.MOVES].copy(),
             "empty_cells": (self.boards == 0).sum(axis=1),
-            "announced": announced,
+            "announced": announced_info(*self._announced(), s.cols, s.spawn),
         }

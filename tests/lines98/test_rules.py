@@ -64,6 +64,34 @@ def test_mask_is_bfs_reachability_for_every_ball() -> None:
         assert (mask == reachability_mask(board)).all()
 
 
+def test_regions_are_numbered_in_the_order_of_their_first_cells() -> None:
+    # combs and spirals join labels met apart in the scan (a U joins two columns, a comb
+    # many), the cases a one-pass labelling must merge
+    rng = np.random.default_rng(3)
+    boards = [
+        board_from("""
+        . 1 . 1 .
+        . 1 . 1 .
+        . . . 1 .
+        1 1 1 . .
+    """)
+    ]
+    comb = np.ones((7, 9), dtype=np.int8)
+    comb[:6, ::2], comb[6] = 0, 0
+    boards.append(comb)
+    boards += [((rng.random((6, 8)) < rng.random()) * 2).astype(np.int8) for _ in range(200)]
+    for board in boards:
+        region = rules.empty_regions(board)
+        free = board == EMPTY
+        expected = np.zeros(board.shape, dtype=np.int64)
+        for cell in np.flatnonzero(free.ravel()):
+            if not expected.ravel()[cell]:
+                expected[flood_fill(free, divmod(int(cell), board.shape[1]))] = expected.max() + 1
+        assert np.array_equal(region, expected)
+        assert np.array_equal(rules.legal_mask(board).reshape(board.size, -1),
+                              reachability_mask(board))  # fmt: skip
+
+
 @pytest.mark.parametrize("regions", [8, 9, 64, 65, 72])
 def test_mask_with_as_many_regions_as_bits_and_more(regions: int) -> None:
     # a chequerboard of balls on 12x12 leaves 72 one-cell regions; filling some of them
@@ -198,6 +226,23 @@ def test_mask_is_exact_after_the_spawns_of_each_step() -> None:
         assert (env.unwrapped.action_masks() == info["action_mask"]).all()
         # the observation shows the balls and the announced balls by colour
         assert obs[:7].sum() == int((board != EMPTY).sum()) and obs[7:].sum() == 3
+        announced = env.unwrapped.game_state().announced
+        rows = [(*divmod(cell, 9), colour) for cell, colour in announced.items()]
+        assert info["announced"].tolist() == [list(r) for r in rows]
+        for r, c, colour in rows:
+            assert obs[7 + colour - 1, r, c] == 1
+
+
+def test_fewer_announced_balls_than_spawn_are_padded_with_rows_of_minus_one() -> None:
+    env = gym.make("GridGames/Lines98-v0", rows=3, cols=3, colours=7, line_length=3,
+                   initial=5, spawn=3)  # fmt: skip
+    helds = []
+    for _, _, info in random_play(env, 1, 50):
+        helds.append(len(env.unwrapped.game_state().announced))
+        assert info["announced"].shape == (3, 3) and info["announced"].dtype == np.int64
+        assert (info["announced"][helds[-1] :] == -1).all()
+        assert (info["announced"][: helds[-1]] >= 0).all()
+    assert min(helds) < 3  # the board filled past the point where 3 could be announced
 
 
 @pytest.mark.parametrize("shape", [(9, 9), (5, 7), (12, 17)])
@@ -210,3 +255,4 @@ def test_batched_masks_equal_the_bfs_mask_on_random_boards(shape: tuple[int, int
         masks = rules.batch_legal_masks(boards)
         for board, mask in zip(boards, masks, strict=True):
             assert np.array_equal(mask, rules.legal_mask(board))
+            assert np.array_equal(mask.reshape(board.size, -1), reachability_mask(board))
