@@ -127,6 +127,12 @@ class Lines98Env(GridEnv):
     s a move) and 503 over 4 games with 256: its value head, not the simulations, bounds it;
     on the shipped network, 509 [402-616] with 64 (docs/search.md).
 
+    ## Shaping
+    ``--shaping lines`` (the lines in the making) measured by ``benchmarks/shaping.py``
+    (docs/shaping.md): on Lines98-Small-v0 from scratch, 200 s a run, 3 seeds an arm, 4.1%
+    of 1,500 held-out games won shaped against 4.2% plain, no difference. Teach instead
+    (``--teacher greedy``, or the look-ahead with ``--warm-teacher greedy``).
+
     ## Version History
     - v0: first release.
     - Since 0.3.0 every game names its rewards one way (signed, added as given): ``loss_reward``

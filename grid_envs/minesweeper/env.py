@@ -110,6 +110,10 @@ class MinesweeperEnv(GridEnv):
     pretrained``, 64 simulations a move, mines drawn from the player's belief) 92.5%
     [88.0-95.4] of 200, 1.5 s a board (docs/search.md).
 
+    ## Shaping
+    No potential: what a reveal uncovers is chance, and the solver's exact probabilities
+    are better given as a teacher (``--teacher solver``) than as a reward.
+
     ## Version History
     - v0: first release.
     - Since 0.3.0 every game names its rewards one way (signed, added as given): ``loss_reward``

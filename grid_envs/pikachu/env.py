@@ -84,6 +84,12 @@ class PikachuEnv(GridEnv):
     that can be cleared, 1.57 s a deal (the same with a uniform order). With reshuffles
     (``Pikachu-Shuffle-v0``) every one of them clears every deal.
 
+    ## Shaping
+    ``--shaping mobility`` (the pairs removable now) measured by ``benchmarks/shaping.py``
+    (docs/shaping.md): on Pikachu-Small-v0 both arms clear every deal, no difference. On
+    the classic board a lost deal is lost many moves before it shows, which no one-step
+    potential sees: use the search (``--agent search``) or the planner as the teacher.
+
     ## Version History
     - v0: first release. Since 0.2.0 ``Pikachu-v0`` ends a stuck board lost
       (``on_stuck="end"``), so clearing a deal takes planning; the reshuffling rules it had

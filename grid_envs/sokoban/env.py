@@ -185,6 +185,13 @@ class SokobanEnv(GridEnv):
     search --model pretrained``, 250 network evaluations a move) 99.2% [98.0-99.7] of the
     500, 0.72 s a level (docs/search.md).
 
+    ## Shaping
+    ``--shaping matching`` (a matching bound on the pushes left; ``solver``, ``distance`` and
+    ``boxes`` too) measured by ``benchmarks/shaping.py`` (docs/shaping.md): on
+    Sokoban-Small-v0 from scratch, 200 s a run, 3 seeds an arm, sampled, 14.8% of 1,500
+    held-out levels solved shaped against 15.3% plain, no difference, at 0.80x the steps/s.
+    Teach instead (``--teacher optimal``), and search (``--agent search``).
+
     ## Version History
     - v0: first release. Since 0.2.0 generated levels come from a pool of 100,000 by
       default (``level_pool="auto"``): the same distribution of levels, other levels for
