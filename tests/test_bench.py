@@ -103,3 +103,19 @@ def test_the_shaping_benchmark_writes_its_record_and_evaluates_raw_rewards(tmp_p
     assert raw.mean_return == pytest.approx(shaped["final"]["mean_return"], abs=1e-6)
     _run(args)  # the runs are kept: the same figures, no training
     assert json.loads(record.read_text())["runs"] == report["runs"]
+
+
+def test_the_step_profile_times_every_hook_of_a_native_batch() -> None:
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from step_profile import HOOKS, profile
+
+    result = profile("GridGames/Lines98-Small-v0", 16, steps=3, warm_up=2)
+    assert set(result["hooks_ms"]) == set(HOOKS)
+    assert result["hooks_ms"]["_apply"] > 0 and result["hooks_ms"]["_observations"] > 0
+    hooks = result["hooks_ms"]  # the step runs the hooks once each (and _start as it needs)
+    parts = hooks["_apply"] + hooks["_all_infos"] + hooks["_observations"]
+    assert 0 < parts <= result["step_ms"]
+    assert result["env_steps_per_s"] == pytest.approx(16e3 / result["step_ms"])

@@ -50,6 +50,7 @@ class Rewards:
 # ------------------------------------------------------------------ compiled, one game
 @compiled
 def _root(parent: np.ndarray, label: int) -> int:
+    """The root of ``label`` in the union-find forest ``parent``."""
     while parent[label] != label:
         label = parent[label]
     return label
