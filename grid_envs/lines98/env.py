@@ -138,6 +138,8 @@ class Lines98Env(GridEnv):
     - Since 0.3.0 every game names its rewards one way (signed, added as given): ``loss_reward``
       (was ``game_over_penalty``), ``illegal_reward`` (``illegal_action_penalty``); an old name
       is refused with a message naming the new one.
+    - Since 0.3.0 ``info["announced"]`` is a (spawn, 3) int array (was a list of tuples),
+      so a batch gives one (num_envs, spawn, 3) array.
     """
 
     keys = "R1 C1 R2 C2 moves the ball at row R1, column C1 to row R2, column C2"
