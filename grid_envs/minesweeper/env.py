@@ -111,8 +111,8 @@ class MinesweeperEnv(GridEnv):
     [88.0-95.4] of 200, 1.5 s a board (docs/search.md).
 
     ## Shaping
-    No potential: what a reveal uncovers is chance, and the solver's exact probabilities
-    are better given as a teacher (``--teacher solver``) than as a reward.
+    No potential ships: what a reveal uncovers is chance. The solver's exact probabilities
+    reach the network as a teacher instead (``--teacher solver``, the shipped network).
 
     ## Version History
     - v0: first release.
