@@ -14,7 +14,7 @@ env-steps and against wall time, one panel a setting. Runs are kept in ``--out``
 goes on from the runs already finished.
 
     python benchmarks/shaping.py --quick                       # one setting, a few minutes
-    python benchmarks/shaping.py --budget 240 --seeds 3        # every setting, about 3 hours
+    python benchmarks/shaping.py                               # every setting, about 2.5 hours
     python benchmarks/shaping.py --settings knight-slack-cnn sokoban-small-matching
 """
 
@@ -211,7 +211,7 @@ def _parser() -> argparse.ArgumentParser:
         "--budget",
         type=float,
         default=None,
-        help="seconds of training a run (default 240; --quick: 20)",
+        help="seconds of training a run (default 200; --quick: 20)",
     )
     parser.add_argument(
         "--seeds", type=int, default=None, help="runs an arm (default 3; --quick: 1)"
@@ -227,7 +227,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = _parser().parse_args(argv)
-    defaults = (20.0, 1, 50) if args.quick else (240.0, 3, 500)
+    defaults = (20.0, 1, 50) if args.quick else (200.0, 3, 500)
     for key, value in zip(("budget", "seeds", "episodes"), defaults, strict=True):
         if getattr(args, key) is None:
             setattr(args, key, value)
