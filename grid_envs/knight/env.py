@@ -139,7 +139,8 @@ class KnightEnv(GridEnv):
     ``benchmarks/shaping.py`` (docs/shaping.md): on 9x9 mazes with twice the energy needed,
     the ``maze-vi`` network wins every maze before its first update, shaped or not, and
     shaped its return is 0.017 lower; the ``cnn`` escapes none of 1,500 held-out mazes in
-    200 s, shaped or not. Teach it by Dijkstra (``--teacher dijkstra``) rather than shape it.
+    200 s, shaped or not, on these or on Knight-Large-v0's 25x25. Teach it by Dijkstra
+    (``--teacher dijkstra``) rather than shape it.
 
     ## Version History
     - v0: first release. Since 0.2.0 generated mazes come from a pool of 100,000 by
