@@ -50,7 +50,9 @@ def sokoban_rooms(draw: st.DrawFn) -> str:
     return "\n".join(text)
 
 
-@PROPERTY
+# a random room is often one the env refuses (a box or goal out of reach), so many draws are
+# filtered out by design: that health check would fail the test on an unlucky run
+@settings(PROPERTY, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(room=sokoban_rooms(), seed=st.integers(0, 1000), terminate=st.booleans())
 def test_sokoban_moves_pushes_masks_and_deadlocks(room: str, seed: int, terminate: bool) -> None:
     """``rules.legal_mask``, ``rules.apply_action`` and the deadlock tests against the
