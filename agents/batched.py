@@ -12,7 +12,8 @@
     logging, ``ep_info_buffer`` and evaluation work unchanged; ``terminal_observation`` and
     ``TimeLimit.truncated`` as ``DummyVecEnv`` gives them;
   - potential-based shaping for the whole batch
-    (:class:`~grid_envs.wrappers.VectorPotentialShaping`);
+    (:class:`~grid_envs.wrappers.VectorPotentialShaping`), and the potential as an input
+    plane (:class:`~grid_envs.wrappers.VectorPotentialInput`);
   - seeding as SB3 seeds N single envs: ``seed(s)`` then ``reset()`` seeds env ``i`` with
     ``s + i``, so the same seed gives the episodes of ``DummyVecEnv`` (tested).
 
@@ -39,7 +40,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.monitor import Monitor, ResultsWriter
 from stable_baselines3.common.vec_env import VecEnv
 
-from grid_envs.wrappers import VectorPotentialShaping
+from grid_envs.wrappers import VectorPotentialInput, VectorPotentialShaping
 
 
 def has_native_batch(env_id: str) -> bool:
@@ -61,6 +62,8 @@ class BatchedVecEnv(VecEnv):
         gamma: float = 0.99,
         monitor_file: str | Path | None = None,
         info_keywords: tuple[str, ...] = ("is_success",),
+        shaping_scale: float = 1.0,
+        potential_input: str | None = None,
     ) -> None:
         if not has_native_batch(env_id):
             raise ValueError(f"{env_id} has no native batched env; use a DummyVecEnv")
@@ -69,7 +72,9 @@ class BatchedVecEnv(VecEnv):
             autoreset_mode="Disabled", **(env_kwargs or {}),
         )  # fmt: skip
         if shaping:
-            batch = VectorPotentialShaping(batch, shaping, gamma)
+            batch = VectorPotentialShaping(batch, shaping, gamma, shaping_scale)
+        if potential_input:
+            batch = VectorPotentialInput(batch, potential_input)
         self.batch = batch
         self.env_id = env_id
         self.info_keywords = info_keywords
@@ -280,11 +285,14 @@ class BatchedEvalCallback(BaseCallback):
     def __init__(
         self, env_id: str, env_kwargs: dict[str, Any], algo: str, episodes: int,
         eval_freq: int, seed: int, log_path: Path, best_path: Path,
+        potential_input: str | None = None,
     ) -> None:  # fmt: skip
         super().__init__(verbose=0)
         self.batch = gym.make_vec(
             env_id, episodes, vectorization_mode="vector_entry_point", **env_kwargs
         )
+        if potential_input:  # the network reads the plane it trained with; rewards raw
+            self.batch = VectorPotentialInput(self.batch, potential_input)
         self.algo, self.eval_freq, self.seed = algo, max(1, eval_freq), seed
         self.log_path, self.best_path = Path(log_path), Path(best_path)
         self.best = -np.inf

@@ -116,17 +116,17 @@ def make_env(config: dict[str, Any]) -> Any:
     from grid_envs.wrappers import PotentialShaping, VectorPotentialShaping
 
     env_id, kwargs = config["env_id"], config.get("env_kwargs", {})
-    gamma = config.get("gamma", 0.99)
+    gamma, scale = config.get("gamma", 0.99), config.get("shaping_scale", 1.0)
     if "num_envs" in config:
         batch: Any = gym.make_vec(
             env_id, int(config["num_envs"]), vectorization_mode="vector_entry_point", **kwargs
         )
         if config.get("shaping"):
-            batch = VectorPotentialShaping(batch, config["shaping"], gamma)
+            batch = VectorPotentialShaping(batch, config["shaping"], gamma, scale)
         return MaskedBatchObservation(batch)
     env: gym.Env[Any, Any] = gym.make(env_id, **kwargs)
     if config.get("shaping"):
-        env = PotentialShaping(env, config["shaping"], gamma)
+        env = PotentialShaping(env, config["shaping"], gamma, scale)
     return MaskedObservation(env)
 
 
@@ -210,6 +210,7 @@ class RLlibConfig:
     seed: int = 0
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     shaping: str | None = None
+    shaping_scale: float = 1.0
     gamma: float = 0.99
     lr: float = 3e-4
     gae_lambda: float = 0.95  # SB3's (RLlib's default is 1.0)
@@ -233,6 +234,7 @@ def algorithm_config(config: RLlibConfig) -> Any:
         "env_id": config.env_id,
         "env_kwargs": config.env_kwargs,
         "shaping": config.shaping,
+        "shaping_scale": config.shaping_scale,
         "gamma": config.gamma,
     }
     return (
@@ -372,7 +374,7 @@ def _train(config: RLlibConfig, out: Path, log: Any) -> RLlibResult:
     return RLlibResult(out, policy_path, steps, seconds, resumed, curve)
 
 
-RUN_KEYS = ("env_id", "env_kwargs", "shaping", "features_dim")
+RUN_KEYS = ("env_id", "env_kwargs", "shaping", "shaping_scale", "features_dim")
 
 
 def _policy_dir(path: str | Path) -> Path:

@@ -79,7 +79,10 @@ class TrainConfig:
     The envs:
         vec_env: ``batched``, the native batched env where the id has one, else ``dummy``
         (single envs in SB3's DummyVecEnv). n_envs: envs stepped together. env_kwargs:
-        settings beyond the registered ones. shaping: a potential's name (None: none).
+        settings beyond the registered ones. shaping: a potential's name (None: none);
+        shaping_scale: its coefficient (the reward gains ``scale * (gamma * phi(s') -
+        phi(s))``). potential_input: a potential given to the network as one more
+        observation plane (:class:`grid_envs.wrappers.PotentialInput`), rewards untouched.
 
     The network:
         policy: a registered policy (``agents.policies``; the board policies train with PPO
@@ -120,6 +123,8 @@ class TrainConfig:
     n_envs: int = 64
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     shaping: str | None = None
+    shaping_scale: float = 1.0
+    potential_input: str | None = None
     policy: str = "cnn"
     gamma: float = 0.99
     learning_rate: float = 3e-4
@@ -213,12 +218,14 @@ def make_env_fn(config: TrainConfig, rank: int, monitor_dir: str | None = None) 
     """A factory for one env (CleanRL's make_env): seeded, monitored, shaped if asked."""
     from stable_baselines3.common.monitor import Monitor
 
-    from grid_envs.wrappers import PotentialShaping
+    from grid_envs.wrappers import PotentialInput, PotentialShaping
 
     def thunk() -> gym.Env[Any, Any]:
         env = gym.make(config.env_id, **config.env_kwargs)
         if config.shaping:
-            env = PotentialShaping(env, config.shaping, config.gamma)
+            env = PotentialShaping(env, config.shaping, config.gamma, config.shaping_scale)
+        if config.potential_input:
+            env = PotentialInput(env, config.potential_input)
         path = f"{monitor_dir}/{rank}" if monitor_dir else None
         fresh = path is None or not Path(f"{path}.{Monitor.EXT}").exists()
         # a resumed run appends to its log
@@ -343,7 +350,8 @@ def training_env(config: TrainConfig, monitor_dir: str | None = None) -> Any:
 
         return BatchedVecEnv(
             config.env_id, config.n_envs, config.env_kwargs, config.shaping, config.gamma,
-            monitor_file=monitor_dir,
+            monitor_file=monitor_dir, shaping_scale=config.shaping_scale,
+            potential_input=config.potential_input,
         )  # fmt: skip
     return make_vec_env(config, config.n_envs, monitor_dir=monitor_dir)
 
@@ -443,10 +451,22 @@ def _check_config(config: TrainConfig) -> None:
     if config.time_limit is not None and not config.time_limit > 0:
         raise ValueError(f"time_limit must be above 0 seconds, got {config.time_limit!r}")
     check_device(config.device)
+    _check_potentials(config)
     if config.teacher is not None:
         _check_teacher(config)
     elif config.warm_teacher is not None:
         raise ValueError("a warm teacher only warms up a --teacher run; name the teacher")
+
+
+def _check_potentials(config: TrainConfig) -> None:
+    """Refuse a potential the game does not have, or a shaping scale that is not a positive
+    number, before anything is built."""
+    from grid_envs.wrappers import _shaping_terms, get_potential
+
+    for name in (config.shaping, config.potential_input):
+        if name is not None:
+            get_potential(config.env_id, name)
+    _shaping_terms(config.gamma, config.shaping_scale)
 
 
 def _resume_point(out: Path, done: int) -> Path | None:
@@ -670,6 +690,7 @@ def _eval_callback(config: TrainConfig, out: Path, per_env: int) -> Any:
             config.env_id, config.env_kwargs, config.algo, config.eval_episodes,
             eval_freq=every // per_env, seed=config.seed + EVAL_SEED,
             log_path=out / "eval", best_path=out / "best",
+            potential_input=config.potential_input,
         )  # fmt: skip
     eval_env = make_vec_env(config, 1, seed_offset=EVAL_SEED)
     kwargs: dict[str, Any] = {

@@ -1,6 +1,12 @@
 """Reward shaping by the algorithms, measured: MaskablePPO from scratch with and without a
 game's potential, the same wall-clock budget a run, several seeds an arm.
 
+Three arms a setting (``--arms``): ``plain`` (the env's rewards), ``shaped`` (the potential
+added to the rewards, ``scale * (gamma * phi(s') - phi(s))``) and ``input`` (the potential
+given to the network as one more observation plane, rewards untouched:
+:class:`grid_envs.wrappers.PotentialInput`). ``--scales`` adds shaped arms at other
+coefficients (``shaped-x0.1``, ...), the shaping scale's sweep.
+
 Each setting names an env, its settings, a potential (``--shaping``) and a policy. Every
 run trains on the native batch until its budget runs out (evaluations during training on
 the validation seeds, raw game rewards), and its final model plays ``--episodes`` held-out
@@ -16,6 +22,8 @@ goes on from the runs already finished.
     python benchmarks/shaping.py --quick                       # one setting, a few minutes
     python benchmarks/shaping.py                               # every setting, about 2.5 hours
     python benchmarks/shaping.py --settings knight-slack-cnn sokoban-small-matching
+    python benchmarks/shaping.py --settings knight-slack-cnn --arms --scales 0.1 10 --seeds 1
+    python benchmarks/shaping.py --kept-only --scales 0.1 10     # the record from kept runs
 """
 
 from __future__ import annotations
@@ -68,12 +76,42 @@ SETTINGS: dict[str, Setting] = {
     ),
 }  # fmt: skip
 QUICK = ("knight-slack-cnn",)
+ARMS = ("plain", "shaped", "input")
+
+
+def arm_name(scale: float) -> str:
+    """The shaped arm at coefficient ``scale`` (1: ``shaped``)."""
+    return "shaped" if scale == 1.0 else f"shaped-x{scale:g}"
+
+
+def arm_config(setting: Setting, arm: str) -> dict[str, Any]:
+    """The training settings of ``arm``: ``plain``, ``shaped``, ``shaped-x<scale>`` or
+    ``input``."""
+    if arm == "plain":
+        return {"shaping": "none"}
+    if arm == "input":
+        return {"shaping": "none", "potential_input": setting.potential}
+    if arm == "shaped" or arm.startswith("shaped-x"):
+        scale = float(arm.removeprefix("shaped-x")) if arm != "shaped" else 1.0
+        return {"shaping": setting.potential, "shaping_scale": scale}
+    raise ValueError(f"no arm {arm!r}: plain, shaped, shaped-x<scale> or input")
+
+
+def cpu() -> str:
+    """The processor's model name (the machine a run's steps/s belongs to)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
 
 
 def run_one(
     name: str, arm: str, seed: int, budget: float, episodes: int, out: Path
 ) -> dict[str, Any]:
-    """One run of ``name``'s setting (``arm``: ``shaped`` or ``plain``): trained for
+    """One run of ``name``'s setting (``arm``: see :func:`arm_config`): trained for
     ``budget`` seconds, its final model played on the held-out episodes. A run folder that
     holds a finished run's result gives it back unchanged."""
     from agents.policy import algo_class
@@ -87,15 +125,17 @@ def run_one(
     setting = SETTINGS[name]
     config = default_config(
         setting.env_id, policy=setting.policy, seed=seed, timesteps=100_000_000,
-        time_limit=budget, threads=1, shaping=setting.potential if arm == "shaped" else "none",
+        time_limit=budget, threads=1, **arm_config(setting, arm),
     )  # fmt: skip
     config.env_kwargs = {**config.env_kwargs, **setting.env_kwargs}
     trained = train(config, folder, progress=False)
     settings = json.loads(trained.settings_path.read_text())
     model = algo_class(config.algo).load(trained.model_path, device="cpu")
-    final = held_out(model, config.algo, setting, episodes, seed)
+    final = held_out(model, config.algo, setting, episodes, seed, config.potential_input)
     result = {
         "setting": name, "arm": arm, "seed": seed, "shaping": config.shaping,
+        "shaping_scale": config.shaping_scale, "potential_input": config.potential_input,
+        "cpu": cpu(), "date": date.today().isoformat(),
         "timesteps": trained.timesteps, "seconds": round(trained.seconds, 1),
         "steps_per_second": round(trained.timesteps / max(trained.seconds, 1e-9), 1),
         "curve": [list(point) for point in trained.curve], "final": final,
@@ -105,18 +145,25 @@ def run_one(
     return result
 
 
-def held_out(model: Any, algo: str, setting: Setting, episodes: int, seed: int) -> dict[str, Any]:
-    """The final model on ``episodes`` held-out episodes, side by side, raw rewards."""
+def held_out(
+    model: Any, algo: str, setting: Setting, episodes: int, seed: int,
+    potential_input: str | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """The final model on ``episodes`` held-out episodes, side by side, raw rewards (with
+    the input plane it trained with, if any)."""
     import gymnasium as gym
 
     from agents.batched import evaluate_batched
+    from grid_envs.wrappers import VectorPotentialInput
 
     kwargs = dict(setting.env_kwargs)
     if setting.env_id.startswith(POOLED):
         kwargs["pool_seed"] = 1
-    batch = gym.make_vec(
+    batch: Any = gym.make_vec(
         setting.env_id, episodes, vectorization_mode="vector_entry_point", **kwargs
     )
+    if potential_input:
+        batch = VectorPotentialInput(batch, potential_input)
     rng = np.random.default_rng(seed) if setting.sample else None
     returns, lengths, wins = evaluate_batched(model, algo, batch, seed=HELDOUT, sample=rng)
     batch.close()
@@ -173,7 +220,10 @@ def plot(record: dict[str, Any], path: Path) -> None:
 
     names = list(record["settings"])
     fig, axes = plt.subplots(len(names), 2, figsize=(10, 3 * len(names)), squeeze=False)
-    colours = {"shaped": "tab:orange", "plain": "tab:blue"}
+    colours = {"shaped": "tab:orange", "plain": "tab:blue", "input": "tab:green"}
+    extra = iter(("tab:red", "tab:purple", "tab:brown", "tab:olive", "tab:cyan"))
+    for arm in record.get("arms", []):
+        colours.setdefault(arm, next(extra, "tab:gray"))
     for row, name in zip(axes, names, strict=True):
         wins = any(
             point[2] > 0 for r in record["runs"] if r["setting"] == name for point in r["curve"]
@@ -182,7 +232,7 @@ def plot(record: dict[str, Any], path: Path) -> None:
             curve = np.array(run["curve"], dtype=float).reshape(-1, 3)
             y = curve[:, 2] if wins else curve[:, 1]
             seconds = curve[:, 0] / max(run["steps_per_second"], 1e-9)
-            label = run["arm"] if run["seed"] == record["seeds"][0] else None
+            label = run["arm"] if run["seed"] == min(r["seed"] for r in record["runs"]) else None
             for ax, x in zip(row, (curve[:, 0], seconds), strict=True):
                 ax.plot(x, y, color=colours[run["arm"]], alpha=0.7, lw=1, label=label)
         row[0].set_title(f"{name}: against env-steps")
@@ -207,6 +257,10 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--settings", nargs="+", choices=list(SETTINGS), default=None,
                         help="default: every setting (with --quick: knight-slack-cnn)")  # fmt: skip
+    parser.add_argument("--arms", nargs="*", choices=ARMS, default=list(ARMS),
+                        help="the arms a setting runs (default: all three)")  # fmt: skip
+    parser.add_argument("--scales", nargs="*", type=float, default=[],
+                        help="more shaped arms, at these coefficients (the sweep)")  # fmt: skip
     parser.add_argument(
         "--budget",
         type=float,
@@ -222,10 +276,14 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--record", default=None, help="the JSON record (a plot goes beside)")
     parser.add_argument("--quick", action="store_true",
                         help="a check that it works: one setting, smaller defaults")  # fmt: skip
+    parser.add_argument("--kept-only", action="store_true",
+                        help="train nothing: the record from the runs kept in --out")  # fmt: skip
+    parser.add_argument("--runs-from", default=None, metavar="RECORD",
+                        help="keep the runs of an earlier record in --out first")  # fmt: skip
     return parser
 
 
-def main(argv: list[str] | None = None) -> dict[str, Any]:
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
     args = _parser().parse_args(argv)
     defaults = (20.0, 1, 50) if args.quick else (200.0, 3, 500)
     for key, value in zip(("budget", "seeds", "episodes"), defaults, strict=True):
@@ -233,48 +291,93 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             setattr(args, key, value)
     if args.quick:
         args.settings = args.settings or list(QUICK)
-    names = args.settings or list(SETTINGS)
     if args.budget <= 0 or args.seeds < 1 or args.episodes < 1:
         raise SystemExit("--budget, --seeds and --episodes must be positive")
+    if any(not (np.isfinite(x) and x > 0) for x in args.scales):
+        raise SystemExit("--scales must be positive numbers")
+    return args
+
+
+def keep_runs(record: Path, out: Path) -> int:
+    """Each run of ``record`` written to its folder in ``out`` (where none is there yet),
+    so that a rerun takes it as finished; how many were written."""
+    written = 0
+    for run in json.loads(record.read_text())["runs"]:
+        done = out / "runs" / f"{run['setting']}-{run['arm']}-s{run['seed']}" / "result.json"
+        if not done.exists():
+            done.parent.mkdir(parents=True, exist_ok=True)
+            done.write_text(json.dumps(run, indent=1))
+            written += 1
+    return written
+
+
+def summary(name: str, arms: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """A setting's row of the record: each arm pooled over its seeds, and each arm against
+    the plain one (a verdict, and its steps/s as a multiple of plain's)."""
+    setting = SETTINGS[name]
+    row: dict[str, Any] = {
+        "env": setting.env_id, "env_kwargs": setting.env_kwargs, "potential": setting.potential,
+        "policy": setting.policy, "sample": setting.sample,
+    }  # fmt: skip
+    for arm, runs in arms.items():
+        row[arm] = pooled(runs)
+    plain = row.get("plain")
+    for arm in arms:
+        if arm == "plain" or plain is None:
+            continue
+        prefix = "" if arm == "shaped" else f"{arm}_"
+        verdict_of = verdict(row[arm], plain).replace("shaped", arm)
+        row[f"{prefix}verdict"] = verdict_of
+        speed = row[arm]["steps_per_second"] / max(plain["steps_per_second"], 1e-9)
+        row["shaping_speed" if arm == "shaped" else f"{arm}_speed"] = speed
+    return row
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    args = _arguments(argv)
+    names = args.settings or list(SETTINGS)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.runs_from:
+        print(f"kept {keep_runs(Path(args.runs_from), out)} runs of {args.runs_from}")
+    arm_names = list(args.arms) + [arm_name(x) for x in args.scales if arm_name(x) not in args.arms]
     seeds = list(range(args.seeds))
     began = time.perf_counter()
     record: dict[str, Any] = {
         "machine": f"{platform.machine()}, {platform.system()}, Python {platform.python_version()}",
-        "date": date.today().isoformat(), "commit": _commit(), "budget_seconds": args.budget,
-        "seeds": seeds, "episodes": args.episodes, "first_heldout_seed": HELDOUT,
-        "runs": [], "settings": {},
+        "cpu": cpu(), "date": date.today().isoformat(), "commit": _commit(),
+        "budget_seconds": args.budget, "seeds": seeds, "episodes": args.episodes,
+        "first_heldout_seed": HELDOUT, "arms": arm_names, "runs": [], "settings": {},
     }  # fmt: skip
     for name in names:
-        arms: dict[str, list[dict[str, Any]]] = {"plain": [], "shaped": []}
+        arms: dict[str, list[dict[str, Any]]] = {}
         for seed in seeds:
-            for arm in ("plain", "shaped"):  # side by side, so the machine's drift hits both
+            for arm in arm_names:  # side by side, so the machine's drift hits every arm
+                folder = out / "runs" / f"{name}-{arm}-s{seed}"
+                if args.kept_only and not (folder / "result.json").exists():
+                    continue
                 run = run_one(name, arm, seed, args.budget, args.episodes, out)
-                arms[arm].append(run)
+                arms.setdefault(arm, []).append(run)
                 record["runs"].append(run)
-                final = run["final"]
-                print(f"{name} {arm} seed {seed}: {final['wins']}/{final['episodes']} won, "
-                      f"return {final['mean_return']:.3f}, {run['timesteps']:,} steps, "
-                      f"{run['steps_per_second']:,.0f} steps/s", flush=True)  # fmt: skip
-        shaped, plain = pooled(arms["shaped"]), pooled(arms["plain"])
-        setting = SETTINGS[name]
-        record["settings"][name] = {
-            "env": setting.env_id, "env_kwargs": setting.env_kwargs,
-            "potential": setting.potential, "policy": setting.policy, "sample": setting.sample,
-            "plain": plain, "shaped": shaped, "verdict": verdict(shaped, plain),
-            "shaping_speed": shaped["steps_per_second"] / max(plain["steps_per_second"], 1e-9),
-        }  # fmt: skip
-        print(f"{name}: plain {plain['win_rate']:.1%} {_ci(plain)}, shaped "
-              f"{shaped['win_rate']:.1%} {_ci(shaped)}; {record['settings'][name]['verdict']}; "
-              f"shaped steps/s {record['settings'][name]['shaping_speed']:.2f}x plain",
-              flush=True)  # fmt: skip
+                _say(run)
+        if arms:
+            record["settings"][name] = row = summary(name, arms)
+            for arm in arms:
+                print(f"{name} {arm}: {row[arm]['win_rate']:.1%} {_ci(row[arm])}")
     record["wall_seconds"] = round(time.perf_counter() - began, 1)
     path = Path(args.record) if args.record else out / "shaping.json"
     path.write_text(json.dumps(record, indent=1) + "\n")
     plot(record, path.with_suffix(".png"))
     print(f"written: {path} and {path.with_suffix('.png')}")
     return record
+
+
+def _say(run: dict[str, Any]) -> None:
+    final = run["final"]
+    print(f"{run['setting']} {run['arm']} seed {run['seed']}: {final['wins']}/"
+          f"{final['episodes']} won, return {final['mean_return']:.3f}, "
+          f"{run['timesteps']:,} steps, {run['steps_per_second']:,.0f} steps/s",
+          flush=True)  # fmt: skip
 
 
 def _ci(arm: dict[str, Any]) -> str:

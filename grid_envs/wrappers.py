@@ -9,7 +9,11 @@ takes the game's state (``env.unwrapped.game_state()``) and returns a float.
 ``VectorPotentialShaping`` does the same for a whole native batched env, with the same
 rewards as ``PotentialShaping`` on each of N single envs. Potentials that the batch can read
 off its arrays (:data:`BATCHED_POTENTIALS`) are computed for every env in one call; any
-other potential runs on each env's ``game_state(i)``.
+other potential runs on each env's ``game_state(i)``. Both take a ``scale``: the bonus is
+``scale * (gamma * phi(s') - phi(s))``, the same as shaping with the potential ``scale * phi``.
+
+``PotentialInput`` and ``VectorPotentialInput`` give the learner the potential another way:
+as one more observation plane, rewards untouched (see :class:`PotentialInput`).
 """
 
 from __future__ import annotations
@@ -37,6 +41,18 @@ POTENTIALS: dict[str, dict[str, str]] = {
 # the batch's arrays.
 BATCHED_POTENTIALS: dict[str, dict[str, str]] = {
     game.id_pattern: game.batched_potentials for game in game_specs() if game.batched_potentials
+}
+
+
+# env id pattern -> {name: "module:function"}; a potential's field: the game state to
+# (rows, cols) float64, the potential's value with the player on each cell.
+POTENTIAL_FIELDS: dict[str, dict[str, str]] = {
+    game.id_pattern: game.potential_fields for game in game_specs() if game.potential_fields
+}
+BATCHED_POTENTIAL_FIELDS: dict[str, dict[str, str]] = {
+    game.id_pattern: game.batched_potential_fields
+    for game in game_specs()
+    if game.batched_potential_fields
 }
 
 
@@ -72,23 +88,56 @@ def get_potential(env_id: str, name: str) -> Potential:
     )
 
 
+def batch_potentials(
+    env: Any, potential: Potential, batched: Callable[[Any], np.ndarray] | None,
+    rows: np.ndarray | None = None,
+) -> np.ndarray:  # fmt: skip
+    """phi of a batch's envs ``rows`` (all by default), float64: read off its arrays by
+    ``batched`` where the game has it, else ``potential`` of each env's game state."""
+    base: Any = env.unwrapped  # a GridVectorEnv, or Gymnasium's list of single envs
+    if batched is not None:
+        values = batched(base)
+        return values if rows is None else values[rows]
+    idx = range(base.num_envs) if rows is None else rows.tolist()
+    return np.array([float(potential(base.game_state(i))) for i in idx])
+
+
+def _shaping_terms(gamma: float, scale: float) -> tuple[float, float]:
+    if not 0.0 <= gamma <= 1.0:
+        raise ValueError(f"gamma must be in [0, 1], got {gamma!r}")
+    real = isinstance(scale, (int, float)) and not isinstance(scale, bool)
+    if not (real and np.isfinite(scale) and scale > 0):
+        raise ValueError(f"the shaping scale must be a positive number, got {scale!r}")
+    return float(gamma), float(scale)
+
+
+def _refuse_same_step(env: Any, what: str) -> None:
+    mode = env.metadata.get("autoreset_mode")
+    if mode is not None and getattr(mode, "value", mode) == "SameStep":
+        raise ValueError(
+            f"{what} needs the state each step ends in: make the batched env with "
+            "autoreset_mode 'NextStep' (the default) or 'Disabled', not 'SameStep'"
+        )
+
+
 class PotentialShaping(gym.Wrapper[Any, Any, Any, Any]):
-    """Reward + gamma * phi(s') - phi(s), with phi(terminal) = 0.
+    """Reward + scale * (gamma * phi(s') - phi(s)), with phi(terminal) = 0.
 
     ``info["shaping"]`` holds the added term and ``info["raw_reward"]`` the game's reward.
     A truncated (time-limit) step is not terminal, so it keeps phi(s').
     """
 
-    def __init__(self, env: gym.Env[Any, Any], potential: Potential | str, gamma: float = 0.99):
+    def __init__(
+        self, env: gym.Env[Any, Any], potential: Potential | str, gamma: float = 0.99,
+        scale: float = 1.0,
+    ) -> None:  # fmt: skip
         super().__init__(env)
-        if not 0.0 <= gamma <= 1.0:
-            raise ValueError(f"gamma must be in [0, 1], got {gamma!r}")
+        self.gamma, self.scale = _shaping_terms(gamma, scale)
         if isinstance(potential, str):
             if env.spec is None:
                 raise ValueError("a potential by name needs an env made with gymnasium.make")
             potential = get_potential(env.spec.id, potential)
         self.potential: Potential = potential
-        self.gamma = float(gamma)
         self._phi = 0.0
 
     def _phi_now(self) -> float:
@@ -102,7 +151,7 @@ class PotentialShaping(gym.Wrapper[Any, Any, Any, Any]):
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
         phi_next = 0.0 if terminated else self._phi_now()
-        bonus = shaping_bonus(self._phi, phi_next, self.gamma)
+        bonus = self.scale * shaping_bonus(self._phi, phi_next, self.gamma)
         self._phi = phi_next
         info = dict(info)
         info["raw_reward"] = float(reward)
@@ -121,17 +170,12 @@ class VectorPotentialShaping(gym.vector.VectorWrapper):
     that mode is refused. ``info["shaping"]`` and ``info["raw_reward"]`` as for one env.
     """
 
-    def __init__(self, env: Any, potential: Potential | str, gamma: float = 0.99) -> None:
+    def __init__(
+        self, env: Any, potential: Potential | str, gamma: float = 0.99, scale: float = 1.0
+    ) -> None:
         super().__init__(env)
-        if not 0.0 <= gamma <= 1.0:
-            raise ValueError(f"gamma must be in [0, 1], got {gamma!r}")
-        mode = env.metadata.get("autoreset_mode")
-        if mode is not None and getattr(mode, "value", mode) == "SameStep":
-            raise ValueError(
-                "shaping needs the state each step ends in: make the batched env with "
-                "autoreset_mode 'NextStep' (the default) or 'Disabled', not 'SameStep'"
-            )
-        self.gamma = float(gamma)
+        self.gamma, self.scale = _shaping_terms(gamma, scale)
+        _refuse_same_step(env, "shaping")
         self.batched: Callable[[Any], np.ndarray] | None = None
         if isinstance(potential, str):
             if env.spec is None:
@@ -144,12 +188,7 @@ class VectorPotentialShaping(gym.vector.VectorWrapper):
 
     def potentials(self, rows: np.ndarray | None = None) -> np.ndarray:
         """phi of the envs ``rows`` (all by default), float64."""
-        base: Any = self.env.unwrapped  # a GridVectorEnv, or Gymnasium's list of single envs
-        if self.batched is not None:
-            values = self.batched(base)
-            return values if rows is None else values[rows]
-        idx = range(self.num_envs) if rows is None else rows.tolist()
-        return np.array([float(self.potential(base.game_state(i))) for i in idx])
+        return batch_potentials(self.env, self.potential, self.batched, rows)
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
         obs, info = self.env.reset(**kwargs)
@@ -162,7 +201,7 @@ class VectorPotentialShaping(gym.vector.VectorWrapper):
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(actions)
         phi_next = np.where(terminated, 0.0, self.potentials())
-        bonus = shaping_bonus(self._phi, phi_next, self.gamma)
+        bonus = self.scale * shaping_bonus(self._phi, phi_next, self.gamma)
         bonus[self._ended] = 0.0  # those envs started a new episode: no transition
         self._phi = phi_next
         self._ended = terminated | truncated
@@ -171,6 +210,139 @@ class VectorPotentialShaping(gym.vector.VectorWrapper):
         info["raw_reward"], info["_raw_reward"] = reward, every
         info["shaping"], info["_shaping"] = bonus, every
         return obs, reward + bonus, terminated, truncated, info
+
+
+INPUT_BOUND = 4.0  # the input plane's values are clipped to [-INPUT_BOUND, INPUT_BOUND]
+
+
+def input_space(space: gym.spaces.Box) -> gym.spaces.Box:
+    """``space`` (planes, rows, cols) with one more plane, float32, bounded by
+    :data:`INPUT_BOUND` (so that a network that scales each plane by its bound brings it to
+    [-1, 1])."""
+    if len(space.shape) != 3:
+        raise ValueError(
+            f"the potential as an input plane needs the planes observation (planes, rows, "
+            f"cols), not {space.shape}: make the env with observation_mode='planes'"
+        )
+    _, rows, cols = space.shape
+    low = np.concatenate([space.low.astype(np.float32), np.full((1, rows, cols), -INPUT_BOUND)])
+    high = np.concatenate([space.high.astype(np.float32), np.full((1, rows, cols), INPUT_BOUND)])
+    return gym.spaces.Box(low.astype(np.float32), high.astype(np.float32), dtype=np.float32)
+
+
+def input_plane(field: np.ndarray, start: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """A field (or a batch of them) divided by each episode's starting scale, clipped to
+    :data:`INPUT_BOUND`, laid on a float32 plane of ``shape`` (rows, cols) from its top-left
+    corner; cells the field does not reach get ``-INPUT_BOUND``."""
+    lead = field.shape[:-2]
+    plane = np.full((*lead, *shape), -INPUT_BOUND, dtype=np.float32)
+    rows, cols = min(field.shape[-2], shape[0]), min(field.shape[-1], shape[1])
+    start = np.asarray(start, dtype=np.float64).reshape(*lead, 1, 1)
+    part = np.clip(field[..., :rows, :cols] / start, -INPUT_BOUND, INPUT_BOUND)
+    plane[..., :rows, :cols] = np.nan_to_num(part, nan=-INPUT_BOUND)
+    return plane
+
+
+def _start_scale(phi: Any) -> Any:
+    """How an episode's input plane is scaled: ``|phi(s0)|``, at least 1."""
+    return np.maximum(np.abs(phi), 1.0)
+
+
+class PotentialInput(gym.ObservationWrapper[Any, Any, Any]):
+    """The observation with one more plane: the potential, rewards untouched.
+
+    Shaping hands the potential to the learner through its rewards, where PPO's critic can
+    soak it up (shaping is the same as starting the value estimate at the potential,
+    Wiewiora 2003). Here the learner reads it instead: the plane holds the potential's field
+    where the game declares one (the Knight's ``distance``: the potential with the knight on
+    each cell, so the way down the field is the way to the exit), else the potential's value
+    on every cell; divided by ``|phi(s0)|`` of the episode (at least 1) and clipped to
+    ``[-4, 4]``. Needs the planes observation; the observation becomes float32.
+    """
+
+    def __init__(self, env: gym.Env[Any, Any], potential: str) -> None:
+        super().__init__(env)
+        if env.spec is None:
+            raise ValueError("the potential as an input needs an env made with gymnasium.make")
+        self.potential = get_potential(env.spec.id, potential)
+        self.field: Callable[[Any], np.ndarray] | None = _lookup(
+            POTENTIAL_FIELDS, env.spec.id, potential
+        )
+        self.observation_space = input_space(env.observation_space)  # type: ignore[arg-type]
+        self._start = 1.0
+
+    def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
+        obs, info = self.env.reset(**kwargs)
+        self._start = float(_start_scale(self.potential(self._state())))
+        return self.observation(obs), info
+
+    def _state(self) -> Any:
+        return self.env.unwrapped.game_state()  # type: ignore[attr-defined]
+
+    def observation(self, observation: Any) -> np.ndarray:
+        shape = observation.shape[1:]
+        state = self._state()
+        if self.field is not None:
+            field = np.asarray(self.field(state), dtype=np.float64)
+        else:
+            field = np.full(shape, float(self.potential(state)))
+        plane = input_plane(field, self._start, shape)
+        return np.concatenate([observation.astype(np.float32), plane[None]])
+
+
+class VectorPotentialInput(gym.vector.VectorWrapper):
+    """:class:`PotentialInput` for a native batched env: each env's observation is the one
+    ``PotentialInput`` gives on a single env (autoreset ``NextStep`` or ``Disabled``, as for
+    :class:`VectorPotentialShaping`)."""
+
+    def __init__(self, env: Any, potential: str) -> None:
+        super().__init__(env)
+        _refuse_same_step(env, "the potential as an input")
+        if env.spec is None:
+            raise ValueError("the potential as an input needs an env made with gymnasium.make_vec")
+        self.potential = get_potential(env.spec.id, potential)
+        self.batched = _lookup(BATCHED_POTENTIALS, env.spec.id, potential)
+        self.field = _lookup(BATCHED_POTENTIAL_FIELDS, env.spec.id, potential)
+        self.single_field = _lookup(POTENTIAL_FIELDS, env.spec.id, potential)
+        self.single_observation_space = input_space(env.single_observation_space)
+        self.observation_space = gym.vector.utils.batch_space(
+            self.single_observation_space, self.num_envs
+        )
+        self._start = np.ones(self.num_envs)
+        self._ended = np.zeros(self.num_envs, dtype=bool)
+
+    def _fields(self, shape: tuple[int, ...]) -> np.ndarray:
+        base: Any = self.env.unwrapped
+        if self.field is not None:
+            return np.asarray(self.field(base), dtype=np.float64)
+        if self.single_field is not None:
+            return np.stack([self.single_field(base.game_state(i)) for i in range(self.num_envs)])
+        phi = self._phi()
+        return np.broadcast_to(phi[:, None, None], (self.num_envs, *shape))
+
+    def _phi(self, rows: np.ndarray | None = None) -> np.ndarray:
+        return batch_potentials(self.env, self.potential, self.batched, rows)
+
+    def _observe(self, obs: Any) -> np.ndarray:
+        shape = obs.shape[2:]
+        planes = input_plane(self._fields(shape), self._start, shape)
+        return np.concatenate([np.asarray(obs, dtype=np.float32), planes[:, None]], axis=1)
+
+    def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
+        obs, info = self.env.reset(**kwargs)
+        mask = (kwargs.get("options") or {}).get("reset_mask")
+        rows = np.arange(self.num_envs) if mask is None else np.flatnonzero(mask)
+        self._start[rows] = _start_scale(self._phi(rows))
+        self._ended[rows] = False
+        return self._observe(obs), info
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.env.step(actions)
+        started = np.flatnonzero(self._ended)  # envs the step reset (autoreset NextStep)
+        if started.size:
+            self._start[started] = _start_scale(self._phi(started))
+        self._ended = terminated | truncated
+        return self._observe(obs), reward, terminated, truncated, info
 
 
 def shaped_return(rewards: list[float], gamma: float) -> float:

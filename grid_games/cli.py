@@ -267,6 +267,12 @@ def _train_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--shaping", default=None,
                    help="a potential name, e.g. distance; none: no shaping (the default "
                    "but for Knight-v0, whose default is distance)")  # fmt: skip
+    p.add_argument("--shaping-scale", type=above_zero("number"), default=None, metavar="COEF",
+                   help="the shaping's coefficient: the reward gains COEF * (gamma * "
+                   "phi(s') - phi(s)) (default 1)")  # fmt: skip
+    p.add_argument("--potential-input", default=None, metavar="POTENTIAL",
+                   help="give the network a potential as one more observation plane, "
+                   "rewards untouched (sb3 backend; default: none)")  # fmt: skip
     seed_argument(p, "the run's seed: network, envs and teaching")
     p.add_argument(
         "--time-limit", type=count(1), default=None, metavar="SECONDS",
@@ -368,6 +374,7 @@ def train_config(env: str, args: argparse.Namespace) -> Any:
         env, algo=args.algo, timesteps=args.timesteps, seed=args.seed, n_envs=args.n_envs,
         n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
         eval_freq=args.eval_freq, shaping=args.shaping, policy=args.policy,
+        shaping_scale=args.shaping_scale, potential_input=args.potential_input,
         vec_env=args.vec_env, threads=args.threads,
         device=args.device, precision=args.precision, teacher=args.teacher,
         teacher_states=args.teacher_steps, dagger_rounds=args.dagger_rounds,
@@ -435,7 +442,8 @@ def _train_rllib(env: str, args: argparse.Namespace) -> int:
             "--warm-teacher": args.warm_teacher, "--time-limit": args.time_limit,
             "--net-width": args.net_width, "--net-depth": args.net_depth,
             "--n-steps": args.n_steps, "--batch-size": args.batch_size,
-            "--n-epochs": args.n_epochs, "--eval-freq": args.eval_freq},
+            "--n-epochs": args.n_epochs, "--eval-freq": args.eval_freq,
+            "--potential-input": args.potential_input},
            "the sb3 backend's options; leave them out")  # fmt: skip
     defaults = DEFAULTS.get(env, {})
     config = RLlibConfig(
@@ -445,6 +453,7 @@ def _train_rllib(env: str, args: argparse.Namespace) -> int:
         seed=args.seed,
         env_kwargs={**defaults.get("env_kwargs", {}), **parse_settings(args.set, env)},
         shaping=args.shaping or defaults.get("shaping"),
+        shaping_scale=1.0 if args.shaping_scale is None else args.shaping_scale,
     )
     out = args.out or f"runs/{env.split('/')[1]}-rllib-s{args.seed}"
     result = train_rllib(config, out, address=args.address)

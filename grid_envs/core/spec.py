@@ -46,6 +46,13 @@ class GameSpec:
     potentials: dict[str, str] = field(default_factory=dict)
     # name -> "module:function" taking a native batched env, (num_envs,) float64
     batched_potentials: dict[str, str] = field(default_factory=dict)
+    # name -> "module:function" giving a potential's field: the game state to (rows, cols)
+    # float64, on each cell the potential's value with the player there (the input plane of
+    # :class:`grid_envs.wrappers.PotentialInput`; a potential without one gives its value on
+    # every cell)
+    potential_fields: dict[str, str] = field(default_factory=dict)
+    # name -> "module:function": the same for a native batched env, (num_envs, rows, cols)
+    batched_potential_fields: dict[str, str] = field(default_factory=dict)
     title: str = ""  # the game's name in the docs (default: ``name`` capitalised)
     # the module that registers the game's baselines and declares its training rows
     # (``TRAINING``, ``COMPARE``; see :mod:`agents`), imported by the agents side only

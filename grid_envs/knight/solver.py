@@ -183,6 +183,14 @@ def distance_potential(state: KnightState) -> float:
     return -float(exit_distances(state.level)[state.knight])
 
 
+def distance_field(state: KnightState) -> np.ndarray:
+    """The ``"distance"`` potential with the knight on each cell: minus each cell's cheapest
+    cost to the exit, (rows, cols) float64 (what :func:`distance_potential` reads one cell
+    of)."""
+    dist = exit_distances(state.level)
+    return np.where(dist == UNREACHABLE, -np.inf, -dist.astype(np.float64))
+
+
 def cheapest_route(level: KnightLevel) -> list[int]:
     """The actions (0 up, 1 down, 2 left, 3 right) of a cheapest route from the start to
     the exit: each step enters an open neighbour whose cost to the exit plus its own price

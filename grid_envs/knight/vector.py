@@ -147,3 +147,10 @@ def distance_potentials(env: KnightVectorEnv) -> np.ndarray:
     :func:`grid_envs.knight.solver.distance_potential` reads."""
     rows = np.arange(env.num_envs)
     return -env.dist[rows, env.knight[:, 0], env.knight[:, 1]].astype(np.float64)
+
+
+def distance_fields(env: KnightVectorEnv) -> np.ndarray:
+    """The ``"distance"`` field of every env of the batch, (num_envs, rows, cols) float64:
+    minus each cell's cheapest cost to the exit (:func:`grid_envs.knight.solver.distance_field`
+    for each env)."""
+    return -env.dist.astype(np.float64)
