@@ -103,6 +103,26 @@ def test_the_shaping_benchmark_writes_its_record_and_evaluates_raw_rewards(tmp_p
     assert raw.mean_return == pytest.approx(shaped["final"]["mean_return"], abs=1e-6)
     _run(args)  # the runs are kept: the same figures, no training
     assert json.loads(record.read_text())["runs"] == report["runs"]
+    taught = next(r for r in report["runs"] if r["arm"] == "input")
+    assert taught["potential_input"] == "distance" and taught["shaping"] is None
+    assert row["input"]["runs"] == 1 and row["input_verdict"] and row["input_speed"] > 0
+
+
+def test_the_shaping_record_is_built_from_the_runs_another_record_kept(tmp_path) -> None:
+    """``--runs-from`` keeps an earlier record's runs; ``--kept-only`` trains nothing and
+    pools what is kept, a sweep's arm included, leaving out the arms that have no runs."""
+    first, out = tmp_path / "first.json", tmp_path / "again"
+    runs = str(tmp_path / "runs")
+    _run(["benchmarks/shaping.py", "--quick", "--budget", "2", "--episodes", "4", "--arms",
+          "plain", "--scales", "0.5", "--out", runs, "--record", str(first)])  # fmt: skip
+    again = tmp_path / "again.json"
+    _run(["benchmarks/shaping.py", "--kept-only", "--runs-from", str(first), "--scales", "0.5",
+          "--out", str(out), "--record", str(again)])  # fmt: skip
+    before, after = json.loads(first.read_text()), json.loads(again.read_text())
+    assert after["runs"] == before["runs"] and list(after["settings"]) == ["knight-slack-cnn"]
+    row = after["settings"]["knight-slack-cnn"]
+    assert {"plain", "shaped-x0.5"} <= set(row) and "input" not in row and "shaped" not in row
+    assert row["shaped-x0.5_verdict"] and before["runs"][1]["shaping_scale"] == 0.5
 
 
 def test_the_step_profile_times_every_hook_of_a_native_batch() -> None:

@@ -8,7 +8,10 @@ import pytest
 
 from grid_envs.sokoban import rules
 from grid_envs.wrappers import (
+    INPUT_BOUND,
+    PotentialInput,
     PotentialShaping,
+    VectorPotentialInput,
     VectorPotentialShaping,
     get_potential,
     potential_names,
@@ -40,6 +43,20 @@ def test_shaped_return_differs_by_minus_phi_s0(gamma: float, lurd: str) -> None:
     raw, shaped, phi0 = run(env, lurd, gamma)
     assert phi0 == -2.0
     assert shaped_return(shaped, gamma) == pytest.approx(shaped_return(raw, gamma) - phi0)
+
+
+@pytest.mark.parametrize("scale", [0.1, 3.0])
+def test_a_shaping_scale_multiplies_the_added_return(scale: float) -> None:
+    """With coefficient ``scale`` the shaped return is the raw one minus ``scale * phi(s0)``."""
+    gamma = 0.97
+    env = PotentialShaping(
+        gym.make("GridGames/Sokoban-v0", levels=TWO_PUSH), "distance", gamma, scale=scale
+    )
+    raw, shaped, phi0 = run(env, "udlLL", gamma)
+    assert shaped_return(shaped, gamma) == pytest.approx(shaped_return(raw, gamma) - scale * phi0)
+    for bad in (0.0, -1.0, float("nan"), True):
+        with pytest.raises(ValueError, match="shaping scale must be a positive number"):
+            PotentialShaping(gym.make("GridGames/Sokoban-v0"), "distance", scale=bad)
 
 
 def test_terminal_potential_is_zero() -> None:
@@ -143,3 +160,105 @@ def test_every_named_potential_resolves_and_reads_a_state() -> None:
             assert name in potential_names("GridGames/Sokoban-v0") + potential_names(
                 "GridGames/Knight-v0"
             )
+
+
+INPUTS = [
+    ("GridGames/Knight-v0", "distance", {"energy_slack": 2.0}),
+    ("GridGames/Knight-v0", "distance", {"rows": 5, "cols": 7, "obs_shape": (7, 9)}),
+    ("GridGames/Sokoban-Small-v0", "matching", {}),
+    ("GridGames/Pikachu-Small-v0", "mobility", {}),
+    ("GridGames/Lines98-Small-v0", "lines", {"max_episode_steps": 15}),
+]
+
+
+@pytest.mark.parametrize("env_id, name, kwargs", INPUTS, ids=lambda x: str(x)[:22])
+def test_the_input_plane_of_a_batch_is_the_single_envs(
+    env_id: str, name: str, kwargs: dict
+) -> None:
+    """VectorPotentialInput's observations are PotentialInput's on N single envs with the
+    same seeds and actions, through episode ends (the batch resets at the next step), and
+    lie in the declared space; the game's planes are kept as they were."""
+    n = 4
+    vec = VectorPotentialInput(
+        gym.make_vec(env_id, n, vectorization_mode="vector_entry_point", **kwargs), name
+    )
+    singles = [PotentialInput(gym.make(env_id, **kwargs), name) for _ in range(n)]
+    obs, _ = vec.reset(seed=5)
+    single = [env.reset(seed=5 + i)[0] for i, env in enumerate(singles)]
+    rng, ended, episodes = np.random.default_rng(2), np.zeros(n, dtype=bool), 0
+    for _ in range(60):
+        assert vec.observation_space.contains(obs) and obs.dtype == np.float32
+        np.testing.assert_array_equal(obs, np.stack(single))
+        mask = vec.env.unwrapped.action_masks()
+        actions = np.argmax(rng.random(mask.shape) * mask, axis=1)
+        obs, _, terminated, truncated, _ = vec.step(actions)
+        for i, env in enumerate(singles):
+            single[i] = env.reset()[0] if ended[i] else env.step(int(actions[i]))[0]
+        episodes += int(ended.sum())
+        ended = terminated | truncated
+    assert episodes > 0 or env_id.endswith("Sokoban-Small-v0")
+
+
+def test_the_knights_input_plane_is_its_distance_field_scaled_by_the_start() -> None:
+    """The Knight's plane holds phi with the knight on each cell over |phi(s0)|: -1 where
+    he starts, 0 at the exit, each cell's cost to the exit relative to the start's; the
+    padding beyond the maze is the bound's low end."""
+    env = PotentialInput(gym.make("GridGames/Knight-v0", rows=5, cols=5, obs_shape=(6, 6)),
+                         "distance")  # fmt: skip
+    obs, _ = env.reset(seed=1)
+    state = env.unwrapped.game_state()
+    plane = obs[-1]
+    assert plane[state.knight] == pytest.approx(-1.0)
+    assert plane[state.level.exit] == 0.0
+    assert (plane[5, :] == -INPUT_BOUND).all() and (plane[:, 5] == -INPUT_BOUND).all()
+    phi0 = get_potential("GridGames/Knight-v0", "distance")(state)
+    from grid_envs.knight.solver import exit_distances
+
+    expected = np.clip(-exit_distances(state.level) / abs(phi0), -INPUT_BOUND, INPUT_BOUND)
+    np.testing.assert_allclose(plane[:5, :5], expected, rtol=1e-6)
+
+
+def test_the_input_plane_refuses_what_it_cannot_serve() -> None:
+    with pytest.raises(ValueError, match="observation_mode='planes'"):
+        PotentialInput(gym.make("GridGames/Knight-v0", observation_mode="compact"), "distance")
+    with pytest.raises(ValueError, match="no potential 'nope'"):
+        PotentialInput(gym.make("GridGames/Knight-v0"), "nope")
+    vec = gym.make_vec("GridGames/Knight-v0", 2, vectorization_mode="vector_entry_point",
+                       autoreset_mode="SameStep")  # fmt: skip
+    with pytest.raises(ValueError, match="NextStep"):
+        VectorPotentialInput(vec, "distance")
+
+
+def test_a_critic_started_at_the_potential_gives_shapings_advantages() -> None:
+    """Why a critic started at the potential is no third arm beside shaping: under GAE the
+    advantages from raw rewards with the critic ``V + phi`` (phi = 0 at the end) equal those
+    from shaped rewards with the critic ``V``, step for step (SB3's own rollout buffer)."""
+    from stable_baselines3.common.buffers import RolloutBuffer
+
+    rng = np.random.default_rng(0)
+    steps, gamma, lam = 12, 0.97, 0.95
+    phi = rng.normal(size=steps + 1)
+    starts = np.zeros(steps + 1, dtype=bool)
+    starts[[0, 5, 9]] = True  # episodes end before steps 5 and 9
+    phi_next = np.where(starts[1:], 0.0, phi[1:])  # phi(terminal) = 0
+    raw, values = rng.normal(size=steps), rng.normal(size=steps + 1)
+    values[[4, 8]] = 0.0  # not read: those steps end an episode
+    shaped = raw + gamma * phi_next - phi[:-1]
+    advantages = []
+    for rewards, critic in ((shaped, values), (raw, values + phi)):
+        buffer = RolloutBuffer(steps, gym.spaces.Box(0, 1, (1,)), gym.spaces.Discrete(2),
+                               gamma=gamma, gae_lambda=lam, n_envs=1)  # fmt: skip
+        for t in range(steps):
+            value = _tensor(critic[t : t + 1])
+            buffer.add(np.zeros((1, 1)), np.zeros((1, 1)), rewards[t : t + 1],
+                       starts[t : t + 1], value, _tensor(np.zeros(1)))  # fmt: skip
+        last = critic[steps : steps + 1]
+        buffer.compute_returns_and_advantage(_tensor(last), starts[steps : steps + 1])
+        advantages.append(buffer.advantages.ravel().copy())
+    np.testing.assert_allclose(advantages[0], advantages[1], atol=1e-5)
+
+
+def _tensor(values: np.ndarray):
+    import torch
+
+    return torch.as_tensor(values, dtype=torch.float32)

@@ -12,6 +12,11 @@ passes its envs' generators as a :func:`generators` list). Rules that need anoth
 numpy's draws build it from ``integers`` in the order numpy makes them (tested against
 numpy).
 
+A batch's compiled loop releases the GIL, so :func:`over_threads` splits a large batch's
+rows over the cores (``GRIDGAMES_ENV_THREADS``, default: every core this process may use):
+each row is one game, played by the same code whichever thread plays it, so the results
+are the same for any number of threads (tested).
+
 Compiled code is cached on disk (numba's ``cache=True``, beside the module or, where that
 folder is read-only, in the user's cache): the first process that calls a rule compiles it
 (a few seconds for a game, stated in docs/speed.md), later ones load it.
@@ -19,7 +24,9 @@ folder is read-only, in the user's cache): the first process that calls a rule c
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar, cast
 
 import numba
@@ -32,6 +39,46 @@ F = TypeVar("F", bound=Callable[..., Any])
 def compiled(fn: F) -> F:
     """``fn`` compiled by numba (nopython, cached on disk, without the GIL)."""
     return cast(F, numba.njit(cache=True, nogil=True)(fn))
+
+
+THREADS_VARIABLE = "GRIDGAMES_ENV_THREADS"
+MIN_ROWS = 256  # rows a thread takes at the least: below it, splitting costs more than it saves
+_pools: dict[int, ThreadPoolExecutor] = {}
+
+
+def env_threads() -> int:
+    """Threads a batch's compiled loop may split its rows over: ``GRIDGAMES_ENV_THREADS``,
+    else every core this process may use."""
+    raw = os.environ.get(THREADS_VARIABLE)
+    if raw is None:
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    try:
+        threads = int(raw)
+    except ValueError:
+        raise ValueError(f"{THREADS_VARIABLE} must be a whole number, got {raw!r}") from None
+    if threads < 1:
+        raise ValueError(f"{THREADS_VARIABLE} must be at least 1, got {threads}")
+    return threads
+
+
+def over_threads(call: Callable[..., Any], idx: np.ndarray, *aligned: np.ndarray) -> Any:
+    """``call(idx, *aligned)`` for a batch's rows ``idx`` (and arrays ``aligned`` with them,
+    such as their actions), split over :func:`env_threads` threads where the batch is large
+    enough, the pieces' outputs (an array, or a tuple of arrays, one entry a row) joined in
+    order. ``call`` must release the GIL and touch only its own rows."""
+    threads = min(env_threads(), len(idx) // MIN_ROWS)
+    if threads < 2:
+        return call(idx, *aligned)
+    pool = _pools.get(threads)
+    if pool is None:
+        pool = _pools[threads] = ThreadPoolExecutor(threads - 1, "gridgames-env")
+    pieces = np.array_split(np.arange(len(idx)), threads)
+    rest = [pool.submit(call, idx[p], *(a[p] for a in aligned)) for p in pieces[1:]]
+    done = [call(idx[pieces[0]], *(a[pieces[0]] for a in aligned))]
+    done += [future.result() for future in rest]
+    if isinstance(done[0], tuple):
+        return tuple(np.concatenate(parts) for parts in zip(*done, strict=True))
+    return np.concatenate(done)
 
 
 def generators(rngs: Iterable[np.random.Generator]) -> Any:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from grid_envs.core.jit import over_threads
 from grid_envs.core.vector import GridVectorEnv
 from grid_envs.lines98 import render, rules
 from grid_envs.lines98.env import Lines98Env, announced_info, planes_batch
@@ -47,16 +48,24 @@ class Lines98VectorEnv(GridVectorEnv):
         )  # fmt: skip
 
     def _update_masks(self, idx: np.ndarray) -> np.ndarray:
-        single = self.template
-        return rules.masks_batch(self.boards, idx, single.rows, single.cols, self.mask)
+        s = self.template
+
+        def masks(rows: np.ndarray) -> np.ndarray:
+            return rules.masks_batch(self.boards, rows, s.rows, s.cols, self.mask)
+
+        return over_threads(masks, idx)
 
     def _apply(self, idx: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, ...]:
-        s = self.template
-        return rules.play_batch(
-            self.boards, self.ann_cell, self.ann_colour, self.counters, self.cleared, idx,
-            actions.astype(np.int64), self._generators(), s.rows, s.cols, s.spawn, s.colours,
-            s.line_length, s.target_score or 0, float(s.rewards.loss_reward),
-        )  # fmt: skip
+        s, rngs = self.template, self._generators()
+
+        def play(rows: np.ndarray, moves: np.ndarray) -> tuple[np.ndarray, ...]:
+            return rules.play_batch(
+                self.boards, self.ann_cell, self.ann_colour, self.counters, self.cleared, rows,
+                moves, rngs, s.rows, s.cols, s.spawn, s.colours, s.line_length,
+                s.target_score or 0, float(s.rewards.loss_reward),
+            )  # fmt: skip
+
+        return over_threads(play, idx, actions.astype(np.int64))
 
     def _state_of_env(self, i: int) -> Any:
         s, c = self.template, self.counters[i]

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from grid_envs.core.jit import over_threads
 from grid_envs.core.vector import GridVectorEnv
 from grid_envs.pikachu import rules
 from grid_envs.pikachu.env import PikachuEnv
@@ -54,18 +55,25 @@ class PikachuVectorEnv(GridVectorEnv):
         if moves is not None and np.array_equal(moves[0], idx):  # written by the step
             return moves[1]
         s = self.template
-        return rules.masks_batch(self.boards, idx, s.rows, s.cols, self.mask)
+
+        def masks(rows: np.ndarray) -> np.ndarray:
+            return rules.masks_batch(self.boards, rows, s.rows, s.cols, self.mask)
+
+        return over_threads(masks, idx)
 
     def _apply(self, idx: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, ...]:
-        s = self.template
+        s, rngs = self.template, self._generators()
         r = s.rewards
-        rewards, terminated, won, undecided = rules.play_batch(
-            self.boards, self.counters, self.paths, idx, actions.astype(np.int64),
-            self._generators(), s.rows, s.cols, GRAVITY.index(s.gravity),
-            s.on_stuck == "shuffle", s.shuffle_tries, r.pair_reward is not None,
-            float(r.pair_reward or 0.0), float(r.win_reward),
-            float(r.shuffle_reward), float(r.loss_reward), self.mask,
-        )  # fmt: skip
+
+        def play(rows: np.ndarray, moves: np.ndarray) -> tuple[np.ndarray, ...]:
+            return rules.play_batch(
+                self.boards, self.counters, self.paths, rows, moves, rngs, s.rows, s.cols,
+                GRAVITY.index(s.gravity), s.on_stuck == "shuffle", s.shuffle_tries,
+                r.pair_reward is not None, float(r.pair_reward or 0.0), float(r.win_reward),
+                float(r.shuffle_reward), float(r.loss_reward), self.mask,
+            )  # fmt: skip
+
+        rewards, terminated, won, undecided = over_threads(play, idx, actions.astype(np.int64))
         for k in np.flatnonzero(undecided).tolist():  # no random layout unstuck the board
             i = int(idx[k])
             state = self._state_of_env(i)

@@ -91,6 +91,31 @@ def test_shaping_by_name_trains(tmp_path: Path) -> None:
     assert train(config, tmp_path, progress=False).model_path.exists()
 
 
+def test_the_potential_as_an_input_plane_trains_evaluates_and_is_saved(tmp_path: Path) -> None:
+    """A run with ``potential_input`` (native batch and single envs alike) trains a network
+    on one more plane, evaluates on it, and says so in its settings; a scaled shaping run
+    saves its scale; an unknown potential or a bad scale is refused before any folder."""
+    for vec_env in ("batched", "dummy"):
+        config = TrainConfig(
+            env_id="GridGames/Knight-v0", timesteps=256, n_envs=2, n_steps=64, batch_size=64,
+            env_kwargs={"rows": 5, "cols": 5, "energy_slack": 2.0}, potential_input="distance",
+            shaping="distance", shaping_scale=0.5, eval_freq=128, eval_episodes=2,
+            checkpoint_freq=256, features_dim=16, vec_env=vec_env,
+        )  # fmt: skip
+        result = train(config, tmp_path / vec_env, progress=False)
+        settings = json.loads(result.settings_path.read_text())
+        assert settings["potential_input"] == "distance" and settings["shaping_scale"] == 0.5
+        model = PolicyAgent.load(result.model_path).model
+        assert model.observation_space.shape == (10, 5, 5)
+        assert len(np.load(tmp_path / vec_env / "eval" / "evaluations.npz")["timesteps"]) >= 1
+    for bad, match in (({"potential_input": "nope"}, "no potential 'nope'"),
+                       ({"shaping_scale": -1.0}, "shaping scale must be a positive")):  # fmt: skip
+        config = TrainConfig(env_id="GridGames/Knight-v0", timesteps=64, **bad)
+        with pytest.raises(ValueError, match=match):
+            train(config, tmp_path / "refused", progress=False)
+        assert not (tmp_path / "refused").exists()
+
+
 def test_each_game_declares_its_training_defaults() -> None:
     assert {"GridGames/Lines98-Small-v0", "GridGames/Pikachu-Small-v0"} <= set(DEFAULTS)
     knight = default_config("GridGames/Knight-v0")

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from grid_envs.core import jit
 from grid_envs.core.jit import choice_without_replacement, generators
 
 
@@ -64,3 +65,57 @@ def test_a_fresh_process_loads_the_compiled_rules_from_the_disk_cache(tmp_path: 
     assert runs[0] == ["0", "1"]  # compiled once ...
     assert runs[1] == ["1", "0"]  # ... and loaded, not compiled, by the next process
     assert any(tmp_path.iterdir())
+
+
+def _played(env_id: str, n: int, steps: int) -> str:
+    import hashlib
+
+    import gymnasium as gym
+
+    vec = gym.make_vec(env_id, n, vectorization_mode="vector_entry_point")
+    vec.reset(seed=7)
+    rng, digest = np.random.default_rng(0), hashlib.sha256()
+    for _ in range(steps):
+        masks = vec.unwrapped.action_masks()
+        actions = np.argmax(rng.random(masks.shape) * masks, axis=1)
+        out = vec.step(actions)
+        for array in (*out[:4], masks, vec.unwrapped.action_masks()):
+            digest.update(np.ascontiguousarray(array).tobytes())
+    vec.close()
+    return digest.hexdigest()
+
+
+@pytest.mark.parametrize("env_id", ["GridGames/Lines98-v0", "GridGames/Pikachu-v0"])
+def test_a_batch_split_over_threads_plays_the_same_games(
+    env_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The compiled loops split a large batch's rows over threads: one, two or three
+    threads give the same observations, rewards, ends and masks."""
+    n = 3 * jit.MIN_ROWS + 7
+    played = set()
+    for threads in (1, 2, 3):
+        monkeypatch.setenv(jit.THREADS_VARIABLE, str(threads))
+        played.add(_played(env_id, n, 30))
+    assert len(played) == 1
+
+
+def test_the_env_threads_setting_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    for bad in ("two", "0"):
+        monkeypatch.setenv(jit.THREADS_VARIABLE, bad)
+        with pytest.raises(ValueError, match=jit.THREADS_VARIABLE):
+            jit.env_threads()
+    monkeypatch.setenv(jit.THREADS_VARIABLE, "2")
+    calls = []
+
+    def call(rows: np.ndarray, extra: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        calls.append(len(rows))
+        return rows * 2, extra + 1
+
+    idx = np.arange(3 * jit.MIN_ROWS)
+    doubled, more = jit.over_threads(call, idx, idx.copy())
+    assert sorted(calls) == [3 * jit.MIN_ROWS // 2] * 2
+    np.testing.assert_array_equal(doubled, idx * 2)
+    np.testing.assert_array_equal(more, idx + 1)
+    calls.clear()
+    jit.over_threads(call, idx[: jit.MIN_ROWS], idx[: jit.MIN_ROWS])
+    assert calls == [jit.MIN_ROWS]  # too few rows to split
