@@ -62,6 +62,8 @@ class PolicyAgent(Agent):
         self.model = model
         self.algo = algo
         self.sample = sample
+        # the potential's plane, for a model trained with it (set by ``load``)
+        self.inputs: Any = None
         super().__init__(env, seed)
 
     @classmethod
@@ -90,17 +92,45 @@ class PolicyAgent(Agent):
             raise ValueError(f"{path} is not a stable-baselines3 model ({error})") from None
         set_threads(threads, default=1)
         agent = cls(model, settings["algo"], env, seed, sample)
+        if settings.get("potential_input"):  # trained with the potential as a plane
+            from grid_envs.wrappers import InputPlanes
+
+            agent.inputs = InputPlanes(settings["env_id"], settings["potential_input"])
         agent.name = f"{settings['algo']}:{path.parent.name}" + (" sampled" if sample else "")
         return agent
 
     @property
     def spaces(self) -> tuple[gym.Space[Any], gym.Space[Any]]:
-        """The observation and action spaces the model was trained on."""
-        return self.model.observation_space, self.model.action_space
+        """The observation and action spaces of the env the model plays (the spaces it was
+        trained on, less the potential's plane where it trained with one)."""
+        space = self.model.observation_space
+        if self.inputs is not None:  # the env's uint8 planes, without the potential's
+            space = gym.spaces.Box(space.low[:-1], space.high[:-1], dtype=np.uint8)
+        return space, self.model.action_space
+
+    def reset(self) -> None:
+        if self.inputs is not None:
+            self.inputs.new_episode()
+
+    def predict(
+        self, observation: np.ndarray, state: Any = None, episode_start: Any = None,
+        deterministic: bool = False,
+    ) -> tuple[np.ndarray, Any]:  # fmt: skip
+        """:meth:`Agent.predict`; with the potential's plane, an episode that starts in one
+        row of a batch restarts that row's scaling only."""
+        batch = np.ndim(observation) > len(self.spaces[0].shape or ())
+        if self.inputs is not None and batch and episode_start is not None:
+            for env, start in zip(self.envs, np.asarray(episode_start), strict=True):
+                if start:
+                    self.inputs.new_episode(id(env))
+            episode_start = None
+        return super().predict(observation, state, episode_start, deterministic)
 
     def act(self, env: GridEnv, observation: np.ndarray) -> int:
         from agents.batched import policy_actions, sampled_actions
 
+        if self.inputs is not None:
+            observation = self.inputs.observe(id(env), observation, env.game_state())
         mask = env.action_masks()[None]
         if self.sample:
             return int(sampled_actions(self.model, self.algo, observation[None], mask, self.rng)[0])

@@ -280,14 +280,47 @@ class PotentialInput(gym.ObservationWrapper[Any, Any, Any]):
         return self.env.unwrapped.game_state()  # type: ignore[attr-defined]
 
     def observation(self, observation: Any) -> np.ndarray:
-        shape = observation.shape[1:]
-        state = self._state()
-        if self.field is not None:
-            field = np.asarray(self.field(state), dtype=np.float64)
+        return with_input(observation, self._state(), self.potential, self.field, self._start)
+
+
+def with_input(
+    observation: np.ndarray, state: Any, potential: Potential,
+    field: Callable[[Any], np.ndarray] | None, start: float,
+) -> np.ndarray:  # fmt: skip
+    """One env's planes with the potential's plane after them (:class:`PotentialInput`):
+    ``field(state)``, or ``potential(state)`` on every cell, over ``start``."""
+    shape = observation.shape[1:]
+    if field is not None:
+        values = np.asarray(field(state), dtype=np.float64)
+    else:
+        values = np.full(shape, float(potential(state)))
+    plane = input_plane(values, start, shape)
+    return np.concatenate([observation.astype(np.float32), plane[None]])
+
+
+class InputPlanes:
+    """What a player of a model trained on :class:`PotentialInput` needs to build its
+    observations from a bare env's: the potential's plane, each episode scaled by its
+    first position's potential (for an agent that sees one position at a time)."""
+
+    def __init__(self, env_id: str, potential: str) -> None:
+        self.potential = get_potential(env_id, potential)
+        self.field = _lookup(POTENTIAL_FIELDS, env_id, potential)
+        self._starts: dict[int, float] = {}
+
+    def new_episode(self, key: int | None = None) -> None:
+        """Forget the start of the episode ``key`` plays (every episode: None)."""
+        if key is None:
+            self._starts.clear()
         else:
-            field = np.full(shape, float(self.potential(state)))
-        plane = input_plane(field, self._start, shape)
-        return np.concatenate([observation.astype(np.float32), plane[None]])
+            self._starts.pop(key, None)
+
+    def observe(self, key: int, observation: np.ndarray, state: Any) -> np.ndarray:
+        """``observation`` of the game ``key`` in ``state`` with the plane; the first call
+        since :meth:`new_episode` takes ``state`` as the episode's start."""
+        if key not in self._starts:
+            self._starts[key] = float(_start_scale(self.potential(state)))
+        return with_input(observation, state, self.potential, self.field, self._starts[key])
 
 
 class VectorPotentialInput(gym.vector.VectorWrapper):

@@ -108,6 +108,25 @@ def test_the_potential_as_an_input_plane_trains_evaluates_and_is_saved(tmp_path:
         model = PolicyAgent.load(result.model_path).model
         assert model.observation_space.shape == (10, 5, 5)
         assert len(np.load(tmp_path / vec_env / "eval" / "evaluations.npz")["timesteps"]) >= 1
+    # the saved model plays a bare env, building the plane itself, as it trained
+    from agents.batched import policy_actions
+    from grid_envs.wrappers import PotentialInput
+
+    board = {"rows": 5, "cols": 5, "energy_slack": 2.0, "pool_seed": 1}
+    agent = PolicyAgent.load(result.model_path)
+    played = evaluate("GridGames/Knight-v0", agent, 3, 1_000_000, board)
+    env = PotentialInput(gym.make("GridGames/Knight-v0", **board), "distance")
+    returns = []
+    for k in range(3):
+        obs, _ = env.reset(seed=1_000_000 + k)
+        total, done = 0.0, False
+        while not done:
+            mask = env.unwrapped.action_masks()[None]
+            action = policy_actions(agent.model, "maskable-ppo", obs[None], mask)[0]
+            obs, reward, terminated, truncated, _ = env.step(int(action))
+            total, done = total + float(reward), terminated or truncated
+        returns.append(total)
+    assert played.mean_return == pytest.approx(np.mean(returns))
     for bad, match in (({"potential_input": "nope"}, "no potential 'nope'"),
                        ({"shaping_scale": -1.0}, "shaping scale must be a positive")):  # fmt: skip
         config = TrainConfig(env_id="GridGames/Knight-v0", timesteps=64, **bad)
