@@ -64,6 +64,7 @@ class BatchedVecEnv(VecEnv):
         info_keywords: tuple[str, ...] = ("is_success",),
         shaping_scale: float = 1.0,
         potential_input: str | None = None,
+        shaping_at_loss: str = "zero",
     ) -> None:
         if not has_native_batch(env_id):
             raise ValueError(f"{env_id} has no native batched env; use a DummyVecEnv")
@@ -72,7 +73,7 @@ class BatchedVecEnv(VecEnv):
             autoreset_mode="Disabled", **(env_kwargs or {}),
         )  # fmt: skip
         if shaping:
-            batch = VectorPotentialShaping(batch, shaping, gamma, shaping_scale)
+            batch = VectorPotentialShaping(batch, shaping, gamma, shaping_scale, shaping_at_loss)
         if potential_input:
             batch = VectorPotentialInput(batch, potential_input)
         self.batch = batch

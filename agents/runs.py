@@ -168,12 +168,14 @@ def finished_result(out: Path, steps: int) -> TrainResult:
 
 
 RUN_KEYS = (
-    "env_id", "algo", "env_kwargs", "shaping", "shaping_scale", "potential_input", "policy",
-    "features_dim", "net_width", "net_depth", "teacher", "warm_teacher", "seed",
+    "env_id", "algo", "env_kwargs", "shaping", "shaping_scale", "shaping_at_loss",
+    "potential_input", "policy", "features_dim", "net_width", "net_depth", "teacher",
+    "warm_teacher", "seed",
 )  # fmt: skip
 # what a run folder saved before a key existed meant
 BEFORE_KEYS = {"policy": "cnn", "teacher": None, "net_width": None, "net_depth": None,
-               "warm_teacher": None, "shaping_scale": 1.0, "potential_input": None}  # fmt: skip
+               "warm_teacher": None, "shaping_scale": 1.0, "shaping_at_loss": "zero",
+               "potential_input": None}  # fmt: skip
 
 
 def check_same_run(

@@ -81,7 +81,8 @@ class TrainConfig:
         (single envs in SB3's DummyVecEnv). n_envs: envs stepped together. env_kwargs:
         settings beyond the registered ones. shaping: a potential's name (None: none);
         shaping_scale: its coefficient (the reward gains ``scale * (gamma * phi(s') -
-        phi(s))``). potential_input: a potential given to the network as one more
+        phi(s))``); shaping_at_loss: ``zero`` or ``kept``, the potential of a lost end
+        (:mod:`grid_envs.wrappers`). potential_input: a potential given to the network as one more
         observation plane (:class:`grid_envs.wrappers.PotentialInput`), rewards untouched.
 
     The network:
@@ -124,6 +125,7 @@ class TrainConfig:
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     shaping: str | None = None
     shaping_scale: float = 1.0
+    shaping_at_loss: str = "zero"
     potential_input: str | None = None
     policy: str = "cnn"
     gamma: float = 0.99
@@ -223,7 +225,9 @@ def make_env_fn(config: TrainConfig, rank: int, monitor_dir: str | None = None) 
     def thunk() -> gym.Env[Any, Any]:
         env = gym.make(config.env_id, **config.env_kwargs)
         if config.shaping:
-            env = PotentialShaping(env, config.shaping, config.gamma, config.shaping_scale)
+            env = PotentialShaping(
+                env, config.shaping, config.gamma, config.shaping_scale, config.shaping_at_loss
+            )
         if config.potential_input:
             env = PotentialInput(env, config.potential_input)
         path = f"{monitor_dir}/{rank}" if monitor_dir else None
@@ -351,6 +355,7 @@ def training_env(config: TrainConfig, monitor_dir: str | None = None) -> Any:
         return BatchedVecEnv(
             config.env_id, config.n_envs, config.env_kwargs, config.shaping, config.gamma,
             monitor_file=monitor_dir, shaping_scale=config.shaping_scale,
+            shaping_at_loss=config.shaping_at_loss,
             potential_input=config.potential_input,
         )  # fmt: skip
     return make_vec_env(config, config.n_envs, monitor_dir=monitor_dir)
@@ -466,7 +471,7 @@ def _check_potentials(config: TrainConfig) -> None:
     for name in (config.shaping, config.potential_input):
         if name is not None:
             get_potential(config.env_id, name)
-    _shaping_terms(config.gamma, config.shaping_scale)
+    _shaping_terms(config.gamma, config.shaping_scale, config.shaping_at_loss)
 
 
 def _resume_point(out: Path, done: int) -> Path | None:

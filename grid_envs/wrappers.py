@@ -10,7 +10,12 @@ takes the game's state (``env.unwrapped.game_state()``) and returns a float.
 rewards as ``PotentialShaping`` on each of N single envs. Potentials that the batch can read
 off its arrays (:data:`BATCHED_POTENTIALS`) are computed for every env in one call; any
 other potential runs on each env's ``game_state(i)``. Both take a ``scale``: the bonus is
-``scale * (gamma * phi(s') - phi(s))``, the same as shaping with the potential ``scale * phi``.
+``scale * (gamma * phi(s') - phi(s))``, the same as shaping with the potential ``scale * phi``;
+and ``at_loss``: ``"zero"`` (the default) gives every terminal state ``phi = 0``, ``"kept"``
+only a won end, a lost end keeping its potential as a time-limit end does. Where the
+potentials are at most 0 (a distance still to go), ``"zero"`` pays the last step of a lost
+episode ``-phi`` of where it stood, the most rewarding step of many; ``"kept"`` does not, at
+the price of the guarantee: it ranks losses by where they end.
 
 ``PotentialInput`` and ``VectorPotentialInput`` give the learner the potential another way:
 as one more observation plane, rewards untouched (see :class:`PotentialInput`).
@@ -102,7 +107,12 @@ def batch_potentials(
     return np.array([float(potential(base.game_state(i))) for i in idx])
 
 
-def _shaping_terms(gamma: float, scale: float) -> tuple[float, float]:
+AT_LOSS = ("zero", "kept")
+
+
+def _shaping_terms(gamma: float, scale: float, at_loss: str = "zero") -> tuple[float, float]:
+    if at_loss not in AT_LOSS:
+        raise ValueError(f"at_loss must be one of {AT_LOSS}, got {at_loss!r}")
     if not 0.0 <= gamma <= 1.0:
         raise ValueError(f"gamma must be in [0, 1], got {gamma!r}")
     real = isinstance(scale, (int, float)) and not isinstance(scale, bool)
@@ -121,7 +131,8 @@ def _refuse_same_step(env: Any, what: str) -> None:
 
 
 class PotentialShaping(gym.Wrapper[Any, Any, Any, Any]):
-    """Reward + scale * (gamma * phi(s') - phi(s)), with phi(terminal) = 0.
+    """Reward + scale * (gamma * phi(s') - phi(s)), with phi(terminal) = 0 (with
+    ``at_loss="kept"``: at a won end only).
 
     ``info["shaping"]`` holds the added term and ``info["raw_reward"]`` the game's reward.
     A truncated (time-limit) step is not terminal, so it keeps phi(s').
@@ -129,10 +140,11 @@ class PotentialShaping(gym.Wrapper[Any, Any, Any, Any]):
 
     def __init__(
         self, env: gym.Env[Any, Any], potential: Potential | str, gamma: float = 0.99,
-        scale: float = 1.0,
+        scale: float = 1.0, at_loss: str = "zero",
     ) -> None:  # fmt: skip
         super().__init__(env)
-        self.gamma, self.scale = _shaping_terms(gamma, scale)
+        self.gamma, self.scale = _shaping_terms(gamma, scale, at_loss)
+        self.at_loss = at_loss
         if isinstance(potential, str):
             if env.spec is None:
                 raise ValueError("a potential by name needs an env made with gymnasium.make")
@@ -150,7 +162,8 @@ class PotentialShaping(gym.Wrapper[Any, Any, Any, Any]):
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
-        phi_next = 0.0 if terminated else self._phi_now()
+        zero = terminated and (self.at_loss == "zero" or bool(info.get("is_success")))
+        phi_next = 0.0 if zero else self._phi_now()
         bonus = self.scale * shaping_bonus(self._phi, phi_next, self.gamma)
         self._phi = phi_next
         info = dict(info)
@@ -171,10 +184,12 @@ class VectorPotentialShaping(gym.vector.VectorWrapper):
     """
 
     def __init__(
-        self, env: Any, potential: Potential | str, gamma: float = 0.99, scale: float = 1.0
-    ) -> None:
+        self, env: Any, potential: Potential | str, gamma: float = 0.99, scale: float = 1.0,
+        at_loss: str = "zero",
+    ) -> None:  # fmt: skip
         super().__init__(env)
-        self.gamma, self.scale = _shaping_terms(gamma, scale)
+        self.gamma, self.scale = _shaping_terms(gamma, scale, at_loss)
+        self.at_loss = at_loss
         _refuse_same_step(env, "shaping")
         self.batched: Callable[[Any], np.ndarray] | None = None
         if isinstance(potential, str):
@@ -200,7 +215,10 @@ class VectorPotentialShaping(gym.vector.VectorWrapper):
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(actions)
-        phi_next = np.where(terminated, 0.0, self.potentials())
+        zero = terminated
+        if self.at_loss == "kept":
+            zero = terminated & np.asarray(info.get("is_success", terminated), dtype=bool)
+        phi_next = np.where(zero, 0.0, self.potentials())
         bonus = self.scale * shaping_bonus(self._phi, phi_next, self.gamma)
         bonus[self._ended] = 0.0  # those envs started a new episode: no transition
         self._phi = phi_next

@@ -270,6 +270,10 @@ def _train_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--shaping-scale", type=above_zero("number"), default=None, metavar="COEF",
                    help="the shaping's coefficient: the reward gains COEF * (gamma * "
                    "phi(s') - phi(s)) (default 1)")  # fmt: skip
+    p.add_argument("--shaping-at-loss", choices=("zero", "kept"), default=None,
+                   help="the potential of a lost end: zero (the default; leaves the best "
+                   "policy unchanged) or kept, as at a time limit (no reward for losing "
+                   "far from the goal)")  # fmt: skip
     p.add_argument("--potential-input", default=None, metavar="POTENTIAL",
                    help="give the network a potential as one more observation plane, "
                    "rewards untouched (sb3 backend; default: none)")  # fmt: skip
@@ -375,6 +379,7 @@ def train_config(env: str, args: argparse.Namespace) -> Any:
         n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
         eval_freq=args.eval_freq, shaping=args.shaping, policy=args.policy,
         shaping_scale=args.shaping_scale, potential_input=args.potential_input,
+        shaping_at_loss=args.shaping_at_loss,
         vec_env=args.vec_env, threads=args.threads,
         device=args.device, precision=args.precision, teacher=args.teacher,
         teacher_states=args.teacher_steps, dagger_rounds=args.dagger_rounds,
@@ -443,7 +448,8 @@ def _train_rllib(env: str, args: argparse.Namespace) -> int:
             "--net-width": args.net_width, "--net-depth": args.net_depth,
             "--n-steps": args.n_steps, "--batch-size": args.batch_size,
             "--n-epochs": args.n_epochs, "--eval-freq": args.eval_freq,
-            "--potential-input": args.potential_input},
+            "--potential-input": args.potential_input,
+            "--shaping-at-loss": args.shaping_at_loss},
            "the sb3 backend's options; leave them out")  # fmt: skip
     defaults = DEFAULTS.get(env, {})
     config = RLlibConfig(

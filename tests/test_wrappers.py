@@ -262,3 +262,39 @@ def _tensor(values: np.ndarray):
     import torch
 
     return torch.as_tensor(values, dtype=torch.float32)
+
+
+@pytest.mark.parametrize("at_loss", ["zero", "kept"])
+def test_a_lost_end_keeps_its_potential_only_when_asked(at_loss: str) -> None:
+    """A Knight who runs out of energy: with ``at_loss="zero"`` the last step is paid
+    ``-phi`` of where he stood (the shaped return is the raw one minus phi(s0)); with
+    ``"kept"`` the end keeps its potential, and the return gains gamma^T phi(s_T) as at a
+    time limit. Single and batched alike."""
+    gamma, kwargs = 0.9, {"rows": 5, "cols": 5, "energy_slack": 1.0}
+    env = PotentialShaping(gym.make("GridGames/Knight-v0", **kwargs), "distance", gamma,
+                           at_loss=at_loss)  # fmt: skip
+    vec = VectorPotentialShaping(gym.make_vec("GridGames/Knight-v0", 1,
+                                              vectorization_mode="vector_entry_point", **kwargs),
+                                 "distance", gamma, at_loss=at_loss)  # fmt: skip
+    env.reset(seed=4)
+    vec.reset(seed=4)
+    phi = get_potential("GridGames/Knight-v0", "distance")
+    phi0 = phi(env.unwrapped.game_state())
+    raw, shaped, batched = [], [], []
+    while True:  # away from the exit and back, until the energy runs out
+        mask = env.unwrapped.action_masks()
+        action = int(np.flatnonzero(mask)[len(raw) % mask.sum()])
+        _, reward, terminated, truncated, info = env.step(action)
+        batched.append(float(vec.step(np.array([action]))[1][0]))
+        shaped.append(reward)
+        raw.append(info["raw_reward"])
+        if terminated or truncated:
+            break
+    assert terminated and not info["is_success"]
+    end = phi(env.unwrapped.game_state()) if at_loss == "kept" else 0.0
+    assert end < 0 or at_loss == "zero"
+    gap = shaped_return(shaped, gamma) - shaped_return(raw, gamma)
+    assert gap == pytest.approx(gamma ** len(raw) * end - phi0)
+    np.testing.assert_allclose(batched, shaped)
+    with pytest.raises(ValueError, match="at_loss must be one of"):
+        PotentialShaping(gym.make("GridGames/Knight-v0"), "distance", at_loss="half")
