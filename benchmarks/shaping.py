@@ -1,12 +1,12 @@
 """Reward shaping by the algorithms, measured: MaskablePPO from scratch with and without a
 game's potential, the same wall-clock budget a run, several seeds an arm.
 
-Five arms a setting (``--arms``): ``plain`` (the env's rewards), ``shaped`` (the potential
+Six arms a setting (``--arms``): ``plain`` (the env's rewards), ``shaped`` (the potential
 added to the rewards, ``scale * (gamma * phi(s') - phi(s))``), ``input`` (the potential
 given to the network as one more observation plane, rewards untouched:
-:class:`grid_envs.wrappers.PotentialInput`), ``both``, and ``kept`` (shaped, with a lost end
-keeping its potential: ``--shaping-at-loss kept``). ``--scales`` adds shaped arms at other
-coefficients (``shaped-x0.1``, ...), the shaping scale's sweep.
+:class:`grid_envs.wrappers.PotentialInput`), ``both``, ``kept`` (shaped, with a lost end
+keeping its potential: ``--shaping-at-loss kept``) and ``both-kept``. ``--scales`` adds
+shaped arms at other coefficients (``shaped-x0.1``, ...), the shaping scale's sweep.
 
 Each setting names an env, its settings, a potential (``--shaping``) and a policy. Every
 run trains on the native batch until its budget runs out (evaluations during training on
@@ -77,7 +77,7 @@ SETTINGS: dict[str, Setting] = {
     ),
 }  # fmt: skip
 QUICK = ("knight-slack-cnn",)
-ARMS = ("plain", "shaped", "input", "both", "kept")
+ARMS = ("plain", "shaped", "input", "both", "kept", "both-kept")
 
 
 def arm_name(scale: float) -> str:
@@ -87,20 +87,21 @@ def arm_name(scale: float) -> str:
 
 def arm_config(setting: Setting, arm: str) -> dict[str, Any]:
     """The training settings of ``arm``: ``plain``, ``shaped``, ``shaped-x<scale>``,
-    ``input``, ``both`` (shaped, and the potential as an input) or ``kept`` (shaped, a lost
-    end keeping its potential)."""
+    ``input``, ``both`` (shaped, and the potential as an input), ``kept`` (shaped, a lost
+    end keeping its potential) or ``both-kept``."""
     if arm == "plain":
         return {"shaping": "none"}
     if arm == "input":
         return {"shaping": "none", "potential_input": setting.potential}
     if arm == "both":
         return {"shaping": setting.potential, "potential_input": setting.potential}
-    if arm == "kept":
-        return {"shaping": setting.potential, "shaping_at_loss": "kept"}
+    if arm in ("kept", "both-kept"):
+        given = {"potential_input": setting.potential} if arm == "both-kept" else {}
+        return {"shaping": setting.potential, "shaping_at_loss": "kept", **given}
     if arm == "shaped" or arm.startswith("shaped-x"):
         scale = float(arm.removeprefix("shaped-x")) if arm != "shaped" else 1.0
         return {"shaping": setting.potential, "shaping_scale": scale}
-    raise ValueError(f"no arm {arm!r}: plain, shaped, shaped-x<scale>, input, both or kept")
+    raise ValueError(f"no arm {arm!r}: one of {ARMS} or shaped-x<scale>")
 
 
 def cpu() -> str:
@@ -228,8 +229,8 @@ def plot(record: dict[str, Any], path: Path) -> None:
     names = list(record["settings"])
     fig, axes = plt.subplots(len(names), 2, figsize=(10, 3 * len(names)), squeeze=False)
     colours = {"shaped": "tab:orange", "plain": "tab:blue", "input": "tab:green",
-               "both": "tab:red", "kept": "tab:purple"}  # fmt: skip
-    extra = iter(("tab:pink", "tab:olive", "tab:brown", "tab:gray", "tab:cyan"))
+               "both": "tab:red", "kept": "tab:purple", "both-kept": "tab:brown"}  # fmt: skip
+    extra = iter(("tab:pink", "tab:olive", "tab:cyan", "tab:gray"))
     for arm in record.get("arms", []):
         colours.setdefault(arm, next(extra, "tab:gray"))
     for row, name in zip(axes, names, strict=True):
@@ -266,7 +267,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--settings", nargs="+", choices=list(SETTINGS), default=None,
                         help="default: every setting (with --quick: knight-slack-cnn)")  # fmt: skip
     parser.add_argument("--arms", nargs="*", choices=ARMS, default=list(ARMS),
-                        help="the arms a setting runs (default: all five)")  # fmt: skip
+                        help="the arms a setting runs (default: every one)")  # fmt: skip
     parser.add_argument("--scales", nargs="*", type=float, default=[],
                         help="more shaped arms, at these coefficients (the sweep)")  # fmt: skip
     parser.add_argument(
