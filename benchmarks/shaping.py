@@ -1,7 +1,8 @@
 """Reward shaping by the algorithms, measured: MaskablePPO from scratch with and without a
 game's potential, the same wall-clock budget a run, several seeds an arm.
 
-Six arms a setting (``--arms``): ``plain`` (the env's rewards), ``shaped`` (the potential
+Up to six arms a setting (``--arms``; by default ``plain`` and ``shaped``, with
+``--quick`` all six): ``plain`` (the env's rewards), ``shaped`` (the potential
 added to the rewards, ``scale * (gamma * phi(s') - phi(s))``), ``input`` (the potential
 given to the network as one more observation plane, rewards untouched:
 :class:`grid_envs.wrappers.PotentialInput`), ``both``, ``kept`` (shaped, with a lost end
@@ -14,15 +15,15 @@ the validation seeds, raw game rewards), and its final model plays ``--episodes`
 episodes (seeds from 1,000,000 on; Sokoban and the Knight from the level pool training
 never drew from), raw rewards always. Sokoban's policies play sampled, as they train.
 
-The record (JSON) holds every run's curve, steps/s and final figures, and per setting both
-arms pooled over their seeds with 95% Wilson intervals and whether the shaped arm is above
-the unshaped one with the intervals apart; a plot beside it draws the evaluations against
+The record (JSON) holds every run's curve, steps/s and final figures, and per setting each
+arm pooled over its seeds with 95% Wilson intervals and whether it is above the plain arm
+with the intervals apart; a plot beside it draws the evaluations against
 env-steps and against wall time, one panel a setting. Runs are kept in ``--out``: a rerun
 goes on from the runs already finished.
 
     python benchmarks/shaping.py --quick                       # one setting, a few minutes
     python benchmarks/shaping.py                               # every setting, about 2.5 hours
-    python benchmarks/shaping.py --settings knight-slack-cnn sokoban-small-matching
+    python benchmarks/shaping.py --settings knight-slack-cnn --arms plain shaped kept
     python benchmarks/shaping.py --settings knight-slack-cnn --arms --scales 0.1 10 --seeds 1
     python benchmarks/shaping.py --kept-only --scales 0.1 10     # the record from kept runs
 """
@@ -266,8 +267,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--settings", nargs="+", choices=list(SETTINGS), default=None,
                         help="default: every setting (with --quick: knight-slack-cnn)")  # fmt: skip
-    parser.add_argument("--arms", nargs="*", choices=ARMS, default=list(ARMS),
-                        help="the arms a setting runs (default: every one)")  # fmt: skip
+    parser.add_argument("--arms", nargs="*", choices=ARMS, default=None,
+                        help="the arms a setting runs (default: plain and shaped; with "
+                        "--quick or --kept-only every one)")  # fmt: skip
     parser.add_argument("--scales", nargs="*", type=float, default=[],
                         help="more shaped arms, at these coefficients (the sweep)")  # fmt: skip
     parser.add_argument(
@@ -298,6 +300,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     for key, value in zip(("budget", "seeds", "episodes"), defaults, strict=True):
         if getattr(args, key) is None:
             setattr(args, key, value)
+    if args.arms is None:
+        args.arms = list(ARMS) if args.quick or args.kept_only else ["plain", "shaped"]
     if args.quick:
         args.settings = args.settings or list(QUICK)
     if args.budget <= 0 or args.seeds < 1 or args.episodes < 1:
