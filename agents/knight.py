@@ -22,6 +22,20 @@ from grid_envs.knight.state import ACTION_BITS
 register_policy("maze-vi", "value iteration over the maze (the Knight's default)",
                 "agents.board_policies:MazeValueExtractor")  # fmt: skip
 
+
+def _cell_kwargs(env_id: str, actions: int) -> dict[str, Any]:
+    from grid_envs.knight.rules import KNIGHT_PLANE
+
+    if actions != 4 or not env_id.startswith("GridGames/Knight"):
+        raise ValueError(f"the knight-cell policy reads the Knight's planes; {env_id} is not his")
+    return {"actions": actions, "player_planes": (KNIGHT_PLANE,)}
+
+
+register_policy(
+    "knight-cell", "the moves' logits read at the knight's cell off a CNN that covers the maze",
+    "agents.board_policies:PlayerLogitsExtractor", _cell_kwargs,
+)  # fmt: skip
+
 TRAINING: dict[str, dict[str, Any]] = {
     "GridGames/Knight-v0": {"policy": "maze-vi", "shaping": "distance"},
 }

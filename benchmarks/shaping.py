@@ -69,6 +69,10 @@ SETTINGS: dict[str, Setting] = {
     "knight-slack-maze-vi": Setting(
         "GridGames/Knight-v0", "distance", "maze-vi", {"energy_slack": 2.0}
     ),
+    # the moves read at the knight's cell: the potential's field, as an input, is a map
+    "knight-slack-cell": Setting(
+        "GridGames/Knight-v0", "distance", "knight-cell", {"energy_slack": 2.0}
+    ),
     "sokoban-small-matching": Setting(SOKOBAN_SMALL, "matching", "player", sample=True),
     "sokoban-small-solver": Setting(SOKOBAN_SMALL, "solver", "player", sample=True),
     "lines98-small-lines": Setting("GridGames/Lines98-Small-v0", "lines", "lift-drop"),
