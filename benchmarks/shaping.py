@@ -7,7 +7,8 @@ added to the rewards, ``scale * (gamma * phi(s') - phi(s))``), ``input`` (the po
 given to the network as one more observation plane, rewards untouched:
 :class:`grid_envs.wrappers.PotentialInput`), ``both``, ``kept`` (shaped, with a lost end
 keeping its potential: ``--shaping-at-loss kept``) and ``both-kept``. ``--scales`` adds
-shaped arms at other coefficients (``shaped-x0.1``, ...), the shaping scale's sweep.
+shaped arms at other coefficients (``shaped-x0.1``, or with ``--scaled both-kept``
+``both-kept-x0.1``, ...), the shaping scale's sweep.
 
 Each setting names an env, its settings, a potential (``--shaping``) and a policy. Every
 run trains on the native batch until its budget runs out (evaluations during training on
@@ -85,15 +86,25 @@ QUICK = ("knight-slack-cnn",)
 ARMS = ("plain", "shaped", "input", "both", "kept", "both-kept")
 
 
-def arm_name(scale: float) -> str:
-    """The shaped arm at coefficient ``scale`` (1: ``shaped``)."""
-    return "shaped" if scale == 1.0 else f"shaped-x{scale:g}"
+SHAPED_ARMS = ("shaped", "both", "kept", "both-kept")  # the arms that shape, at a scale
+
+
+def arm_name(scale: float, base: str = "shaped") -> str:
+    """The shaped arm ``base`` at coefficient ``scale`` (1: ``base`` itself)."""
+    return base if scale == 1.0 else f"{base}-x{scale:g}"
 
 
 def arm_config(setting: Setting, arm: str) -> dict[str, Any]:
-    """The training settings of ``arm``: ``plain``, ``shaped``, ``shaped-x<scale>``,
-    ``input``, ``both`` (shaped, and the potential as an input), ``kept`` (shaped, a lost
-    end keeping its potential) or ``both-kept``."""
+    """The training settings of ``arm``: ``plain``, ``shaped``, ``input``, ``both``
+    (shaped, and the potential as an input), ``kept`` (shaped, a lost end keeping its
+    potential) or ``both-kept``; a shaping arm named ``<arm>-x<scale>`` shapes at that
+    coefficient."""
+    base, _, scale = arm.partition("-x")
+    if scale and base in SHAPED_ARMS:
+        try:
+            return {**arm_config(setting, base), "shaping_scale": float(scale)}
+        except ValueError:
+            pass
     if arm == "plain":
         return {"shaping": "none"}
     if arm == "input":
@@ -103,10 +114,9 @@ def arm_config(setting: Setting, arm: str) -> dict[str, Any]:
     if arm in ("kept", "both-kept"):
         given = {"potential_input": setting.potential} if arm == "both-kept" else {}
         return {"shaping": setting.potential, "shaping_at_loss": "kept", **given}
-    if arm == "shaped" or arm.startswith("shaped-x"):
-        scale = float(arm.removeprefix("shaped-x")) if arm != "shaped" else 1.0
-        return {"shaping": setting.potential, "shaping_scale": scale}
-    raise ValueError(f"no arm {arm!r}: one of {ARMS} or shaped-x<scale>")
+    if arm == "shaped":
+        return {"shaping": setting.potential}
+    raise ValueError(f"no arm {arm!r}: one of {ARMS}, or one of {SHAPED_ARMS}-x<scale>")
 
 
 def cpu() -> str:
@@ -276,6 +286,8 @@ def _parser() -> argparse.ArgumentParser:
                         "--quick or --kept-only every one)")  # fmt: skip
     parser.add_argument("--scales", nargs="*", type=float, default=[],
                         help="more shaped arms, at these coefficients (the sweep)")  # fmt: skip
+    parser.add_argument("--scaled", default="shaped", choices=SHAPED_ARMS,
+                        help="the arm --scales sweeps (default: shaped)")  # fmt: skip
     parser.add_argument(
         "--budget",
         type=float,
@@ -357,7 +369,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     if args.runs_from:
         print(f"kept {keep_runs(Path(args.runs_from), out)} runs of {args.runs_from}")
-    arm_names = list(args.arms) + [arm_name(x) for x in args.scales if arm_name(x) not in args.arms]
+    swept = [arm_name(x, args.scaled) for x in args.scales]
+    arm_names = list(args.arms) + [arm for arm in swept if arm not in args.arms]
     seeds = list(range(args.seeds))
     began = time.perf_counter()
     record: dict[str, Any] = {
