@@ -395,6 +395,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             for arm in arms:
                 print(f"{name} {arm}: {row[arm]['win_rate']:.1%} {_ci(row[arm])}")
     record["wall_seconds"] = round(time.perf_counter() - began, 1)
+    record["train_seconds"] = round(sum(run["seconds"] for run in record["runs"]), 1)
     path = Path(args.record) if args.record else out / "shaping.json"
     path.write_text(json.dumps(record, indent=1) + "\n")
     plot(record, path.with_suffix(".png"))
