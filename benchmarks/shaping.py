@@ -23,7 +23,7 @@ env-steps and against wall time, one panel a setting. Runs are kept in ``--out``
 goes on from the runs already finished.
 
     python benchmarks/shaping.py --quick                       # one setting, a few minutes
-    python benchmarks/shaping.py                               # every setting, about 2.5 hours
+    python benchmarks/shaping.py                               # every setting, about 3 hours
     python benchmarks/shaping.py --settings knight-slack-cnn --arms plain shaped kept
     python benchmarks/shaping.py --settings knight-slack-cnn --arms --scales 0.1 10 --seeds 1
     python benchmarks/shaping.py --kept-only --scales 0.1 10     # the record from kept runs
