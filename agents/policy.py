@@ -118,7 +118,8 @@ class PolicyAgent(Agent):
     ) -> tuple[np.ndarray, Any]:  # fmt: skip
         """:meth:`Agent.predict`; with the potential's plane, an episode that starts in one
         row of a batch restarts that row's scaling only."""
-        batch = np.ndim(observation) > len(self.spaces[0].shape or ())
+        single_ndim = len(self.model.observation_space.shape or ())
+        batch = np.ndim(observation) > single_ndim
         if self.inputs is not None and batch and episode_start is not None:
             for env, start in zip(self.envs, np.asarray(episode_start), strict=True):
                 if start:

@@ -466,12 +466,12 @@ def _check_config(config: TrainConfig) -> None:
 def _check_potentials(config: TrainConfig) -> None:
     """Refuse a potential the game does not have, or a shaping scale that is not a positive
     number, before anything is built."""
-    from grid_envs.wrappers import _shaping_terms, get_potential
+    from grid_envs.wrappers import check_shaping, get_potential
 
     for name in (config.shaping, config.potential_input):
         if name is not None:
             get_potential(config.env_id, name)
-    _shaping_terms(config.gamma, config.shaping_scale, config.shaping_at_loss)
+    check_shaping(config.gamma, config.shaping_scale, config.shaping_at_loss)
 
 
 def _resume_point(out: Path, done: int) -> Path | None:

@@ -110,7 +110,9 @@ def batch_potentials(
 AT_LOSS = ("zero", "kept")
 
 
-def _shaping_terms(gamma: float, scale: float, at_loss: str = "zero") -> tuple[float, float]:
+def check_shaping(gamma: float, scale: float, at_loss: str = "zero") -> tuple[float, float]:
+    """``gamma`` and ``scale`` as floats, refusing a discount outside [0, 1], a scale that is
+    not a positive number or an ``at_loss`` not in :data:`AT_LOSS`."""
     if at_loss not in AT_LOSS:
         raise ValueError(f"at_loss must be one of {AT_LOSS}, got {at_loss!r}")
     if not 0.0 <= gamma <= 1.0:
@@ -143,7 +145,7 @@ class PotentialShaping(gym.Wrapper[Any, Any, Any, Any]):
         scale: float = 1.0, at_loss: str = "zero",
     ) -> None:  # fmt: skip
         super().__init__(env)
-        self.gamma, self.scale = _shaping_terms(gamma, scale, at_loss)
+        self.gamma, self.scale = check_shaping(gamma, scale, at_loss)
         self.at_loss = at_loss
         if isinstance(potential, str):
             if env.spec is None:
@@ -188,7 +190,7 @@ class VectorPotentialShaping(gym.vector.VectorWrapper):
         at_loss: str = "zero",
     ) -> None:  # fmt: skip
         super().__init__(env)
-        self.gamma, self.scale = _shaping_terms(gamma, scale, at_loss)
+        self.gamma, self.scale = check_shaping(gamma, scale, at_loss)
         self.at_loss = at_loss
         _refuse_same_step(env, "shaping")
         self.batched: Callable[[Any], np.ndarray] | None = None
@@ -282,23 +284,17 @@ class PotentialInput(gym.ObservationWrapper[Any, Any, Any]):
         super().__init__(env)
         if env.spec is None:
             raise ValueError("the potential as an input needs an env made with gymnasium.make")
-        self.potential = get_potential(env.spec.id, potential)
-        self.field: Callable[[Any], np.ndarray] | None = _lookup(
-            POTENTIAL_FIELDS, env.spec.id, potential
-        )
+        self.planes = InputPlanes(env.spec.id, potential)
         self.observation_space = input_space(env.observation_space)  # type: ignore[arg-type]
-        self._start = 1.0
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
         obs, info = self.env.reset(**kwargs)
-        self._start = float(_start_scale(self.potential(self._state())))
+        self.planes.new_episode()  # the first position observed is the episode's start
         return self.observation(obs), info
 
-    def _state(self) -> Any:
-        return self.env.unwrapped.game_state()  # type: ignore[attr-defined]
-
     def observation(self, observation: Any) -> np.ndarray:
-        return with_input(observation, self._state(), self.potential, self.field, self._start)
+        state = self.env.unwrapped.game_state()  # type: ignore[attr-defined]
+        return self.planes.observe(0, observation, state)
 
 
 def with_input(
