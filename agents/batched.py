@@ -68,9 +68,10 @@ class BatchedVecEnv(VecEnv):
     ) -> None:
         if not has_native_batch(env_id):
             raise ValueError(f"{env_id} has no native batched env; use a DummyVecEnv")
+        # SB3 stacks the masks into its buffer as it reads them: no copy of its own needed
         batch: Any = gym.make_vec(
             env_id, num_envs, vectorization_mode="vector_entry_point",
-            autoreset_mode="Disabled", **(env_kwargs or {}),
+            autoreset_mode="Disabled", **{"copy_masks": False, **(env_kwargs or {})},
         )  # fmt: skip
         if shaping:
             batch = VectorPotentialShaping(batch, shaping, gamma, shaping_scale, shaping_at_loss)
@@ -252,7 +253,7 @@ def evaluate_batched(
     else:
         obs, _ = env.reset(seed=seed)
     while not over[:episodes].all():
-        masks = native.action_masks()
+        masks = np.require(native.action_masks(), requirements="W")  # torch takes no views
         if sample is not None:
             actions = sampled_actions(model, algo, obs, masks, sample)
         else:

@@ -6,7 +6,9 @@ timed inside random legal play, beside FrozenLake measured in the same run.
 Per hook the median milliseconds a step (a hook called more than once a step, such as the
 masks of a step and of the envs it restarts, is summed), the step itself, its env-steps/s
 and that rate as a multiple of FrozenLake's single-env steps/s. The actions are drawn from
-``info["action_mask"]`` outside the timing, as ``grid-games bench`` draws them.
+``info["action_mask"]`` outside the timing, as ``grid-games bench`` draws them; the batch
+hands them out uncopied as the bench's does, or with ``--copy-masks`` copied each step (the
+default of ``gymnasium.make_vec``).
 """
 
 from __future__ import annotations
@@ -26,13 +28,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 HOOKS = ("_apply", "_update_masks", "_start", "_infos", "_all_infos", "_observations")
 
 
-def profile(env_id: str, num_envs: int, steps: int, warm_up: int = 20) -> dict[str, Any]:
+def profile(
+    env_id: str, num_envs: int, steps: int, warm_up: int = 20, copy_masks: bool = False
+) -> dict[str, Any]:  # fmt: skip
     """Median milliseconds a step of each hook and of the whole step, and env-steps/s."""
     import gymnasium as gym
 
     import grid_envs  # noqa: F401
 
-    envs = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point")
+    envs = gym.make_vec(
+        env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", copy_masks=copy_masks
+    )
     native = envs.unwrapped
     spent: dict[str, float] = defaultdict(float)
 
@@ -78,13 +84,15 @@ def main() -> None:
     parser.add_argument("env")
     parser.add_argument("--envs", type=int, default=4096)
     parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--copy-masks", action="store_true", help="copy the masks each step")
     args = parser.parse_args()
     env_id = args.env if "/" in args.env else f"GridGames/{args.env}"
-    result = profile(env_id, args.envs, args.steps)
+    result = profile(env_id, args.envs, args.steps, copy_masks=args.copy_masks)
     frozen = frozenlake_steps_per_second()
     rate = result["env_steps_per_s"]
     print(f"{env_id}, {args.envs:,} envs: a step {result['step_ms']:.1f} ms, {rate:,.0f} "
-          f"env-steps/s, {rate / frozen:.2f}x FrozenLake ({frozen:,.0f} steps/s)")  # fmt: skip
+          f"env-steps/s, {rate / frozen:.2f}x FrozenLake ({frozen:,.0f} steps/s), masks "
+          f"{'copied' if args.copy_masks else 'shared'}")  # fmt: skip
     for name, ms in result["hooks_ms"].items():
         print(f"  {name:15} {ms:6.2f} ms")
     print("  (_all_infos includes _infos; _start, the restarted envs, includes their masks)")

@@ -10,6 +10,11 @@ random steps/s is the floor of Python overhead that the ratios are taken against
 timings on a shared machine drift: it is measured again before each game, and each game's
 ratio uses the figure taken next to it (the report's reference is their median).
 
+A native batch hands its masks out uncopied (``copy_masks=False``: the actions are drawn
+from ``info["action_mask"]`` before the next step, as SB3's rollout reads them), as the
+training path makes it; the copy a default batch makes each step is timed apart by
+``benchmarks/step_profile.py --copy-masks``.
+
 Each figure is the median of ``repeats`` timed windows of about ``seconds`` each; a batch
 is first stepped ``WARM_UP_STEPS`` times untimed, since all its envs start together.
 
@@ -165,11 +170,13 @@ def batched_steps_per_second(
     The memory is traced in a separate short run: ``tracemalloc`` slows every allocation,
     so it stays off while the steps are timed (``memory=False``: not traced, NaN)."""
 
+    mode = _vector_mode(env_id)
+    shared = {"copy_masks": False} if mode == "vector_entry_point" else {}
+
     def make() -> Any:
         return gym.make_vec(
-            env_id, num_envs=num_envs, vectorization_mode=_vector_mode(env_id),
-            **(kwargs or {}),
-        )  # fmt: skip
+            env_id, num_envs=num_envs, vectorization_mode=mode, **shared, **(kwargs or {})
+        )
 
     envs = make()
     _, info = envs.reset(seed=0)

@@ -255,17 +255,20 @@ AUTORESET_CASES = [
 ]  # fmt: skip
 
 
+@pytest.mark.parametrize("copy_masks", [True, False], ids=["copied", "shared"])
 @pytest.mark.parametrize("mode", ["NextStep", "SameStep", "Disabled"])
 @pytest.mark.parametrize("env_id, kwargs", AUTORESET_CASES, ids=lambda x: str(x)[:24])
 def test_batched_autoreset_modes_match_gymnasiums_sync_vector_env(
-    env_id: str, kwargs: dict[str, Any], mode: str
+    env_id: str, kwargs: dict[str, Any], mode: str, copy_masks: bool
 ) -> None:
     """Each of Gymnasium's autoreset modes, partial resets (``reset_mask``) included, gives
-    what Gymnasium's own SyncVectorEnv over single envs gives."""
+    what Gymnasium's own SyncVectorEnv over single envs gives, masks handed out copied or
+    shared."""
     n = 4
     native = gym.make_vec(
-        env_id, n, vectorization_mode="vector_entry_point", autoreset_mode=mode, **kwargs
-    )
+        env_id, n, vectorization_mode="vector_entry_point", autoreset_mode=mode,
+        copy_masks=copy_masks, **kwargs,
+    )  # fmt: skip
     sync = gym.vector.SyncVectorEnv(
         [lambda: gym.make(env_id, **kwargs) for _ in range(n)], autoreset_mode=mode
     )
@@ -282,6 +285,7 @@ def test_batched_autoreset_modes_match_gymnasiums_sync_vector_env(
         want = sync.step(actions)
         for a, b in zip(got[:4], want[:4], strict=True):
             assert np.array_equal(a, b)
+        assert np.array_equal(got[4]["action_mask"], np.stack(want[4]["action_mask"]))
         done = got[2] | got[3]
         ended += int(done.sum())
         if mode == "SameStep" and done.any():
@@ -289,6 +293,7 @@ def test_batched_autoreset_modes_match_gymnasiums_sync_vector_env(
                 assert np.array_equal(got[4]["final_obs"][i], want[4]["final_obs"][i])
                 final, theirs = got[4]["final_info"], want[4]["final_info"]
                 assert final["is_success"][i] == theirs["is_success"][i]
+                assert np.array_equal(final["action_mask"][i], theirs["action_mask"][i])
             assert np.array_equal(got[4]["_final_obs"], done)
         if mode == "Disabled" and done.any():
             with pytest.raises(RuntimeError, match="reset it"):
@@ -297,6 +302,31 @@ def test_batched_autoreset_modes_match_gymnasiums_sync_vector_env(
             expected, _ = sync.reset(options={"reset_mask": done.copy()})
             assert np.array_equal(obs, expected)
     assert ended >= 2
+
+
+@pytest.mark.parametrize("env_id", ["GridGames/Lines98-Small-v0", "GridGames/Pikachu-Small-v0"])
+def test_shared_masks_are_read_only_views_the_next_step_rewrites(env_id: str) -> None:
+    """``copy_masks=False``: the info's mask and ``action_masks()`` are the batch's own
+    array, which a caller cannot write and the next step rewrites; by default each is a
+    fresh copy that stays as it was."""
+    shared = gym.make_vec(env_id, 3, vectorization_mode="vector_entry_point", copy_masks=False)
+    copied = gym.make_vec(env_id, 3, vectorization_mode="vector_entry_point")
+    _, info = shared.reset(seed=3)
+    _, kept = copied.reset(seed=3)
+    view, first = info["action_mask"], kept["action_mask"]
+    before = first.copy()
+    assert not view.flags.writeable and first.flags.writeable
+    assert np.shares_memory(view, shared.unwrapped.action_masks())
+    with pytest.raises(ValueError, match="read-only"):
+        view[0, 0] = True
+    actions = np.argmax(first, axis=1)
+    _, _, _, _, info = shared.step(actions)
+    _, _, _, _, kept = copied.step(actions)
+    assert np.array_equal(info["action_mask"], kept["action_mask"])
+    assert np.array_equal(view, kept["action_mask"])  # rewritten by the step
+    assert np.array_equal(first, before) and not np.array_equal(first, kept["action_mask"])
+    with pytest.raises(ValueError, match="copy_masks must be True or False"):
+        gym.make_vec(env_id, 2, vectorization_mode="vector_entry_point", copy_masks="no")
 
 
 def test_a_partial_reset_is_checked_and_reseeds_only_its_envs() -> None:

@@ -19,7 +19,11 @@ single envs, so that the same seeds and actions give the same trajectories:
   ``make_vec``): ``truncated`` once an episode has taken that many steps, illegal ones
   included;
 * illegal actions: a no-op with ``illegal_reward`` and ``info["illegal_action"]``;
-* masks for the whole batch: :meth:`action_masks` (num_envs, n) and ``info["action_mask"]``;
+* masks for the whole batch: :meth:`action_masks` (num_envs, n) and ``info["action_mask"]``,
+  fresh copies; with ``copy_masks=False`` both are a read-only view of the batch's own mask
+  array, which the next step or reset rewrites (a caller that reads the masks before it
+  steps again, as SB3's rollout and ``grid-games bench`` do, saves a copy of
+  ``num_envs * n`` bytes a step: 27 MB for 4,096 Lines98-v0 boards, 42 MB for Pikachu-v0);
 * ``info`` in Gymnasium's vector layout: per key an array over the batch plus a boolean
   ``_key`` array saying which envs have it.
 """
@@ -49,9 +53,13 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         num_envs: int,
         max_episode_steps: int | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        copy_masks: bool = True,
         **kwargs: Any,
     ) -> None:
         checks.integer("num_envs", num_envs, 1, checks.MAX_BATCH)
+        if not isinstance(copy_masks, (bool, np.bool_)):
+            raise ValueError(f"copy_masks must be True or False, got {copy_masks!r}")
+        self.copy_masks = bool(copy_masks)
         try:
             self.autoreset_mode = AutoresetMode(autoreset_mode)
         except ValueError:
@@ -234,6 +242,8 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             for i in np.flatnonzero(ended).tolist():
                 final_obs[i] = obs[i]
             final_info = infos
+            if not self.copy_masks:  # the restarts rewrite the rows of the view
+                final_info["action_mask"] = self.mask.copy()
             self._start(np.flatnonzero(ended), {})
             obs = self._observations()
             infos = self._all_infos(illegal & ~ended, np.zeros(self.num_envs, dtype=bool))
@@ -242,8 +252,16 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         return obs, rewards, terminated, truncated, infos
 
     def action_masks(self) -> np.ndarray:
-        """The legal actions of every env now, (num_envs, n_actions) bool."""
-        return self.mask.copy()
+        """The legal actions of every env now, (num_envs, n_actions) bool: a copy, or with
+        ``copy_masks=False`` a read-only view that the next step or reset rewrites."""
+        return self._masks_out()
+
+    def _masks_out(self) -> np.ndarray:
+        if self.copy_masks:
+            return self.mask.copy()
+        view = self.mask.view()
+        view.flags.writeable = False
+        return view
 
     def game_state(self, i: int) -> Any:
         """A copy of env ``i``'s game as the single env's state dataclass (what
@@ -283,7 +301,7 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
     def _all_infos(self, illegal: np.ndarray, done: np.ndarray) -> dict[str, Any]:
         infos = self._infos(done)
-        infos["action_mask"] = self.mask.copy()
+        infos["action_mask"] = self._masks_out()
         infos["illegal_action"] = illegal.copy()
         infos["is_success"] = self.won.copy()
         for key in [k for k in infos if not k.startswith("_")]:
