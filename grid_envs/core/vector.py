@@ -237,19 +237,25 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         obs = self._observations()
         if self.autoreset_mode is not AutoresetMode.SAME_STEP:
             self._autoreset = ended
-        elif ended.any():  # the new episodes start now; the last observations go to infos
-            final_obs = np.full(self.num_envs, None, dtype=object)
-            for i in np.flatnonzero(ended).tolist():
-                final_obs[i] = obs[i]
-            final_info = infos
-            if not self.copy_masks:  # the restarts rewrite the rows of the view
-                final_info["action_mask"] = self.mask.copy()
-            self._start(np.flatnonzero(ended), {})
-            obs = self._observations()
-            infos = self._all_infos(illegal & ~ended, np.zeros(self.num_envs, dtype=bool))
-            infos["final_obs"], infos["_final_obs"] = final_obs, ended.copy()
-            infos["final_info"], infos["_final_info"] = final_info, ended
+        elif ended.any():
+            obs, infos = self._restart_now(ended, illegal, obs, infos)
         return obs, rewards, terminated, truncated, infos
+
+    def _restart_now(
+        self, ended: np.ndarray, illegal: np.ndarray, obs: np.ndarray, infos: dict[str, Any]
+    ) -> tuple[np.ndarray, dict[str, Any]]:  # fmt: skip
+        """Same-step autoreset: the ended envs start their new episodes now; their last
+        observations and infos go to ``final_obs`` and ``final_info``."""
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        for i in np.flatnonzero(ended).tolist():
+            final_obs[i] = obs[i]
+        if not self.copy_masks:  # the restarts rewrite the rows of the view
+            infos["action_mask"] = self.mask.copy()
+        self._start(np.flatnonzero(ended), {})
+        now = self._all_infos(illegal & ~ended, np.zeros(self.num_envs, dtype=bool))
+        now["final_obs"], now["_final_obs"] = final_obs, ended.copy()
+        now["final_info"], now["_final_info"] = infos, ended
+        return self._observations(), now
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of every env now, (num_envs, n_actions) bool: a copy, or with
