@@ -171,7 +171,7 @@ def batched_steps_per_second(
     so it stays off while the steps are timed (``memory=False``: not traced, NaN)."""
 
     mode = _vector_mode(env_id)
-    shared = {"copy_masks": False} if mode == "vector_entry_point" else {}
+    shared: dict[str, Any] = {"copy_masks": False} if mode == "vector_entry_point" else {}
 
     def make() -> Any:
         return gym.make_vec(
