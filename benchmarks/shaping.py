@@ -7,8 +7,8 @@ added to the rewards, ``scale * (gamma * phi(s') - phi(s))``), ``input`` (the po
 given to the network as one more observation plane, rewards untouched:
 :class:`grid_envs.wrappers.PotentialInput`), ``both``, ``kept`` (shaped, with a lost end
 keeping its potential: ``--shaping-at-loss kept``) and ``both-kept``. ``--scales`` adds
-shaped arms at other coefficients (``shaped-x0.1``, or with ``--scaled both-kept``
-``both-kept-x0.1``, ...), the shaping scale's sweep.
+shaped arms at other coefficients (``shaped-x0.1``, or with ``--scaled shaped both-kept``
+``both-kept-x0.1`` as well, ...), the shaping scale's sweep.
 
 Each setting names an env, its settings, a potential (``--shaping``) and a policy. Every
 run trains on the native batch until its budget runs out (evaluations during training on
@@ -286,8 +286,8 @@ def _parser() -> argparse.ArgumentParser:
                         "--quick or --kept-only every one)")  # fmt: skip
     parser.add_argument("--scales", nargs="*", type=float, default=[],
                         help="more shaped arms, at these coefficients (the sweep)")  # fmt: skip
-    parser.add_argument("--scaled", default="shaped", choices=SHAPED_ARMS,
-                        help="the arm --scales sweeps (default: shaped)")  # fmt: skip
+    parser.add_argument("--scaled", nargs="+", default=["shaped"], choices=SHAPED_ARMS,
+                        help="the arms --scales sweeps (default: shaped)")  # fmt: skip
     parser.add_argument(
         "--budget",
         type=float,
@@ -369,7 +369,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     if args.runs_from:
         print(f"kept {keep_runs(Path(args.runs_from), out)} runs of {args.runs_from}")
-    swept = [arm_name(x, args.scaled) for x in args.scales]
+    swept = [arm_name(x, base) for base in args.scaled for x in args.scales]
     arm_names = list(args.arms) + [arm for arm in swept if arm not in args.arms]
     seeds = list(range(args.seeds))
     began = time.perf_counter()
