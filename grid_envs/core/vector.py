@@ -57,9 +57,7 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         **kwargs: Any,
     ) -> None:
         checks.integer("num_envs", num_envs, 1, checks.MAX_BATCH)
-        if not isinstance(copy_masks, (bool, np.bool_)):
-            raise ValueError(f"copy_masks must be True or False, got {copy_masks!r}")
-        self.copy_masks = bool(copy_masks)
+        self.copy_masks = checks.flag("copy_masks", copy_masks)
         try:
             self.autoreset_mode = AutoresetMode(autoreset_mode)
         except ValueError:
