@@ -49,6 +49,7 @@ COMPARE: dict[str, dict[str, Any]] = {
                              "skip_agents": ("lookahead",), "episodes": 50},
 }  # fmt: skip
 SEARCH: dict[str, dict[str, Any]] = {"GridGames/Lines98*": {"variant": "gumbel", "simulations": 64}}
+JUDGE_POINTS = 100.0  # the look-ahead's units a point, as a search's leaf value: 20 a free cell
 
 
 def mirrored_moves(
@@ -247,6 +248,29 @@ class LookaheadAgent(Agent):
         return rules.move_to_action(int(moves[best, 0]), int(moves[best, 1]), n)
 
 
+def judged_values(env: GridEnv, observations: np.ndarray) -> np.ndarray:
+    """The look-ahead's judgement (:meth:`LookaheadAgent.judge`) of the positions shown,
+    in points (``JUDGE_POINTS`` of its units a point): a search's leaf value from the
+    algorithm in place of the value head (``leaf_value="algorithm"``). Reads the board and
+    the announced balls from the observation's planes."""
+    e: Any = getattr(env, "unwrapped", env)
+    if e.observation_mode != "planes":
+        raise ValueError(
+            f"the look-ahead's judgement reads the planes observation, not {e.observation_mode!r}"
+        )
+    colours, length = e.colours, e.line_length
+    values = np.empty(len(observations), dtype=np.float32)
+    for i, planes in enumerate(observations):
+        board = np.zeros(planes.shape[1:], dtype=np.int8)
+        announced: dict[int, int] = {}
+        for c in range(colours):
+            board[planes[c] > 0] = c + 1
+            announced.update((int(cell), c + 1) for cell in np.flatnonzero(planes[colours + c]))
+        state = Lines98State(board, announced, line_length=length, colours=colours)
+        values[i] = _JUDGE.judge(state, length, colours) / JUDGE_POINTS
+    return values
+
+
 def spawn_gains(state: Lines98State, moves: np.ndarray, length: int, colours: int) -> np.ndarray:
     """Each move's gain (``move_gains``) on the board it will leave.
 
@@ -271,6 +295,9 @@ def candidate_order(
     """The look-ahead's candidates, best first: by :func:`spawn_gains`."""
     return np.argsort(-spawn_gains(state, moves, length, colours), kind="stable")
 
+
+_JUDGE = LookaheadAgent()  # its default weights (judge draws nothing)
+LEAF_VALUE = judged_values
 
 register_agent(
     "greedy", GreedyAgent, LINES98_IDS, "the move that most grows one-colour lines (scores now)"

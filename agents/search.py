@@ -61,6 +61,7 @@ from agents.base import Agent
 from grid_envs.core.base_env import GridEnv
 
 VARIANTS = ("gumbel", "puct", "levin", "lds", "exact")
+LEAF_VALUES = ("network", "algorithm")
 Evaluation = tuple[np.ndarray, np.ndarray]  # logits (b, A) and values (b,)
 
 
@@ -120,10 +121,13 @@ class SearchConfig:
     c_scale: float = 0.1
     c_puct: float = 1.25  # PUCT's exploration weight
     keep_lines: bool = True  # deterministic games: play out a winning line once found
+    leaf_value: str = "network"  # or "algorithm": the game's own judgement (LEAF_VALUE)
 
     def __post_init__(self) -> None:
         if self.variant not in VARIANTS:
             raise ValueError(f"variant must be one of {VARIANTS}, got {self.variant!r}")
+        if self.leaf_value not in LEAF_VALUES:
+            raise ValueError(f"leaf_value must be one of {LEAF_VALUES}, got {self.leaf_value!r}")
         if not isinstance(self.simulations, int) or self.simulations < 0:
             raise ValueError(f"simulations must be a whole number >= 0, got {self.simulations!r}")
         if not isinstance(self.max_considered, int) or self.max_considered < 1:
@@ -224,6 +228,7 @@ class Search:
         self.gamma = float(evaluator.gamma)
         self.sim: GridEnv | None = None
         self.source: GridEnv | None = None
+        self.judge: LeafValue | None = None  # the game's judgement, for leaf_value="algorithm"
         self.root_key = b""
         self.evaluations = 0
         self.forget()
@@ -244,6 +249,7 @@ class Search:
         """Search from ``env``'s position (as the player sees it) and choose a move."""
         if self.source is not env:  # the copy the simulations step
             self.sim, self.source = copy.deepcopy(env), env
+            self.judge = leaf_value(env) if self.config.leaf_value == "algorithm" else None
         key = observation.tobytes()
         keep_lines = env.deterministic and self.config.keep_lines
         if keep_lines and self.line and self.line[0][1] == key:
@@ -638,7 +644,11 @@ class Search:
 
     def _evaluate(self, observations: list[np.ndarray], masks: list[np.ndarray]):
         self.evaluations += len(observations)
-        return self.evaluator(np.stack(observations), np.stack(masks))
+        stacked = np.stack(observations)
+        logits, values = self.evaluator(stacked, np.stack(masks))
+        if self.judge is not None:
+            values = self.judge(self.source, stacked)
+        return logits, values
 
 
 def _need_deterministic(env: GridEnv) -> None:
@@ -658,16 +668,37 @@ def exact_solver(env: GridEnv) -> ExactSolver:
     "unsolvable" or "gave_up"), the winning actions, and the nodes used."""
     from agents import GAME_MODULES
 
-    games = (c.__module__.split(".") for c in type(env).__mro__)  # grid_envs.<game>.env,
-    # for a subclass defined elsewhere too
-    game = next((m[1] for m in games if m[0] == "grid_envs" and len(m) > 2), "")
-    found = getattr(GAME_MODULES.get(game), "EXACT_SEARCH", None)
+    found = getattr(GAME_MODULES.get(_game_of(env)), "EXACT_SEARCH", None)
     if found is None:
         raise ValueError(
             f"{type(env).__name__} has no exact solver a prior can order (the exact "
             "search: Pikachu); use levin, lds, gumbel or puct"
         )
     return found
+
+
+LeafValue = Any  # (env, observations (b, ...)) -> values (b,), in the game's rewards
+
+
+def leaf_value(env: GridEnv) -> LeafValue:
+    """The game's own judgement of positions as a search's leaf value (``LEAF_VALUE``
+    beside its baselines, agents/<game>.py), for ``leaf_value="algorithm"``."""
+    from agents import GAME_MODULES
+
+    found = getattr(GAME_MODULES.get(_game_of(env)), "LEAF_VALUE", None)
+    if found is None:
+        raise ValueError(
+            f"{type(env).__name__} has no judgement of positions to stand for the value "
+            "head (leaf_value='algorithm': Lines98); use leaf_value='network'"
+        )
+    return found
+
+
+def _game_of(env: GridEnv) -> str:
+    """The game an env plays (``grid_envs.<game>.env``), for a subclass defined elsewhere
+    too."""
+    games = (c.__module__.split(".") for c in type(env).__mro__)
+    return next((m[1] for m in games if m[0] == "grid_envs" and len(m) > 2), "")
 
 
 def search_defaults(env_id: str) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """The searching agent beside the network alone and the game's algorithm, on held-out episodes.
 
     python benchmarks/search.py ENV [--model pretrained|PATH] [--episodes 200]
-        [--simulations 32] [--variant gumbel] [--reference AGENT ...] [--sample]
+        [--simulations 32] [--variant gumbel] [--leaf-value network|algorithm]
+        [--c-scale 0.1] [--reference AGENT ...] [--sample]
         [--uniform] [--jobs 2] [--record benchmarks/records/search-ENV.json]
 
 Every agent plays the same episodes, seeded from 1,000,000 on (no training or teaching
@@ -9,9 +10,11 @@ episode used them), on the board the model was trained on; Sokoban and the Knigh
 their levels from a pool training never drew from (``pool_seed=1``). Per agent it prints
 and records the win rate with its 95% interval, the mean return, and the seconds a move
 and an episode. ``--uniform`` plays the same search with a uniform prior and no values
-too (``search-uniform``): what the network adds. ``--jobs 2`` plays half of each agent's
-episodes in each of two processes (one torch thread each); the figures are the same, only
-sooner.
+too (``search-uniform``): what the network adds. ``--leaf-value algorithm`` puts the
+game's own judgement of a position where the network's value was (Lines98: the
+look-ahead's), in the search and in ``search-uniform`` alike. ``--jobs 2`` plays half of
+each agent's episodes in each of two processes (one torch thread each); the figures are
+the same, only sooner.
 """
 
 from __future__ import annotations
@@ -78,6 +81,18 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--episodes", type=int, default=200)
     parser.add_argument("--simulations", type=int, default=None, help="default: the game's")
     parser.add_argument("--variant", default=None, help="default: the game's")
+    parser.add_argument(
+        "--leaf-value",
+        default=None,
+        choices=("network", "algorithm"),
+        help="the value where a simulation stops (default: the network's)",
+    )
+    parser.add_argument(
+        "--c-scale",
+        type=float,
+        default=None,
+        help="Gumbel's weight of the values against the prior (default 0.1)",
+    )
     parser.add_argument("--reference", nargs="*", default=[], help="algorithms to play too")
     parser.add_argument("--network", action="store_true", help="the network alone too")
     parser.add_argument("--sample", action="store_true", help="the network alone, sampled, too")
@@ -133,7 +148,8 @@ def main() -> None:
     for item in args.set:
         key, _, value = item.partition("=")
         kwargs[key] = json.loads(value)
-    given = {"simulations": args.simulations, "variant": args.variant}
+    given = {"simulations": args.simulations, "variant": args.variant,
+             "leaf_value": args.leaf_value, "c_scale": args.c_scale}  # fmt: skip
     search = {**search_defaults(env_id), **{k: v for k, v in given.items() if v is not None}}
     seeds = list(range(HELDOUT, HELDOUT + args.episodes))
     record: dict[str, Any] = {

@@ -573,7 +573,7 @@ def cmd_demos(args: argparse.Namespace) -> int:
 
 
 def _eval_arguments(p: argparse.ArgumentParser) -> None:
-    from agents.search import VARIANTS
+    from agents.search import LEAF_VALUES, VARIANTS
 
     env_argument(p)
     p.add_argument(
@@ -605,6 +605,10 @@ def _eval_arguments(p: argparse.ArgumentParser) -> None:
                    "and for deterministic games levin (best-first for a winning line), lds "
                    "(limited discrepancy) or exact (the game's exact solver, the network "
                    "ordering its choices: Pikachu); default: the game's own")  # fmt: skip
+    p.add_argument("--leaf-value", choices=LEAF_VALUES, default=None,
+                   help="--agent search: where a simulation stops, the network's value "
+                   "(default) or the game's algorithm's judgement (Lines98: the "
+                   "look-ahead's)")  # fmt: skip
 
 
 @command("eval", _eval_arguments, help="evaluate an agent: win rate, return, length, speed")
@@ -654,7 +658,7 @@ def _eval_agent(args: argparse.Namespace, name: str) -> tuple[Any, dict[str, Any
     agent: Any = args.agent
     if agent != "search":
         refuse({"--model": args.model, "--simulations": args.simulations,
-                "--variant": args.variant},
+                "--variant": args.variant, "--leaf-value": args.leaf_value},
                f"options of --agent search, not of --agent {agent}")  # fmt: skip
     if agent == "pretrained":
         from agents.pretrained import model_path
@@ -672,7 +676,8 @@ def _eval_agent(args: argparse.Namespace, name: str) -> tuple[Any, dict[str, Any
             from agents.pretrained import model_path
 
             model = str(model_path(name))
-        return load_search(model, name, simulations=args.simulations, variant=args.variant)
+        return load_search(model, name, simulations=args.simulations, variant=args.variant,
+                           leaf_value=args.leaf_value)  # fmt: skip
     if agent.endswith(".zip") or Path(agent).exists():  # a trained model, not a name
         return load_policy(agent, name, sample=args.sample)
     if args.sample:

@@ -125,7 +125,9 @@ class Lines98Env(GridEnv):
     minutes) take it to 495.2 [433.2-557.2], the shipped network. The Gumbel search the
     taught network guides scores 391 with 16 simulations a move, 582 [407-757] with 64 (0.18
     s a move) and 503 over 4 games with 256: its value head, not the simulations, bounds it;
-    on the shipped network, 509 [402-616] with 64 (docs/search.md).
+    on the shipped network, 509 [402-616] with 64, and 1,156 [919-1,393] (0.37 s a move)
+    with the look-ahead's judgement in the value head's place (``--leaf-value algorithm``,
+    docs/search.md).
 
     ## Shaping
     ``--shaping lines`` (the lines in the making) measured by ``benchmarks/shaping.py``

@@ -73,3 +73,18 @@ def test_the_shipped_network_guides_a_search_from_the_command_line(
     capsys.readouterr()
     assert cli.main([*args[:6], "--variant", "exact"]) == 2  # the Knight has no exact solver
     assert "KnightEnv has no exact solver" in capsys.readouterr().err
+    assert cli.main([*args[:6], "--leaf-value", "algorithm"]) == 2  # nor a judgement
+    assert "KnightEnv has no judgement of positions" in capsys.readouterr().err
+    assert cli.main(["eval", "Knight-v0", "--agent", "dijkstra", "--leaf-value", "network"]) == 2
+    assert "--leaf-value" in capsys.readouterr().err
+
+
+def test_the_lines98_search_takes_the_look_aheads_judgement_from_the_command_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["eval", "Lines98-v0", "--agent", "search", "--model", "pretrained",
+            "--leaf-value", "algorithm", "--simulations", "4", "--episodes", "1",
+            "--set", "time_limit=12", "--seed", "1000000", "--json"]  # fmt: skip
+    assert cli.main(args) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["agent"].startswith("search4:") and row["mean_length"] == 12

@@ -370,6 +370,62 @@ def test_search_settings_are_checked() -> None:
         SearchConfig(simulations=-1)
     with pytest.raises(ValueError, match="max_considered"):
         SearchConfig(max_considered=0)
+    with pytest.raises(ValueError, match="leaf_value"):
+        SearchConfig(leaf_value="rollouts")
+
+
+def test_the_algorithms_leaf_value_needs_a_game_with_one() -> None:
+    env = gym.make("GridGames/Knight-v0", rows=5, cols=5)
+    env.reset(seed=0)
+    agent = SearchAgent(UniformEvaluator(), env, seed=0, leaf_value="algorithm")
+    with pytest.raises(ValueError, match="KnightEnv has no judgement of positions"):
+        agent.act(env.unwrapped, env.unwrapped.observe())
+
+
+def lines98_midgame(seed: int, moves: int = 6) -> Any:
+    """A Lines98-v0 env some legal moves in: balls of several colours, balls announced."""
+    env = gym.make("GridGames/Lines98-v0").unwrapped
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+    return env
+
+
+def test_lines98_leaf_value_is_the_look_aheads_judgement_of_the_position_shown() -> None:
+    from agents.lines98 import JUDGE_POINTS, LookaheadAgent, judged_values
+
+    judge = LookaheadAgent()
+    for seed in range(3):
+        env = lines98_midgame(seed)
+        state = env.game_state()
+        assert state.announced and len(set(state.board[state.board > 0].tolist())) > 1
+        expected = judge.judge(state, env.line_length, env.colours) / JUDGE_POINTS
+        assert judged_values(env, env.observe()[None])[0] == pytest.approx(expected, rel=1e-6)
+        # the search's values are the judgement's: the root's is the position in view's
+        agent = SearchAgent(UniformEvaluator(), env, seed=0, simulations=8, leaf_value="algorithm")
+        result = agent.search(env, env.observe())
+        assert result.value == pytest.approx(expected, rel=1e-6)
+        assert env.action_masks()[result.action]
+    compact = gym.make("GridGames/Lines98-v0", observation_mode="compact").unwrapped
+    compact.reset(seed=0)
+    with pytest.raises(ValueError, match="reads the planes observation, not 'compact'"):
+        judged_values(compact, compact.observe()[None])
+
+
+def test_lines98_search_on_the_judgement_never_reads_the_spawns_to_come() -> None:
+    a = lines98_midgame(11, moves=4)
+    b = gym.make("GridGames/Lines98-v0").unwrapped
+    b.reset(seed=999)
+    b.restore(a.snapshot())
+    b.np_random = np.random.default_rng(12345)  # other draws to come, the same view
+    for seed in range(2):
+        moves = [
+            SearchAgent(UniformEvaluator(), e, seed=seed, simulations=16,
+                        leaf_value="algorithm").act(e, e.observe())
+            for e in (a, b)
+        ]  # fmt: skip
+        assert moves[0] == moves[1] and a.action_masks()[moves[0]]
 
 
 def test_a_tiny_expert_iteration_saves_a_model_both_agents_play(tmp_path: Any) -> None:
