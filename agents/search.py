@@ -34,9 +34,11 @@ the prior's move on a lost position, or the prior's move and a new search next m
 
 **Values.** A simulation's value is the rewards along its path, discounted by the
 model's ``gamma``, plus the network's value of the position it stops at; an episode that
-ends on the way (won, lost, or out of steps) adds nothing after. Values are rescaled to
-[0, 1] per node (Gumbel) or over the tree (PUCT), so the games' reward scales do not
-matter.
+ends on the way (won, lost, or out of steps) adds nothing after. With
+``leaf_value="algorithm"`` the game's own judgement of the position stands for the
+network's value (``LEAF_VALUE`` beside its baselines; Lines98: the look-ahead's), and the
+network gives the prior alone. Values are rescaled to [0, 1] per node (Gumbel) or over
+the tree (PUCT), so the games' reward scales do not matter.
 
 **Winning lines.** Where the game is :attr:`~grid_envs.core.GridEnv.deterministic`
 (Sokoban, the Knight, Pikachu-v0), a simulation that wins has found a whole winning line:
@@ -666,15 +668,8 @@ def exact_solver(env: GridEnv) -> ExactSolver:
     """The game's exact solver that a prior can order (``EXACT_SEARCH`` beside its
     baselines, agents/<game>.py): ``(env, logits, nodes)`` to the status ("cleared",
     "unsolvable" or "gave_up"), the winning actions, and the nodes used."""
-    from agents import GAME_MODULES
-
-    found = getattr(GAME_MODULES.get(_game_of(env)), "EXACT_SEARCH", None)
-    if found is None:
-        raise ValueError(
-            f"{type(env).__name__} has no exact solver a prior can order (the exact "
-            "search: Pikachu); use levin, lds, gumbel or puct"
-        )
-    return found
+    return _game_hook(env, "EXACT_SEARCH", "exact solver a prior can order (the exact "
+                      "search: Pikachu); use levin, lds, gumbel or puct")  # fmt: skip
 
 
 LeafValue = Any  # (env, observations (b, ...)) -> values (b,), in the game's rewards
@@ -683,22 +678,23 @@ LeafValue = Any  # (env, observations (b, ...)) -> values (b,), in the game's re
 def leaf_value(env: GridEnv) -> LeafValue:
     """The game's own judgement of positions as a search's leaf value (``LEAF_VALUE``
     beside its baselines, agents/<game>.py), for ``leaf_value="algorithm"``."""
+    missing = ("judgement of positions to stand for the value head (leaf_value='algorithm': "
+               "Lines98); use leaf_value='network'")  # fmt: skip
+    return _game_hook(env, "LEAF_VALUE", missing)
+
+
+def _game_hook(env: GridEnv, name: str, missing: str) -> Any:
+    """What the env's game declares as ``name`` beside its baselines (agents/<game>.py),
+    found by the game's module (``grid_envs.<game>.env``, for a subclass defined elsewhere
+    too); a clear error naming the env and the ``missing`` thing where it declares none."""
     from agents import GAME_MODULES
 
-    found = getattr(GAME_MODULES.get(_game_of(env)), "LEAF_VALUE", None)
-    if found is None:
-        raise ValueError(
-            f"{type(env).__name__} has no judgement of positions to stand for the value "
-            "head (leaf_value='algorithm': Lines98); use leaf_value='network'"
-        )
-    return found
-
-
-def _game_of(env: GridEnv) -> str:
-    """The game an env plays (``grid_envs.<game>.env``), for a subclass defined elsewhere
-    too."""
     games = (c.__module__.split(".") for c in type(env).__mro__)
-    return next((m[1] for m in games if m[0] == "grid_envs" and len(m) > 2), "")
+    game = next((m[1] for m in games if m[0] == "grid_envs" and len(m) > 2), "")
+    found = getattr(GAME_MODULES.get(game), name, None)
+    if found is None:
+        raise ValueError(f"{type(env).__name__} has no {missing}")
+    return found
 
 
 def search_defaults(env_id: str) -> dict[str, Any]:
