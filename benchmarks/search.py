@@ -75,6 +75,8 @@ def play(job: tuple[Any, ...]) -> dict[str, Any]:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from agents.search import LEAF_VALUES
+
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("env")
     parser.add_argument("--model", default="pretrained")
@@ -84,7 +86,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--leaf-value",
         default=None,
-        choices=("network", "algorithm"),
+        choices=LEAF_VALUES,
         help="the value where a simulation stops (default: the network's)",
     )
     parser.add_argument(

@@ -72,11 +72,18 @@ def test_levin_search_needs_a_deterministic_game() -> None:
             agent.act(env.unwrapped, env.unwrapped.observe())
 
 
-def test_the_exact_search_needs_a_game_with_an_exact_solver() -> None:
+@pytest.mark.parametrize(
+    ("settings", "refusal"),
+    [({"variant": "exact"}, "KnightEnv has no exact solver"),
+     ({"leaf_value": "algorithm"}, "KnightEnv has no judgement of positions")],
+)  # fmt: skip
+def test_a_search_needs_a_game_that_declares_what_it_asks_for(
+    settings: dict[str, str], refusal: str
+) -> None:
     env = gym.make("GridGames/Knight-v0", rows=5, cols=5)
     env.reset(seed=0)
-    agent = SearchAgent(UniformEvaluator(), env, seed=0, variant="exact")
-    with pytest.raises(ValueError, match="KnightEnv has no exact solver"):
+    agent = SearchAgent(UniformEvaluator(), env, seed=0, **settings)
+    with pytest.raises(ValueError, match=refusal):
         agent.act(env.unwrapped, env.unwrapped.observe())
 
 
@@ -372,14 +379,6 @@ def test_search_settings_are_checked() -> None:
         SearchConfig(max_considered=0)
     with pytest.raises(ValueError, match="leaf_value"):
         SearchConfig(leaf_value="rollouts")
-
-
-def test_the_algorithms_leaf_value_needs_a_game_with_one() -> None:
-    env = gym.make("GridGames/Knight-v0", rows=5, cols=5)
-    env.reset(seed=0)
-    agent = SearchAgent(UniformEvaluator(), env, seed=0, leaf_value="algorithm")
-    with pytest.raises(ValueError, match="KnightEnv has no judgement of positions"):
-        agent.act(env.unwrapped, env.unwrapped.observe())
 
 
 def lines98_midgame(seed: int, moves: int = 6) -> Any:
