@@ -31,6 +31,7 @@ from typing import Any, TypeVar, cast
 
 import numba
 import numpy as np
+from numba.cpython.unsafe import numbers as _bits
 from numba.typed import List
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -40,6 +41,18 @@ def compiled(fn: F) -> F:
     """``fn`` compiled by numba (nopython, cached on disk, without the GIL)."""
     return cast(F, numba.njit(cache=True, nogil=True)(fn))
 
+
+def inlined(fn: F) -> F:
+    """:func:`compiled`, and inlined into the compiled functions that call it (numba's
+    ``inline="always"``): for a small rule called in an inner loop with arrays, whose
+    call would otherwise count references to them each time."""
+    return cast(F, numba.njit(cache=True, nogil=True, inline="always")(fn))
+
+
+#: In compiled code, the zero bits of a 64-bit integer above its highest set bit, and
+#: below its lowest (64 for zero): one instruction each (numba's intrinsics).
+leading_zeros = cast(Callable[[int], int], _bits.leading_zeros)
+trailing_zeros = cast(Callable[[int], int], _bits.trailing_zeros)
 
 THREADS_VARIABLE = "GRIDGAMES_ENV_THREADS"
 MIN_ROWS = 256  # rows a thread takes at the least: below it, splitting costs more than it saves

@@ -6,11 +6,14 @@ horizontal-vertical-horizontal (the middle segment on some column ``x``) or
 vertical-horizontal-vertical (the middle on some row ``y``). So scanning every column and
 every row of the board *with its outer ring* covers all six cases at once: a pivot is
 valid when both tiles reach it along their free runs (how far each sees along its row, or
-column) and the middle segment has no tile strictly between its corners (a prefix sum of
-the occupied cells), so each candidate costs O(1). The shortest valid path is kept, the
-leftmost (topmost) pivot among equals, as the source article prefers, with its corner
-points for drawing. Only tiles side by side, or both with an empty side, can connect, so
-the others are not scanned.
+column) and the middle segment has no tile strictly between its corners. Each padded row
+and column is one 64-bit field of its occupied places, so a tile's run is two bit counts,
+the pivots both ends reach are an AND of two runs, and the pivots a middle segment may use
+are what the OR of the lines it crosses leaves free: every pivot of a pair at once, in a
+few instructions, without a branch. The shortest valid path is kept, the leftmost (topmost)
+pivot among equals, as the source article prefers, with its corner points for drawing.
+Only tiles side by side, or both with an empty side, can connect, so the others are not
+tested. A board side is at most :data:`MAX_SIDE` cells.
 
 It is compiled (:mod:`grid_envs.core.jit`), written once over one board's arrays: the
 envs' masks and removals (:mod:`grid_envs.pikachu.rules`), the solver and the agents all
@@ -22,8 +25,29 @@ from __future__ import annotations
 
 import numpy as np
 
-from grid_envs.core.jit import compiled
+from grid_envs.core.jit import compiled, inlined, leading_zeros, trailing_zeros
 from grid_envs.pikachu.state import EMPTY, Cell
+
+NO_PATH = 1 << 30
+#: The longest board side the path test takes: a padded row or column (the side and its
+#: ring) is one 64-bit field.
+MAX_SIDE = 60
+
+
+def check_side(rows: int, cols: int) -> None:
+    """Refuse a board wider than the path test takes, naming the limit."""
+    if max(rows, cols) > MAX_SIDE:
+        raise ValueError(
+            f"the path test takes boards of at most {MAX_SIDE} cells a side, got {rows}x{cols}"
+        )
+
+
+def flat_board(board: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """``board`` (rows, cols) as the compiled rules take it: flat and contiguous, with its
+    rows and columns (:func:`check_side`)."""
+    rows, cols = board.shape
+    check_side(rows, cols)
+    return np.ascontiguousarray(board).ravel(), rows, cols
 
 
 def corners(a: Cell, b: Cell, kind: int, pivot: int) -> tuple[Cell, ...]:
@@ -38,8 +62,7 @@ def corners(a: Cell, b: Cell, kind: int, pivot: int) -> tuple[Cell, ...]:
 def find_path(board: np.ndarray, a: Cell, b: Cell) -> tuple[Cell, ...] | None:
     """Corner points of the shortest path of at most 3 segments from a to b, or None
     (:func:`connect_one`)."""
-    rows, cols = board.shape
-    flat = np.ascontiguousarray(board).ravel()
+    flat, rows, cols = flat_board(board)
     length, kind, pivot = connect_one(geometry(flat, rows, cols), a[0] * cols + a[1],
                                       b[0] * cols + b[1], cols, False)  # fmt: skip
     return None if length >= NO_PATH else corners(a, b, kind, pivot)
@@ -48,8 +71,7 @@ def find_path(board: np.ndarray, a: Cell, b: Cell) -> tuple[Cell, ...] | None:
 def connects_flat(board: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     """Whether each pair of flat cells i < j of one board (any tiles or none there)
     connects (:func:`connects_many`)."""
-    rows, cols = board.shape
-    flat = np.ascontiguousarray(board).ravel()
+    flat, rows, cols = flat_board(board)
     return connects_many(flat, rows, cols, np.asarray(i, dtype=np.int64),
                          np.asarray(j, dtype=np.int64))  # fmt: skip
 
@@ -57,92 +79,112 @@ def connects_flat(board: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray
 def removable_with_lengths(board: np.ndarray) -> tuple[list[tuple[int, int]], list[int]]:
     """Flat index pairs (i < j) of equal tiles that connect now, and their path lengths
     (by kind, then by cell; compiled, :func:`removable`)."""
-    rows, cols = board.shape
-    i, j, length = removable(np.ascontiguousarray(board).ravel(), rows, cols, True)
+    i, j, length = removable(*flat_board(board), True)
     return list(zip(i.tolist(), j.tolist(), strict=True)), length.tolist()
 
 
 def removable_pairs(board: np.ndarray) -> list[tuple[int, int]]:
     """Flat index pairs (i < j) of equal tiles that connect now (by kind, then by cell)."""
-    rows, cols = board.shape
-    i, j, _ = removable(np.ascontiguousarray(board).ravel(), rows, cols, False)
+    i, j, _ = removable(*flat_board(board), False)
     return list(zip(i.tolist(), j.tolist(), strict=True))
 
 
 # ---------------------------------------------------------------- compiled, one board
-NO_PATH = 1 << 30
+@compiled
+def _span(lo: int, hi: int) -> int:
+    """The bits lo..hi (inclusive) of a field."""
+    return ((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1)
 
 
 @compiled
-def _runs(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For every cell of a padded occupancy grid, the first and last column its row's free
-    run lets it reach: ``lo[r, c]`` and ``hi[r, c]`` bound the columns x such that every
-    cell strictly between c and x, and x itself, is empty (x = c always qualifies), the
-    straight legs of a path that leaves (r, c) sideways. The transpose's give the vertical
-    legs."""
-    h, w = grid.shape
-    lo = np.empty((h, w), dtype=np.int64)
-    hi = np.empty((h, w), dtype=np.int64)
-    for y in range(h):
-        last = -1
-        for x in range(w):
-            lo[y, x] = last + 1
-            if grid[y, x]:
-                last = x
-        first = w
-        for x in range(w - 1, -1, -1):
-            hi[y, x] = first - 1
-            if grid[y, x]:
-                first = x
-    return lo, hi
+def run(line: int, at: int, width: int) -> int:
+    """The free run of place ``at`` of a padded line of ``width`` places (``line``: the bits
+    of its occupied places): the places x such that every place strictly between ``at`` and
+    x, and x itself, is empty, ``at`` always among them. The straight legs of a path that
+    leaves the cell along that line."""
+    others = line & ~(1 << at)
+    lo = 64 - leading_zeros(others & ((1 << at) - 1))  # past the last tile before it
+    hi = at + trailing_zeros((others | (1 << width)) >> (at + 1))  # before the next one
+    return _span(lo, hi)
 
 
 @compiled
-def _above(grid: np.ndarray) -> np.ndarray:
-    """(h + 1, w): the occupied cells of each column in the rows above each row."""
-    h, w = grid.shape
-    count = np.zeros((h + 1, w), dtype=np.int64)
-    for y in range(h):
-        for x in range(w):
-            count[y + 1, x] = count[y, x] + grid[y, x]
-    return count
+def _between(lines: np.ndarray) -> np.ndarray:
+    """(h, h) for h lines: entry (a, b), a < b, the OR of the lines strictly between a and
+    b: the places a segment across them would find blocked."""
+    h = len(lines)
+    out = np.zeros((h, h), dtype=np.int64)
+    for a in range(h):
+        blocked = 0
+        for b in range(a + 2, h):
+            blocked |= lines[b - 1]
+            out[a, b] = blocked
+    return out
 
 
 @compiled
 def geometry(board: np.ndarray, rows: int, cols: int) -> tuple[np.ndarray, ...]:
-    """What the path test of one board (flat) reads: the padded occupancy, its row runs and
-    counts above, and the same for its transpose (the column runs)."""
-    occ = np.zeros((rows + 2, cols + 2), dtype=np.int64)
-    for cell in range(rows * cols):
-        if board[cell] != EMPTY:
-            occ[cell // cols + 1, cell % cols + 1] = 1
-    turned = occ.T.copy()
-    lo_r, hi_r = _runs(occ)
-    lo_c, hi_c = _runs(turned)
-    return occ, lo_r, hi_r, _above(occ), lo_c, hi_c, _above(turned)
+    """What the path test of one board (flat) reads, as 64-bit fields: the occupied padded
+    columns of each padded row and the occupied padded rows of each padded column, and
+    what blocks a middle segment: the OR of the rows strictly between two rows, and of the
+    columns between two columns (:func:`_between`)."""
+    row_bits = np.zeros(rows + 2, dtype=np.int64)
+    col_bits = np.zeros(cols + 2, dtype=np.int64)
+    for r in range(rows):
+        for c in range(cols):
+            tile = np.int64(board[r * cols + c] != EMPTY)
+            row_bits[r + 1] |= tile << (c + 1)
+            col_bits[c + 1] |= tile << (r + 1)
+    return row_bits, col_bits, _between(row_bits), _between(col_bits)
+
+
+@inlined
+def is_open(row_bits: np.ndarray, col_bits: np.ndarray, r: int, c: int) -> bool:
+    """Whether the padded cell (r, c) has an empty side (a path can leave it). (Written
+    without branches, as the compiled rules' inner loops are: on a random board, a branch
+    the processor mispredicts costs more than the work it would skip.)"""
+    return ((row_bits[r] >> (c - 1)) & 5 != 5) | ((col_bits[c] >> (r - 1)) & 5 != 5)
+
+
+@inlined
+def _pivots(
+    shapes: tuple[np.ndarray, ...], r1: int, c1: int, r2: int, c2: int
+) -> tuple[int, int]:  # fmt: skip
+    """The pivots of the paths joining the padded cells (r1, c1) and (r2, c2), as bits:
+    the padded columns where a horizontal-vertical-horizontal path can turn (both ends
+    reach it along their rows, no tile between them on it), and the padded rows where a
+    vertical-horizontal-vertical one can."""
+    row_bits, col_bits, rows_between, cols_between = shapes
+    width, height = len(col_bits), len(row_bits)
+    across = run(row_bits[r1], c1, width) & run(row_bits[r2], c2, width)
+    down = run(col_bits[c1], r1, height) & run(col_bits[c2], r2, height)
+    across &= ~rows_between[min(r1, r2), max(r1, r2)]
+    down &= ~cols_between[min(c1, c2), max(c1, c2)]
+    return across, down
 
 
 @compiled
-def _best_pivot_of(
-    lo: np.ndarray, hi: np.ndarray, count: np.ndarray, r1: int, c1: int, r2: int, c2: int,
-    first_only: bool,
-) -> tuple[int, int]:  # fmt: skip
-    """(length, pivot) of the shortest horizontal-vertical-horizontal path on a padded grid
-    (the leftmost pivot among equals), ``NO_PATH`` if none; with ``first_only``, the first
-    pivot found."""
-    first = max(lo[r1, c1], lo[r2, c2])
-    last = min(hi[r1, c1], hi[r2, c2])
-    top, bottom = min(r1, r2), max(r1, r2)
-    inner = min(top + 1, bottom)
+def _shortest(pivots: int, p1: int, p2: int, middle: int, first_only: bool) -> tuple[int, int]:
+    """(length, pivot) of the shortest path through one of ``pivots`` (bits), the lowest
+    pivot among equals, ``NO_PATH`` if none; with ``first_only``, the lowest pivot."""
     best, pivot = NO_PATH, 0
-    for x in range(first, last + 1):
-        if count[bottom, x] - count[inner, x] == 0:
-            length = abs(c1 - x) + (bottom - top) + abs(x - c2)
-            if length < best:
-                best, pivot = length, x
-                if first_only:
-                    break
+    while pivots:
+        x = trailing_zeros(pivots)
+        length = abs(p1 - x) + middle + abs(x - p2)
+        if length < best:
+            best, pivot = length, x
+            if first_only:
+                break
+        pivots &= pivots - 1
     return best, pivot
+
+
+@inlined
+def connects(shapes: tuple[np.ndarray, ...], a: int, b: int, cols: int) -> bool:
+    """Whether the flat cells ``a`` and ``b`` connect (:func:`connect_one`'s verdict
+    alone)."""
+    across, down = _pivots(shapes, a // cols + 1, a % cols + 1, b // cols + 1, b % cols + 1)
+    return (across | down) != 0
 
 
 @compiled
@@ -154,15 +196,15 @@ def connect_one(
     none; kind, 0 for horizontal-vertical-horizontal turning on padded column ``pivot``, 1
     for vertical-horizontal-vertical on padded row ``pivot``; pivot). With ``first_only``,
     the first path found (enough to say whether they connect)."""
-    _, lo_r, hi_r, above_r, lo_c, hi_c, above_c = shapes
     r1, c1, r2, c2 = a // cols + 1, a % cols + 1, b // cols + 1, b % cols + 1
-    across, x = _best_pivot_of(lo_r, hi_r, above_r, r1, c1, r2, c2, first_only)
-    if first_only and across < NO_PATH:
-        return across, 0, x
-    down, y = _best_pivot_of(lo_c, hi_c, above_c, c1, r1, c2, r2, first_only)
-    if down < across:
-        return down, 1, y
-    return across, 0, x
+    across, down = _pivots(shapes, r1, c1, r2, c2)
+    along, x = _shortest(across, c1, c2, abs(r1 - r2), first_only)
+    if first_only and along < NO_PATH:
+        return along, 0, x
+    turned, y = _shortest(down, r1, r2, abs(c1 - c2), first_only)
+    if turned < along:
+        return turned, 1, y
+    return along, 0, x
 
 
 @compiled
@@ -195,46 +237,35 @@ def corners_into(
     return n
 
 
-@compiled
-def open_cells(occ: np.ndarray, rows: int, cols: int) -> np.ndarray:
-    """The cells of one board with an empty side (the ring outside the board counting as
-    empty), from its padded occupancy: a path leaves a tile through one."""
-    out = np.empty(rows * cols, dtype=np.bool_)
-    for cell in range(rows * cols):
-        r, c = cell // cols + 1, cell % cols + 1
-        out[cell] = not (occ[r - 1, c] and occ[r + 1, c] and occ[r, c - 1] and occ[r, c + 1])
-    return out
-
-
-@compiled
-def _worth(i: int, j: int, cols: int, open_side: np.ndarray) -> bool:
+@inlined
+def _worth(i: int, j: int, cols: int, open_i: bool, open_j: bool) -> bool:
     """Whether flat cells i < j are worth a path check: side by side, or both open."""
-    touch = (j - i == 1 and j % cols != 0) or j - i == cols
-    return touch or (open_side[i] and open_side[j])
+    return (j - i == cols) | ((j - i == 1) & (j % cols != 0)) | (open_i & open_j)
 
 
 @compiled
 def candidates(
-    board: np.ndarray, rows: int, cols: int, occ: np.ndarray
+    board: np.ndarray, rows: int, cols: int, shapes: tuple[np.ndarray, ...]
 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """The pairs (i < j) of equal tiles worth a path check, by kind, then by cell."""
+    row_bits, col_bits = shapes[0], shapes[1]
     n = rows * cols
     top = 0
     for cell in range(n):
         top = max(top, board[cell])
-    start = np.zeros(top + 2, dtype=np.int64)  # the tiles by kind, cells ascending
-    for cell in range(n):
-        if board[cell] != EMPTY:
-            start[board[cell] + 1] += 1
+    start = np.zeros(top + 2, dtype=np.int64)  # the cells by kind (0: empty), ascending
+    opened = np.empty(n, dtype=np.bool_)
+    for r in range(rows):
+        for c in range(cols):
+            start[board[r * cols + c] + 1] += 1
+            opened[r * cols + c] = is_open(row_bits, col_bits, r + 1, c + 1)
     for k in range(1, top + 2):
         start[k] += start[k - 1]
-    tiles = np.empty(n, dtype=np.int64)
+    cells = np.empty(n, dtype=np.int64)
     fill = start.copy()
     for cell in range(n):
-        if board[cell] != EMPTY:
-            tiles[fill[board[cell]]] = cell
-            fill[board[cell]] += 1
-    open_side = open_cells(occ, rows, cols)
+        cells[fill[board[cell]]] = cell
+        fill[board[cell]] += 1
     most = 0
     for kind in range(1, top + 1):
         size = start[kind + 1] - start[kind]
@@ -244,10 +275,11 @@ def candidates(
     found = 0
     for kind in range(1, top + 1):
         for x in range(start[kind], start[kind + 1]):
+            i = cells[x]
             for y in range(x + 1, start[kind + 1]):
-                if _worth(tiles[x], tiles[y], cols, open_side):
-                    first[found], second[found] = tiles[x], tiles[y]
-                    found += 1
+                j = cells[y]
+                first[found], second[found] = i, j
+                found += _worth(i, j, cols, opened[i], opened[j])
     return first[:found], second[:found]
 
 
@@ -258,7 +290,7 @@ def removable(
     """The pairs (i < j) of equal tiles that connect, by kind, then by cell, and (with
     ``lengths``) their shortest paths' lengths."""
     shapes = geometry(board, rows, cols)
-    first, second = candidates(board, rows, cols, shapes[0])
+    first, second = candidates(board, rows, cols, shapes)
     keep = np.zeros(len(first), dtype=np.bool_)
     length = np.zeros(len(first), dtype=np.int64)
     for t in range(len(first)):
@@ -274,9 +306,11 @@ def connects_many(
     """Whether each pair of flat cells (i < j, tiles or not) connects, path checking only
     the pairs worth it."""
     shapes = geometry(board, rows, cols)
-    open_side = open_cells(shapes[0], rows, cols)
+    row_bits, col_bits = shapes[0], shapes[1]
     ok = np.zeros(len(first), dtype=np.bool_)
     for t in range(len(first)):
-        if _worth(first[t], second[t], cols, open_side):
-            ok[t] = connect_one(shapes, first[t], second[t], cols, True)[0] < NO_PATH
+        i, j = first[t], second[t]
+        open_i = is_open(row_bits, col_bits, i // cols + 1, i % cols + 1)
+        open_j = is_open(row_bits, col_bits, j // cols + 1, j % cols + 1)
+        ok[t] = _worth(i, j, cols, open_i, open_j) and connects(shapes, i, j, cols)
     return ok

@@ -19,10 +19,12 @@ import numpy as np
 
 from grid_envs.core.jit import compiled
 from grid_envs.pikachu.paths import (
-    NO_PATH,
     candidates,
+    check_side,
     connect_one,
+    connects,
     corners_into,
+    flat_board,
     geometry,
     removable_pairs,
 )
@@ -92,15 +94,16 @@ def actions_to_pairs(actions: np.ndarray, cells: int) -> tuple[np.ndarray, np.nd
 
 def legal_mask(board: np.ndarray) -> np.ndarray:
     """The exact (n_pairs,) mask of the removable pairs of ``board`` (rows, cols)."""
-    rows, cols = board.shape
+    flat, rows, cols = flat_board(board)
     mask = np.empty(n_pairs(board.size), dtype=bool)
-    _mask_into(np.ascontiguousarray(board).ravel(), rows, cols, mask)
+    _mask_into(flat, rows, cols, mask)
     return mask
 
 
 def batch_legal_masks(boards: np.ndarray) -> np.ndarray:
     """:func:`legal_mask` for a batch of boards (k, rows, cols): (k, n_pairs) bool."""
     k, rows, cols = boards.shape
+    check_side(rows, cols)
     masks = np.empty((k, n_pairs(rows * cols)), dtype=bool)
     flat = np.ascontiguousarray(boards).reshape(k, rows * cols)
     masks_batch(flat, np.arange(k), rows, cols, masks)
@@ -145,7 +148,7 @@ def shuffle(board: np.ndarray, rng: np.random.Generator, tries: int = SHUFFLE_TR
     two cells that connect whatever the tiles are, and the rest is shuffled around them.
     Returns False (board unchanged) when no layout of these cells allows a move.
     """
-    rows, cols = board.shape
+    _, rows, cols = flat_board(board)
     work = np.ascontiguousarray(board)  # the board itself, unless it is a strided view
     mask = np.empty(n_pairs(board.size), dtype=bool)
     unstuck = _shuffle_tries(work.reshape(-1), rows, cols, rng, tries, mask)
@@ -202,13 +205,13 @@ def _mask_into(board: np.ndarray, rows: int, cols: int, out: np.ndarray) -> bool
     n = rows * cols
     out[:] = False
     shapes = geometry(board, rows, cols)
-    first, second = candidates(board, rows, cols, shapes[0])
+    first, second = candidates(board, rows, cols, shapes)
     legal = False
     for t in range(len(first)):
         i, j = first[t], second[t]
-        if connect_one(shapes, i, j, cols, True)[0] < NO_PATH:
-            out[i * (2 * n - i - 1) // 2 + (j - i - 1)] = True
-            legal = True
+        joined = connects(shapes, i, j, cols)
+        out[i * (2 * n - i - 1) // 2 + (j - i - 1)] = joined
+        legal |= joined
     return legal
 
 

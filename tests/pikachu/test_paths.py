@@ -112,6 +112,36 @@ def test_path_check_equals_bfs_on_random_boards(
             assert find_path(board, pa, pb) == points
 
 
+@pytest.mark.parametrize(("rows", "cols"), [(2, 60), (60, 3), (5, 59), (60, 60)])
+def test_the_widest_boards_equal_bfs(rows: int, cols: int) -> None:
+    """A padded side fills most of a 64-bit field: its last places, the ring's included,
+    still count."""
+    rng = np.random.default_rng(rows * cols)
+    board = np.where(rng.random((rows, cols)) < 0.6, 1, 0)
+    board[0, 0] = board[-1, -1] = board[0, -1] = board[-1, 0] = 1
+    tiles = [tuple(int(x) for x in t) for t in np.argwhere(board)]
+    picks = [tiles[k] for k in rng.choice(len(tiles), size=min(len(tiles), 24), replace=False)]
+    picks += [(0, 0), (rows - 1, cols - 1), (0, cols - 1), (rows - 1, 0)]
+    checked = 0
+    for pa, pb in itertools.combinations(dict.fromkeys(picks), 2):
+        expected = bfs_shortest(board, pa, pb)
+        path = find_path(board, pa, pb)
+        assert (path is None) == (expected is None), (pa, pb)
+        if path is not None:
+            assert check_path(board, pa, pb, path) == expected
+            checked += 1
+    assert checked > 10
+
+
+def test_a_board_too_wide_is_refused() -> None:
+    from grid_envs.pikachu import rules
+
+    with pytest.raises(ValueError, match="at most 60 cells a side, got 2x61"):
+        rules.legal_mask(np.ones((2, 61), dtype=np.int16))
+    with pytest.raises(ValueError, match="at most 60 cells a side"):
+        find_path(np.ones((61, 2), dtype=np.int16), (0, 0), (0, 1))
+
+
 def test_the_ring_counts_as_empty() -> None:
     board = np.ones((3, 3), dtype=int)
     # two corners of a full board connect around the outside (U shape through the ring)
@@ -163,13 +193,14 @@ def test_the_mask_opens_every_connected_pair_of_equal_tiles() -> None:
     """``rules.legal_mask`` against every pair of equal tiles path-checked alone
     (``find_path``, proved against the BFS above) and against the removable pairs, and the
     batch's against the single board's: boards of every shape and fill, touching tiles,
-    tiles walled in, boards wider than a 64-bit field."""
+    tiles walled in, boards as wide as the path test takes (a padded side in one 64-bit
+    field)."""
     from grid_envs.pikachu import rules
     from grid_envs.pikachu.paths import removable_pairs
 
     rng = np.random.default_rng(11)
     shapes = [(int(rng.integers(1, 12)), int(rng.integers(1, 20))) for _ in range(600)]
-    shapes += [(3, 70), (70, 2), (1, 1), (1, 2), (2, 1)]
+    shapes += [(3, 60), (60, 2), (1, 1), (1, 2), (2, 1)]
     legal = 0
     for rows, cols in shapes:
         kinds = int(rng.integers(1, 6))
