@@ -62,8 +62,11 @@ class PikachuEnv(GridEnv):
     - ``tiles_left``: tiles still on the board.
     - ``pairs_removed``: pairs removed this episode.
     - ``shuffles``: reshuffles so far (``on_stuck="shuffle"``).
-    - ``path``: the corner points of the last removal, for drawing (the ring around the
-      board is row or column -1, or rows or cols).
+    - ``path``: the corner points of the last removal, for drawing, as a (4, 2) int64
+      array of (row, col) in order from the first tile to the second (the ring around the
+      board is row or column -1, or rows or cols); rows past the path's corners, and every
+      row before the first removal, are (-1, -1), which no corner is (a corner lies on a
+      tile's row or column). ``path[(path != -1).any(axis=1)]`` keeps the corners.
 
     ## Arguments
     ``rows``, ``cols``, ``kinds`` (9, 16, 36: the classic board), ``levels`` (one board: an
@@ -219,7 +222,7 @@ class PikachuEnv(GridEnv):
             "tiles_left": s.tiles_left,
             "pairs_removed": s.removed,
             "shuffles": s.shuffles,
-            "path": s.last_path,
+            "path": rules.path_info(s.last_path),
         }
 
     # -------------------------------------------------------- snapshots

@@ -37,6 +37,15 @@ COUNTERS = 4
 SHUFFLE_TRIES = 20
 
 
+def path_info(points: tuple[tuple[int, int], ...]) -> np.ndarray:
+    """``info["path"]``: a path's corner points (at most 4) as a (4, 2) int64 array of
+    (row, col), the rows past its corners (-1, -1) (every row before the first removal)."""
+    out = np.full((4, 2), -1, dtype=np.int64)
+    if points:
+        out[: len(points)] = points
+    return out
+
+
 def n_pairs(cells: int) -> int:
     return cells * (cells - 1) // 2
 
@@ -290,6 +299,7 @@ def _step(
     tiles had a move, so the placed shuffle decides (:func:`step`)."""
     i, j = _pair_of(action, rows * cols)
     counters[PATH] = _remove(board, rows, cols, i, j, gravity, path)
+    path[counters[PATH] :] = -1
     counters[REMOVED] += 1
     reward = pair_reward if fixed else 1.0 / counters[TOTAL]
     if not (board != EMPTY).any():

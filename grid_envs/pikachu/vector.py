@@ -37,7 +37,7 @@ class PikachuVectorEnv(GridVectorEnv):
         cells = single.rows * single.cols
         self.boards = np.zeros((self.num_envs, cells), dtype=np.int16)
         self.counters = np.zeros((self.num_envs, rules.COUNTERS), dtype=np.int64)
-        self.paths = np.zeros((self.num_envs, 4, 2), dtype=np.int64)
+        self.paths = np.full((self.num_envs, 4, 2), -1, dtype=np.int64)  # info["path"]
         self._kinds = np.arange(1, single.kinds + 1, dtype=np.int16)[None, :, None]
         self._moves: tuple[np.ndarray, np.ndarray] | None = None  # found in _apply
 
@@ -48,6 +48,7 @@ class PikachuVectorEnv(GridVectorEnv):
             state = self._single_episode(i, options)
             self.boards[i] = state.board.ravel()
             self.counters[i] = (state.removed, state.shuffles, single.total_pairs, 0)
+            self.paths[i] = -1
         self._moves = None
 
     def _update_masks(self, idx: np.ndarray) -> np.ndarray:
@@ -104,14 +105,9 @@ class PikachuVectorEnv(GridVectorEnv):
         return planes.reshape(self.num_envs, s.kinds, s.rows, s.cols)
 
     def _infos(self, done: np.ndarray) -> dict[str, Any]:
-        points = list(zip(*(self.paths[..., k].ravel().tolist() for k in (0, 1)), strict=True))
-        counts = self.counters[:, rules.PATH].tolist()
-        paths = np.empty(self.num_envs, dtype=object)
-        for i, count in enumerate(counts):
-            paths[i] = tuple(points[4 * i : 4 * i + count])
         return {
             "tiles_left": (self.boards != 0).sum(axis=1),
             "pairs_removed": self.counters[:, rules.REMOVED].copy(),
             "shuffles": self.counters[:, rules.SHUFFLES].copy(),
-            "path": paths,
+            "path": self.paths.copy(),
         }

@@ -64,10 +64,13 @@ def test_removing_a_pair_scores_and_clearing_wins() -> None:
     board = [[1, 2], [1, 2]]
     env = PikachuEnv(levels=board)
     _, info = env.reset(seed=0)
+    assert (info["path"] == -1).all()  # no removal yet
     a = rules.pair_to_action(0, 2, 4)  # the 1s are neighbours
     assert info["action_mask"][a] and info["action_mask"].sum() == 2
     _, r, term, _, info = env.step(a)
-    assert r == pytest.approx(0.5) and not term and info["path"] == ((0, 0), (1, 0))
+    assert r == pytest.approx(0.5) and not term
+    assert info["path"].tolist() == [[0, 0], [1, 0], [-1, -1], [-1, -1]]
+    assert env.unwrapped.state.last_path == ((0, 0), (1, 0))
     _, r, term, _, info = env.step(rules.pair_to_action(1, 3, 4))
     assert term and info["is_success"] and r == pytest.approx(0.5 + 1.0)
 
