@@ -198,6 +198,21 @@ def test_batched_pikachu_matches_single_envs_where_the_placed_shuffle_decides(
     assert max(info["shuffles"].max() for _, _, info in seen) > 0  # placed shuffles ran
 
 
+def test_batched_pikachu_matches_single_envs_where_a_deal_is_stuck(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Small boards of many kinds are often dealt stuck; with no random layouts to try,
+    every such deal is settled by the placed shuffle, in the batch as in the single env."""
+    from grid_envs.pikachu import rules
+
+    settled = []
+    settle = rules.settle_deal
+    monkeypatch.setattr(rules, "SHUFFLE_TRIES", 0)
+    monkeypatch.setattr(rules, "settle_deal", lambda *a: settled.append(1) or settle(*a))
+    run_both("GridGames/Pikachu-Small-v0", 6, 40, 2, rows=4, cols=4, kinds=8)
+    assert len(settled) > 4  # stuck deals were settled, in both
+
+
 def test_every_id_with_a_vector_entry_point_is_batched_natively() -> None:
     natives = [i for i in grid_envs.ENVS if gym.spec(i).vector_entry_point]
     assert {

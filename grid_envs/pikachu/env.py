@@ -156,7 +156,6 @@ class PikachuEnv(GridEnv):
         )
         self.rewards = rules.Rewards(pair_reward, **rewards)
         self.state = PikachuState(np.zeros((rows, cols), dtype=np.int16))
-        self._kind_ids = np.arange(1, self.kinds + 1, dtype=np.int16)[:, None, None]
         self.total_pairs = 1  # the pairs this episode's deal started with
         self._mask_key = b""
         self._mask_value = np.zeros(0, dtype=bool)
@@ -175,7 +174,21 @@ class PikachuEnv(GridEnv):
         """The exact search alone, on a node budget: the same verdict on every machine."""
         return plan(board, self.gravity, time_limit=None, node_limit=self.plan_nodes).cleared
 
+    @property
+    def random_deals(self) -> bool:
+        """Whether each episode deals a random board (no fixed board, no planner check):
+        the deal then runs compiled, for one env and for a batch alike."""
+        return self.fixed_board is None and not self.solvable_only
+
     def _new_episode(self, options: dict[str, Any]) -> None:
+        if self.random_deals:
+            board = np.empty(self.rows * self.cols, dtype=np.int16)
+            mask = np.empty(self._n_actions, dtype=bool)
+            rules.deal(board, self.rows, self.cols, self.kinds, self.np_random, mask)
+            self.state = PikachuState(board.reshape(self.rows, self.cols))
+            self.total_pairs = max(1, self.state.tiles_left // 2)
+            self._mask_key, self._mask_value = self.state.board.tobytes(), mask
+            return
         board = self._new_board()
         self.state = PikachuState(board)
         self.total_pairs = max(1, self.state.tiles_left // 2)
@@ -205,7 +218,8 @@ class PikachuEnv(GridEnv):
 
     # ------------------------------------------------------------ views
     def _planes(self) -> np.ndarray:
-        return (self.state.board[None] == self._kind_ids).astype(np.uint8)
+        board = self.state.board.reshape(1, -1)
+        return rules.planes(board, self.kinds, self.rows, self.cols)[0]
 
     def _compact(self) -> np.ndarray:
         return self.state.board.astype(np.uint8)

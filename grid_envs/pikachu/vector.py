@@ -38,18 +38,35 @@ class PikachuVectorEnv(GridVectorEnv):
         self.boards = np.zeros((self.num_envs, cells), dtype=np.int16)
         self.counters = np.zeros((self.num_envs, rules.COUNTERS), dtype=np.int64)
         self.paths = np.full((self.num_envs, 4, 2), -1, dtype=np.int64)  # info["path"]
-        self._kinds = np.arange(1, single.kinds + 1, dtype=np.int16)[None, :, None]
         self._moves: tuple[np.ndarray, np.ndarray] | None = None  # found in _apply
 
     # ------------------------------------------------------------------ hooks
     def _reset_envs(self, idx: np.ndarray, options: dict[str, Any]) -> None:
         single = self.template
+        self.paths[idx] = -1
+        if single.random_deals:
+            self._deal(idx)
+            return
         for i in idx.tolist():
             state = self._single_episode(i, options)
             self.boards[i] = state.board.ravel()
             self.counters[i] = (state.removed, state.shuffles, single.total_pairs, 0)
-            self.paths[i] = -1
         self._moves = None
+
+    def _deal(self, idx: np.ndarray) -> None:
+        """New random deals for the games ``idx``, with their masks, as the single env deals
+        (:func:`rules.deal`), in a compiled loop over them."""
+        s, rngs = self.template, self._generators()
+
+        def deal(rows: np.ndarray) -> np.ndarray:
+            return rules.deal_batch(self.boards, rows, rngs, s.rows, s.cols, s.kinds,
+                                    rules.SHUFFLE_TRIES, self.mask)  # fmt: skip
+
+        stuck = over_threads(deal, idx)
+        for i in idx[stuck].tolist():  # no random layout unstuck the deal
+            rules.settle_deal(self.boards[i], s.rows, s.cols, self.rngs[i], self.mask[i])
+        self.counters[idx] = (0, 0, max(1, s.rows * s.cols // 2), 0)
+        self._moves = (idx.copy(), np.ones(len(idx), dtype=bool))
 
     def _update_masks(self, idx: np.ndarray) -> np.ndarray:
         moves = self._moves
@@ -101,8 +118,7 @@ class PikachuVectorEnv(GridVectorEnv):
         s = self.template
         if s.observation_mode == "compact":
             return self.boards.reshape(self.num_envs, s.rows, s.cols).astype(np.uint8)
-        planes = (self.boards[:, None] == self._kinds).view(np.uint8)
-        return planes.reshape(self.num_envs, s.kinds, s.rows, s.cols)
+        return rules.planes(self.boards, s.kinds, s.rows, s.cols)
 
     def _infos(self, done: np.ndarray) -> dict[str, Any]:
         return {
