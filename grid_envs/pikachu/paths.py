@@ -109,25 +109,9 @@ def run(line: int, at: int, width: int) -> int:
 
 
 @compiled
-def _between(lines: np.ndarray) -> np.ndarray:
-    """(h, h) for h lines: entry (a, b), a < b, the OR of the lines strictly between a and
-    b: the places a segment across them would find blocked."""
-    h = len(lines)
-    out = np.zeros((h, h), dtype=np.int64)
-    for a in range(h):
-        blocked = 0
-        for b in range(a + 2, h):
-            blocked |= lines[b - 1]
-            out[a, b] = blocked
-    return out
-
-
-@compiled
-def geometry(board: np.ndarray, rows: int, cols: int) -> tuple[np.ndarray, ...]:
+def geometry(board: np.ndarray, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
     """What the path test of one board (flat) reads, as 64-bit fields: the occupied padded
-    columns of each padded row and the occupied padded rows of each padded column, and
-    what blocks a middle segment: the OR of the rows strictly between two rows, and of the
-    columns between two columns (:func:`_between`)."""
+    columns of each padded row, and the occupied padded rows of each padded column."""
     row_bits = np.zeros(rows + 2, dtype=np.int64)
     col_bits = np.zeros(cols + 2, dtype=np.int64)
     for r in range(rows):
@@ -135,7 +119,7 @@ def geometry(board: np.ndarray, rows: int, cols: int) -> tuple[np.ndarray, ...]:
             tile = np.int64(board[r * cols + c] != EMPTY)
             row_bits[r + 1] |= tile << (c + 1)
             col_bits[c + 1] |= tile << (r + 1)
-    return row_bits, col_bits, _between(row_bits), _between(col_bits)
+    return row_bits, col_bits
 
 
 @inlined
@@ -148,18 +132,19 @@ def is_open(row_bits: np.ndarray, col_bits: np.ndarray, r: int, c: int) -> bool:
 
 @inlined
 def _pivots(
-    shapes: tuple[np.ndarray, ...], r1: int, c1: int, r2: int, c2: int
+    shapes: tuple[np.ndarray, np.ndarray], r1: int, c1: int, r2: int, c2: int
 ) -> tuple[int, int]:  # fmt: skip
     """The pivots of the paths joining the padded cells (r1, c1) and (r2, c2), as bits:
     the padded columns where a horizontal-vertical-horizontal path can turn (both ends
-    reach it along their rows, no tile between them on it), and the padded rows where a
-    vertical-horizontal-vertical one can."""
-    row_bits, col_bits, rows_between, cols_between = shapes
-    width, height = len(col_bits), len(row_bits)
-    across = run(row_bits[r1], c1, width) & run(row_bits[r2], c2, width)
-    down = run(col_bits[c1], r1, height) & run(col_bits[c2], r2, height)
-    across &= ~rows_between[min(r1, r2), max(r1, r2)]
-    down &= ~cols_between[min(c1, c2), max(c1, c2)]
+    reach it along their rows, and no tile of the rows between stands on it), and the
+    padded rows where a vertical-horizontal-vertical one can."""
+    row_bits, col_bits = shapes
+    across = run(row_bits[r1], c1, len(col_bits)) & run(row_bits[r2], c2, len(col_bits))
+    for y in range(min(r1, r2) + 1, max(r1, r2)):
+        across &= ~row_bits[y]
+    down = run(col_bits[c1], r1, len(row_bits)) & run(col_bits[c2], r2, len(row_bits))
+    for x in range(min(c1, c2) + 1, max(c1, c2)):
+        down &= ~col_bits[x]
     return across, down
 
 
@@ -180,16 +165,28 @@ def _shortest(pivots: int, p1: int, p2: int, middle: int, first_only: bool) -> t
 
 
 @inlined
-def connects(shapes: tuple[np.ndarray, ...], a: int, b: int, cols: int) -> bool:
-    """Whether the flat cells ``a`` and ``b`` connect (:func:`connect_one`'s verdict
-    alone)."""
-    across, down = _pivots(shapes, a // cols + 1, a % cols + 1, b // cols + 1, b % cols + 1)
+def connects(shapes: tuple[np.ndarray, np.ndarray], r1: int, c1: int, r2: int, c2: int) -> bool:
+    """Whether the padded cells (r1, c1) and (r2, c2) connect (:func:`connect_one`'s
+    verdict alone)."""
+    across, down = _pivots(shapes, r1, c1, r2, c2)
     return (across | down) != 0
 
 
 @compiled
+def places(rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """The padded row and column of every flat cell (an inner loop's look-up: a division
+    by a number known only at run time costs tens of cycles)."""
+    row_of = np.empty(rows * cols, dtype=np.int64)
+    col_of = np.empty(rows * cols, dtype=np.int64)
+    for r in range(rows):
+        for c in range(cols):
+            row_of[r * cols + c], col_of[r * cols + c] = r + 1, c + 1
+    return row_of, col_of
+
+
+@compiled
 def connect_one(
-    shapes: tuple[np.ndarray, ...], a: int, b: int, cols: int, first_only: bool
+    shapes: tuple[np.ndarray, np.ndarray], a: int, b: int, cols: int, first_only: bool
 ) -> tuple[int, int, int]:  # fmt: skip
     """The shortest path joining the flat cells ``a`` and ``b`` (the ends never block) on
     the board ``shapes`` (:func:`geometry`) describes: (length, or ``NO_PATH`` when there is
@@ -238,49 +235,100 @@ def corners_into(
 
 
 @inlined
-def _worth(i: int, j: int, cols: int, open_i: bool, open_j: bool) -> bool:
+def _touching(i: int, j: int, cols: int, at_left: bool) -> bool:
+    """Whether flat cells i < j are side by side (``at_left``: j starts a row)."""
+    return (j - i == cols) | ((j - i == 1) & ~at_left)
+
+
+@inlined
+def _worth(i: int, j: int, cols: int, at_left: bool, open_i: bool, open_j: bool) -> bool:
     """Whether flat cells i < j are worth a path check: side by side, or both open."""
-    return (j - i == cols) | ((j - i == 1) & (j % cols != 0)) | (open_i & open_j)
+    return _touching(i, j, cols, at_left) | (open_i & open_j)
+
+
+@inlined
+def _beside(
+    board: np.ndarray, closed_rows: np.ndarray, near: np.ndarray, touching: int, cell: int,
+    other: int, r: int, c: int,
+) -> int:  # fmt: skip
+    """Note the pair of a closed tile ``cell`` and its neighbour ``other`` (padded (r, c))
+    in ``near`` if they match, once: a closed neighbour before it notes it itself. The
+    pairs noted now."""
+    once = (other > cell) | ((closed_rows[r] >> c) & 1 == 0)
+    near[0, touching], near[1, touching] = min(cell, other), max(cell, other)
+    return touching + ((board[other] == board[cell]) & once)
 
 
 @compiled
 def candidates(
-    board: np.ndarray, rows: int, cols: int, shapes: tuple[np.ndarray, ...]
-) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """The pairs (i < j) of equal tiles worth a path check, by kind, then by cell."""
-    row_bits, col_bits = shapes[0], shapes[1]
+    board: np.ndarray, rows: int, cols: int, shapes: tuple[np.ndarray, np.ndarray],
+    ordered: bool,
+) -> tuple[np.ndarray, np.ndarray, int]:  # fmt: skip
+    """The pairs (i < j) of equal tiles worth a path check (:func:`_worth`), and how many
+    come first that are side by side (they connect: no check needed); with ``ordered``,
+    by kind, then by cell, instead. A tile is closed when its four sides are tiles: the
+    bits of each row say which at once. A closed tile joins only a tile beside it; the open
+    ones, gathered by kind, pair with every open tile of their kind."""
+    row_bits = shapes[0]
     n = rows * cols
     top = 0
     for cell in range(n):
         top = max(top, board[cell])
-    start = np.zeros(top + 2, dtype=np.int64)  # the cells by kind (0: empty), ascending
-    opened = np.empty(n, dtype=np.bool_)
-    for r in range(rows):
-        for c in range(cols):
-            start[board[r * cols + c] + 1] += 1
-            opened[r * cols + c] = is_open(row_bits, col_bits, r + 1, c + 1)
+    closed_rows = np.zeros(rows + 2, dtype=np.int64)
+    for r in range(1, rows + 1):
+        line = row_bits[r]
+        closed_rows[r] = line & (line << 1) & (line >> 1) & row_bits[r - 1] & row_bits[r + 1]
+    near = np.empty((2, 2 * n), dtype=np.int64)  # the pairs side by side
+    start = np.zeros(top + 2, dtype=np.int64)  # the open tiles by kind, ascending
+    opened = np.empty(n, dtype=np.int64)
+    touching = m = 0
+    for r in range(1, rows + 1):
+        bits = row_bits[r] & ~closed_rows[r]
+        while bits:
+            cell = (r - 1) * cols + trailing_zeros(bits) - 1
+            opened[m] = cell
+            m += 1
+            start[board[cell] + 1] += 1
+            bits &= bits - 1
+        closed = closed_rows[r]
+        while closed:  # inside the board: its neighbours are tiles
+            c = trailing_zeros(closed)
+            cell = (r - 1) * cols + c - 1
+            touching = _beside(board, closed_rows, near, touching, cell, cell - 1, r, c - 1)
+            touching = _beside(board, closed_rows, near, touching, cell, cell + 1, r, c + 1)
+            touching = _beside(board, closed_rows, near, touching, cell, cell - cols, r - 1, c)
+            touching = _beside(board, closed_rows, near, touching, cell, cell + cols, r + 1, c)
+            closed &= closed - 1
     for k in range(1, top + 2):
         start[k] += start[k - 1]
-    cells = np.empty(n, dtype=np.int64)
+    tiles = np.empty(m, dtype=np.int64)
     fill = start.copy()
-    for cell in range(n):
-        cells[fill[board[cell]]] = cell
-        fill[board[cell]] += 1
+    for t in range(m):
+        kind = board[opened[t]]
+        tiles[fill[kind]] = opened[t]
+        fill[kind] += 1
     most = 0
     for kind in range(1, top + 1):
         size = start[kind + 1] - start[kind]
         most += size * (size - 1) // 2
-    first = np.empty(most, dtype=np.int64)
-    second = np.empty(most, dtype=np.int64)
-    found = 0
+    far = np.empty((2, most), dtype=np.int64)  # two open tiles apart
+    apart = 0
     for kind in range(1, top + 1):
         for x in range(start[kind], start[kind + 1]):
-            i = cells[x]
+            i = tiles[x]
             for y in range(x + 1, start[kind + 1]):
-                j = cells[y]
-                first[found], second[found] = i, j
-                found += _worth(i, j, cols, opened[i], opened[j])
-    return first[:found], second[:found]
+                j = tiles[y]
+                side = _touching(i, j, cols, j % cols == 0)
+                near[0, touching], near[1, touching] = i, j
+                touching += side
+                far[0, apart], far[1, apart] = i, j
+                apart += not side
+    first = np.concatenate((near[0, :touching], far[0, :apart]))
+    second = np.concatenate((near[1, :touching], far[1, :apart]))
+    if ordered:
+        order = np.argsort((board[first].astype(np.int64) * n + first) * n + second)
+        first, second = first[order], second[order]
+    return first, second, touching
 
 
 @compiled
@@ -290,7 +338,7 @@ def removable(
     """The pairs (i < j) of equal tiles that connect, by kind, then by cell, and (with
     ``lengths``) their shortest paths' lengths."""
     shapes = geometry(board, rows, cols)
-    first, second = candidates(board, rows, cols, shapes)
+    first, second, _ = candidates(board, rows, cols, shapes, True)
     keep = np.zeros(len(first), dtype=np.bool_)
     length = np.zeros(len(first), dtype=np.int64)
     for t in range(len(first)):
@@ -307,10 +355,13 @@ def connects_many(
     the pairs worth it."""
     shapes = geometry(board, rows, cols)
     row_bits, col_bits = shapes[0], shapes[1]
+    row_of, col_of = places(rows, cols)
     ok = np.zeros(len(first), dtype=np.bool_)
     for t in range(len(first)):
         i, j = first[t], second[t]
-        open_i = is_open(row_bits, col_bits, i // cols + 1, i % cols + 1)
-        open_j = is_open(row_bits, col_bits, j // cols + 1, j % cols + 1)
-        ok[t] = _worth(i, j, cols, open_i, open_j) and connects(shapes, i, j, cols)
+        r1, c1, r2, c2 = row_of[i], col_of[i], row_of[j], col_of[j]
+        open_i = is_open(row_bits, col_bits, r1, c1)
+        open_j = is_open(row_bits, col_bits, r2, c2)
+        worth = _worth(i, j, cols, c2 == 1, open_i, open_j)
+        ok[t] = worth and connects(shapes, r1, c1, r2, c2)
     return ok

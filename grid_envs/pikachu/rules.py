@@ -26,6 +26,7 @@ from grid_envs.pikachu.paths import (
     corners_into,
     flat_board,
     geometry,
+    places,
     removable_pairs,
 )
 from grid_envs.pikachu.state import EMPTY, GRAVITY, PikachuState
@@ -236,11 +237,15 @@ def _mask_into(board: np.ndarray, rows: int, cols: int, out: np.ndarray) -> bool
     n = rows * cols
     out[:] = False
     shapes = geometry(board, rows, cols)
-    first, second = candidates(board, rows, cols, shapes)
-    legal = False
-    for t in range(len(first)):
+    first, second, touching = candidates(board, rows, cols, shapes, False)
+    row_of, col_of = places(rows, cols)
+    for t in range(touching):  # side by side: they connect
         i, j = first[t], second[t]
-        joined = connects(shapes, i, j, cols)
+        out[i * (2 * n - i - 1) // 2 + (j - i - 1)] = True
+    legal = touching > 0
+    for t in range(touching, len(first)):
+        i, j = first[t], second[t]
+        joined = connects(shapes, row_of[i], col_of[i], row_of[j], col_of[j])
         out[i * (2 * n - i - 1) // 2 + (j - i - 1)] = joined
         legal |= joined
     return legal
