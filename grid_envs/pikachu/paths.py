@@ -247,104 +247,112 @@ def _worth(i: int, j: int, cols: int, at_left: bool, open_i: bool, open_j: bool)
 
 
 @inlined
-def _beside(
-    board: np.ndarray, closed_rows: np.ndarray, near: np.ndarray, touching: int, cell: int,
-    other: int, r: int, c: int,
-) -> int:  # fmt: skip
-    """Note the pair of a closed tile ``cell`` and its neighbour ``other`` (padded (r, c))
-    in ``near`` if they match, once: a closed neighbour before it notes it itself. The
-    pairs noted now."""
-    once = (other > cell) | ((closed_rows[r] >> c) & 1 == 0)
-    near[0, touching], near[1, touching] = min(cell, other), max(cell, other)
-    return touching + ((board[other] == board[cell]) & once)
+def _closed(row_bits: np.ndarray, r: int) -> int:
+    """The tiles of padded row ``r`` whose four sides are tiles, as bits."""
+    line = row_bits[r]
+    return line & (line << 1) & (line >> 1) & row_bits[r - 1] & row_bits[r + 1]
+
+
+@inlined
+def _action(i: int, j: int, n: int) -> int:
+    """The action of the pair of flat cells i < j on a board of ``n`` cells."""
+    return i * (2 * n - i - 1) // 2 + (j - i - 1)
 
 
 @compiled
-def candidates(
-    board: np.ndarray, rows: int, cols: int, shapes: tuple[np.ndarray, np.ndarray],
-    ordered: bool,
-) -> tuple[np.ndarray, np.ndarray, int]:  # fmt: skip
-    """The pairs (i < j) of equal tiles worth a path check (:func:`_worth`), and how many
-    come first that are side by side (they connect: no check needed); with ``ordered``,
-    by kind, then by cell, instead. A tile is closed when its four sides are tiles: the
-    bits of each row say which at once. A closed tile joins only a tile beside it; the open
-    ones, gathered by kind, pair with every open tile of their kind."""
-    row_bits = shapes[0]
+def mask_into(board: np.ndarray, rows: int, cols: int, out: np.ndarray) -> bool:
+    """Write the (n_pairs,) mask of ``board`` (flat) into ``out``: every pair of equal
+    tiles joined by a path of at most 3 segments. Whether any pair is.
+
+    Only tiles side by side, or both open, can be joined (:func:`_worth`). A tile is
+    closed when its four sides are tiles, and the bits of each row say which at once; a
+    closed tile pairs only with an equal tile beside it, and the open tiles, gathered by
+    kind, pair with the open tiles of their kind, a path test for those not side by side."""
     n = rows * cols
+    out[:] = False
+    shapes = geometry(board, rows, cols)
+    row_bits = shapes[0]
     top = 0
     for cell in range(n):
         top = max(top, board[cell])
-    closed_rows = np.zeros(rows + 2, dtype=np.int64)
+    start = np.zeros(top + 2, dtype=np.int64)  # the open tiles by kind
+    opened = np.empty(2 * n, dtype=np.int64)  # the open tiles, then them by kind
+    legal = False
+    m = 0
     for r in range(1, rows + 1):
-        line = row_bits[r]
-        closed_rows[r] = line & (line << 1) & (line >> 1) & row_bits[r - 1] & row_bits[r + 1]
-    near = np.empty((2, 2 * n), dtype=np.int64)  # the pairs side by side
-    start = np.zeros(top + 2, dtype=np.int64)  # the open tiles by kind, ascending
-    opened = np.empty(n, dtype=np.int64)
-    touching = m = 0
-    for r in range(1, rows + 1):
-        bits = row_bits[r] & ~closed_rows[r]
+        closed = _closed(row_bits, r)
+        bits = row_bits[r] & ~closed
         while bits:
             cell = (r - 1) * cols + trailing_zeros(bits) - 1
             opened[m] = cell
             m += 1
-            start[board[cell] + 1] += 1
+            start[board[cell]] += 1
             bits &= bits - 1
-        closed = closed_rows[r]
-        while closed:  # inside the board: its neighbours are tiles
+        while closed:  # inside the board: its four neighbours are tiles
             c = trailing_zeros(closed)
             cell = (r - 1) * cols + c - 1
-            touching = _beside(board, closed_rows, near, touching, cell, cell - 1, r, c - 1)
-            touching = _beside(board, closed_rows, near, touching, cell, cell + 1, r, c + 1)
-            touching = _beside(board, closed_rows, near, touching, cell, cell - cols, r - 1, c)
-            touching = _beside(board, closed_rows, near, touching, cell, cell + cols, r + 1, c)
+            kind = board[cell]
+            if board[cell + 1] == kind:
+                out[_action(cell, cell + 1, n)] = legal = True
+            if board[cell + cols] == kind:
+                out[_action(cell, cell + cols, n)] = legal = True
+            if board[cell - 1] == kind and not (_closed(row_bits, r) >> (c - 1)) & 1:
+                out[_action(cell - 1, cell, n)] = legal = True
+            if board[cell - cols] == kind and not (_closed(row_bits, r - 1) >> c) & 1:
+                out[_action(cell - cols, cell, n)] = legal = True
             closed &= closed - 1
-    for k in range(1, top + 2):
+    for k in range(1, top + 1):  # start[k]: the open tiles of kinds below k
         start[k] += start[k - 1]
-    tiles = np.empty(m, dtype=np.int64)
-    fill = start.copy()
+    for k in range(top, 0, -1):
+        start[k] = start[k - 1]
+    start[0] = 0
     for t in range(m):
         kind = board[opened[t]]
-        tiles[fill[kind]] = opened[t]
-        fill[kind] += 1
-    most = 0
+        opened[n + start[kind]] = opened[t]
+        start[kind] += 1  # then: the open tiles of kinds up to this one
     for kind in range(1, top + 1):
-        size = start[kind + 1] - start[kind]
-        most += size * (size - 1) // 2
-    far = np.empty((2, most), dtype=np.int64)  # two open tiles apart
-    apart = 0
-    for kind in range(1, top + 1):
-        for x in range(start[kind], start[kind + 1]):
-            i = tiles[x]
-            for y in range(x + 1, start[kind + 1]):
-                j = tiles[y]
-                side = _touching(i, j, cols, j % cols == 0)
-                near[0, touching], near[1, touching] = i, j
-                touching += side
-                far[0, apart], far[1, apart] = i, j
-                apart += not side
-    first = np.concatenate((near[0, :touching], far[0, :apart]))
-    second = np.concatenate((near[1, :touching], far[1, :apart]))
-    if ordered:
-        order = np.argsort((board[first].astype(np.int64) * n + first) * n + second)
-        first, second = first[order], second[order]
-    return first, second, touching
+        for x in range(n + start[kind - 1], n + start[kind]):
+            i = opened[x]
+            for y in range(x + 1, n + start[kind]):
+                j = opened[y]
+                joined = _touching(i, j, cols, j % cols == 0) or connects(
+                    shapes, i // cols + 1, i % cols + 1, j // cols + 1, j % cols + 1
+                )
+                out[_action(i, j, n)] = joined
+                legal |= joined
+    return legal
 
 
 @compiled
 def removable(
     board: np.ndarray, rows: int, cols: int, lengths: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
-    """The pairs (i < j) of equal tiles that connect, by kind, then by cell, and (with
-    ``lengths``) their shortest paths' lengths."""
-    shapes = geometry(board, rows, cols)
-    first, second, _ = candidates(board, rows, cols, shapes, True)
-    keep = np.zeros(len(first), dtype=np.bool_)
-    length = np.zeros(len(first), dtype=np.int64)
-    for t in range(len(first)):
-        length[t] = connect_one(shapes, first[t], second[t], cols, not lengths)[0]
-        keep[t] = length[t] < NO_PATH
-    return first[keep], second[keep], length[keep]
+    """The pairs (i < j) of equal tiles that connect (:func:`mask_into`), by kind, then
+    by cell, and (with ``lengths``) their shortest paths' lengths."""
+    n = rows * cols
+    mask = np.empty(n * (n - 1) // 2, dtype=np.bool_)
+    found = 0
+    if mask_into(board, rows, cols, mask):
+        found = mask.sum()
+    first = np.empty(found, dtype=np.int64)
+    second = np.empty(found, dtype=np.int64)
+    length = np.zeros(found, dtype=np.int64)
+    order = np.argsort(board.astype(np.int64) * n + np.arange(n), kind="mergesort")
+    t = 0
+    for x in range(n):
+        i = order[x]
+        y = x + 1
+        while t < found and y < n and board[order[y]] == board[i]:
+            j = order[y]
+            if board[i] != EMPTY and mask[_action(min(i, j), max(i, j), n)]:
+                first[t], second[t] = min(i, j), max(i, j)
+                t += 1
+            y += 1
+    if lengths:
+        shapes = geometry(board, rows, cols)
+        for t in range(found):
+            length[t] = connect_one(shapes, first[t], second[t], cols, False)[0]
+    return first, second, length
 
 
 @compiled

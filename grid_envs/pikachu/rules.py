@@ -17,16 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from grid_envs.core.jit import compiled
+from grid_envs.core.jit import compiled, over_threads
 from grid_envs.pikachu.paths import (
-    candidates,
     check_side,
     connect_one,
-    connects,
     corners_into,
     flat_board,
     geometry,
-    places,
+    mask_into,
     removable_pairs,
 )
 from grid_envs.pikachu.state import EMPTY, GRAVITY, PikachuState
@@ -106,7 +104,7 @@ def legal_mask(board: np.ndarray) -> np.ndarray:
     """The exact (n_pairs,) mask of the removable pairs of ``board`` (rows, cols)."""
     flat, rows, cols = flat_board(board)
     mask = np.empty(n_pairs(board.size), dtype=bool)
-    _mask_into(flat, rows, cols, mask)
+    mask_into(flat, rows, cols, mask)
     return mask
 
 
@@ -230,28 +228,6 @@ class Rewards:
 
 # ------------------------------------------------------------------ compiled, one game
 @compiled
-def _mask_into(board: np.ndarray, rows: int, cols: int, out: np.ndarray) -> bool:
-    """Write the (n_pairs,) mask of ``board`` (flat) into ``out``: every pair of equal
-    tiles joined by a path of at most 3 segments (only tiles side by side, or both with an
-    empty side, can be). Whether any pair is removable."""
-    n = rows * cols
-    out[:] = False
-    shapes = geometry(board, rows, cols)
-    first, second, touching = candidates(board, rows, cols, shapes, False)
-    row_of, col_of = places(rows, cols)
-    for t in range(touching):  # side by side: they connect
-        i, j = first[t], second[t]
-        out[i * (2 * n - i - 1) // 2 + (j - i - 1)] = True
-    legal = touching > 0
-    for t in range(touching, len(first)):
-        i, j = first[t], second[t]
-        joined = connects(shapes, row_of[i], col_of[i], row_of[j], col_of[j])
-        out[i * (2 * n - i - 1) // 2 + (j - i - 1)] = joined
-        legal |= joined
-    return legal
-
-
-@compiled
 def _gravity(board: np.ndarray, rows: int, cols: int, gravity: int) -> None:
     """Slide the tiles of ``board`` (flat) toward one side (:data:`GRAVITY`'s index), in
     order."""
@@ -308,7 +284,7 @@ def _shuffle_tries(
     tiles = board[cells].copy()
     for _ in range(tries):
         board[cells] = rng.permutation(tiles)
-        if _mask_into(board, rows, cols, mask):
+        if mask_into(board, rows, cols, mask):
             return True
     board[cells] = tiles
     return False
@@ -333,7 +309,7 @@ def _deal(
     move gets up to ``tries`` random layouts. False: still stuck (the placed shuffle
     decides, :func:`deal`)."""
     _random_tiles(board, kinds, rng)
-    if _mask_into(board, rows, cols, mask):
+    if mask_into(board, rows, cols, mask):
         return True
     return _shuffle_tries(board, rows, cols, rng, tries, mask)
 
@@ -356,7 +332,7 @@ def _step(
     if not (board != EMPTY).any():
         mask[:] = False
         return reward + win_reward, True, True, False
-    if _mask_into(board, rows, cols, mask):
+    if mask_into(board, rows, cols, mask):
         return reward, False, False, False
     if not reshuffle:
         return reward + loss_reward, True, False, False
@@ -414,30 +390,35 @@ def masks_batch(
     of ``out``; whether each has a removable pair."""
     legal = np.empty(len(idx), dtype=np.bool_)
     for t in range(len(idx)):
-        legal[t] = _mask_into(boards[idx[t]], rows, cols, out[idx[t]])
+        legal[t] = mask_into(boards[idx[t]], rows, cols, out[idx[t]])
     return legal
 
 
 def planes(boards: np.ndarray, kinds: int, rows: int, cols: int) -> np.ndarray:
     """The observation planes (k, kinds, rows, cols) uint8 of a batch of flat boards (k,
-    cells): plane t holds the tiles of kind t + 1. (Allocated by numpy, which asks the
-    kernel for huge pages for a large array: a fresh 21 MB array for 4,096 classic boards a
-    step costs a third of what numba's allocation of it does, page faults and all.)"""
-    out = np.empty((len(boards), kinds, rows, cols), dtype=np.uint8)
-    _planes_into(boards, out.reshape(len(boards), kinds * rows * cols))
+    cells): plane t holds the tiles of kind t + 1. Allocated by numpy, which asks the
+    kernel for huge pages for a large array (a fresh 21 MB array for 4,096 classic boards a
+    step costs a third of what numba's allocation of it does, page faults and all), and
+    filled by a compiled loop split over the cores (:func:`over_threads`)."""
+    k = len(boards)
+    out = np.empty((k, kinds, rows, cols), dtype=np.uint8)
+    flat = out.reshape(k, kinds * rows * cols)
+    over_threads(lambda part: _planes_into(boards, part, flat), np.arange(k))
     return out
 
 
 @compiled
-def _planes_into(boards: np.ndarray, out: np.ndarray) -> None:
-    """:func:`planes` into ``out`` (k, kinds * cells)."""
-    k, n = boards.shape
-    for b in range(k):
+def _planes_into(boards: np.ndarray, idx: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """:func:`planes` of the boards ``idx`` into the same rows of ``out`` (k, kinds *
+    cells); ``idx``."""
+    n = boards.shape[1]
+    for b in idx:
         out[b] = 0
         for cell in range(n):
             tile = boards[b, cell]
             if tile != EMPTY:
                 out[b, (tile - 1) * n + cell] = 1
+    return idx
 
 
 # ------------------------------------------------------------- over a PikachuState
