@@ -276,15 +276,16 @@ def mask_into(board: np.ndarray, rows: int, cols: int, out: np.ndarray) -> bool:
     for cell in range(n):
         top = max(top, board[cell])
     start = np.zeros(top + 2, dtype=np.int64)  # the open tiles by kind
-    opened = np.empty(2 * n, dtype=np.int64)  # the open tiles, then them by kind
+    opened = np.empty((2, 2 * n), dtype=np.int64)  # open tiles and their padded (r, c)
     legal = False
     m = 0
     for r in range(1, rows + 1):
         closed = _closed(row_bits, r)
         bits = row_bits[r] & ~closed
         while bits:
-            cell = (r - 1) * cols + trailing_zeros(bits) - 1
-            opened[m] = cell
+            c = trailing_zeros(bits)
+            cell = (r - 1) * cols + c - 1
+            opened[0, m], opened[1, m] = cell, r << 8 | c  # then them by kind, from n
             m += 1
             start[board[cell]] += 1
             bits &= bits - 1
@@ -307,17 +308,15 @@ def mask_into(board: np.ndarray, rows: int, cols: int, out: np.ndarray) -> bool:
         start[k] = start[k - 1]
     start[0] = 0
     for t in range(m):
-        kind = board[opened[t]]
-        opened[n + start[kind]] = opened[t]
+        kind = board[opened[0, t]]
+        opened[0, n + start[kind]], opened[1, n + start[kind]] = opened[0, t], opened[1, t]
         start[kind] += 1  # then: the open tiles of kinds up to this one
     for kind in range(1, top + 1):
         for x in range(n + start[kind - 1], n + start[kind]):
-            i = opened[x]
+            i, r1, c1 = opened[0, x], opened[1, x] >> 8, opened[1, x] & 255
             for y in range(x + 1, n + start[kind]):
-                j = opened[y]
-                joined = _touching(i, j, cols, j % cols == 0) or connects(
-                    shapes, i // cols + 1, i % cols + 1, j // cols + 1, j % cols + 1
-                )
+                j, r2, c2 = opened[0, y], opened[1, y] >> 8, opened[1, y] & 255
+                joined = _touching(i, j, cols, c2 == 1) or connects(shapes, r1, c1, r2, c2)
                 out[_action(i, j, n)] = joined
                 legal |= joined
     return legal
