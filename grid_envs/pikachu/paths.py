@@ -131,6 +131,20 @@ def is_open(row_bits: np.ndarray, col_bits: np.ndarray, r: int, c: int) -> bool:
 
 
 @inlined
+def _unblocked(pivots: int, lines: np.ndarray, lo: int, hi: int) -> int:
+    """The ``pivots`` (bits: lines) on which no tile stands at the places strictly between
+    ``lo`` and ``hi``: the middle segments left free. The pivots both ends reach are few,
+    so they are tested one by one."""
+    between = _span(lo + 1, hi - 1) if hi - lo > 1 else 0
+    free = 0
+    while pivots:
+        at = trailing_zeros(pivots)
+        free |= np.int64(lines[at] & between == 0) << at
+        pivots &= pivots - 1
+    return free
+
+
+@inlined
 def _pivots(
     shapes: tuple[np.ndarray, np.ndarray], r1: int, c1: int, r2: int, c2: int
 ) -> tuple[int, int]:  # fmt: skip
@@ -140,11 +154,9 @@ def _pivots(
     padded rows where a vertical-horizontal-vertical one can."""
     row_bits, col_bits = shapes
     across = run(row_bits[r1], c1, len(col_bits)) & run(row_bits[r2], c2, len(col_bits))
-    for y in range(min(r1, r2) + 1, max(r1, r2)):
-        across &= ~row_bits[y]
     down = run(col_bits[c1], r1, len(row_bits)) & run(col_bits[c2], r2, len(row_bits))
-    for x in range(min(c1, c2) + 1, max(c1, c2)):
-        down &= ~col_bits[x]
+    across = _unblocked(across, col_bits, min(r1, r2), max(r1, r2))
+    down = _unblocked(down, row_bits, min(c1, c2), max(c1, c2))
     return across, down
 
 
