@@ -79,6 +79,8 @@ def over_threads(call: Callable[..., Any], idx: np.ndarray, *aligned: np.ndarray
     such as their actions), split over :func:`env_threads` threads where the batch is large
     enough, the pieces' outputs (an array, or a tuple of arrays, one entry a row) joined in
     order. ``call`` must release the GIL and touch only its own rows."""
+    if len(idx) < 2 * MIN_ROWS:  # a single env's, or a small batch's: no split
+        return call(idx, *aligned)
     threads = min(env_threads(), len(idx) // MIN_ROWS)
     if threads < 2:
         return call(idx, *aligned)

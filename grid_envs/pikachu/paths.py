@@ -139,7 +139,7 @@ def _unblocked(pivots: int, lines: np.ndarray, lo: int, hi: int) -> int:
     free = 0
     while pivots:
         at = trailing_zeros(pivots)
-        free |= np.int64(lines[at] & between == 0) << at
+        free |= int(lines[at] & between == 0) << at
         pivots &= pivots - 1
     return free
 
@@ -249,7 +249,7 @@ def corners_into(
 @inlined
 def _touching(i: int, j: int, cols: int, at_left: bool) -> bool:
     """Whether flat cells i < j are side by side (``at_left``: j starts a row)."""
-    return (j - i == cols) | ((j - i == 1) & ~at_left)
+    return j - i == cols or (j - i == 1 and not at_left)
 
 
 @inlined

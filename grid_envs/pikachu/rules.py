@@ -315,31 +315,49 @@ def _deal(
 
 
 @compiled
-def _step(
+def _cleared(board: np.ndarray) -> bool:
+    """Whether no tile is left (stops at the first tile)."""
+    for cell in range(len(board)):  # noqa: SIM110 (a loop numba compiles)
+        if board[cell] != EMPTY:
+            return False
+    return True
+
+
+@compiled
+def _play(
     board: np.ndarray, rows: int, cols: int, counters: np.ndarray, path: np.ndarray,
-    action: int, rng: Any, gravity: int, reshuffle: bool, tries: int, fixed: bool,
-    pair_reward: float, win_reward: float, shuffle_reward: float, loss_reward: float,
-    mask: np.ndarray,
+    action: int, gravity: int, reshuffle: bool, fixed: bool, pair_reward: float,
+    win_reward: float, loss_reward: float, mask: np.ndarray,
 ) -> tuple[float, bool, bool, bool]:  # fmt: skip
     """An env step of a legal ``action``, the board's mask after it into ``mask``:
-    (reward, terminated, won, undecided); undecided: stuck, and no random layout of the
-    tiles had a move, so the placed shuffle decides (:func:`step`)."""
+    (reward, terminated, won, stuck); stuck: no move is left and the board is to be
+    reshuffled (:func:`_unstick`, which draws: this part does not)."""
     i, j = _pair_of(action, rows * cols)
     counters[PATH] = _remove(board, rows, cols, i, j, gravity, path)
     path[counters[PATH] :] = -1
     counters[REMOVED] += 1
     reward = pair_reward if fixed else 1.0 / counters[TOTAL]
-    if not (board != EMPTY).any():
+    if _cleared(board):
         mask[:] = False
         return reward + win_reward, True, True, False
     if mask_into(board, rows, cols, mask):
         return reward, False, False, False
     if not reshuffle:
         return reward + loss_reward, True, False, False
+    return reward, False, False, True
+
+
+@compiled
+def _unstick(
+    board: np.ndarray, rows: int, cols: int, counters: np.ndarray, rng: Any, tries: int,
+    mask: np.ndarray,
+) -> bool:  # fmt: skip
+    """Up to ``tries`` random layouts of a stuck board (:func:`_shuffle_tries`), a
+    reshuffle counted if one has a move; False: none had, the placed shuffle decides."""
     if _shuffle_tries(board, rows, cols, rng, tries, mask):
         counters[SHUFFLES] += 1
-        return reward + shuffle_reward, False, False, False
-    return reward, False, False, True
+        return True
+    return False
 
 
 # ------------------------------------------------------------------ compiled, a batch
@@ -350,9 +368,9 @@ def play_batch(
     tries: int, fixed: bool, pair_reward: float, win_reward: float, shuffle_reward: float,
     loss_reward: float, masks: np.ndarray,
 ) -> tuple[np.ndarray, ...]:  # fmt: skip
-    """:func:`_step` for the games ``idx`` of a batch (rows of the arrays, ``rngs`` their
-    generators), each game's mask into its row of ``masks``: (rewards, terminated, won,
-    undecided)."""
+    """:func:`_play` (and :func:`_unstick`) for the games ``idx`` of a batch (rows of the
+    arrays, ``rngs`` their generators), each game's mask into its row of ``masks``:
+    (rewards, terminated, won, undecided)."""
     k = len(idx)
     rewards = np.empty(k, dtype=np.float64)
     terminated = np.empty(k, dtype=np.bool_)
@@ -360,11 +378,15 @@ def play_batch(
     undecided = np.empty(k, dtype=np.bool_)
     for t in range(k):
         i = idx[t]
-        rewards[t], terminated[t], won[t], undecided[t] = _step(
-            boards[i], rows, cols, counters[i], paths[i], actions[t], rngs[i], gravity,
-            reshuffle, tries, fixed, pair_reward, win_reward, shuffle_reward, loss_reward,
-            masks[i],
+        rewards[t], terminated[t], won[t], stuck = _play(
+            boards[i], rows, cols, counters[i], paths[i], actions[t], gravity, reshuffle,
+            fixed, pair_reward, win_reward, loss_reward, masks[i],
         )  # fmt: skip
+        undecided[t] = False
+        if stuck:
+            unstuck = _unstick(boards[i], rows, cols, counters[i], rngs[i], tries, masks[i])
+            rewards[t] += shuffle_reward if unstuck else 0.0
+            undecided[t] = not unstuck
     return rewards, terminated, won, undecided
 
 
@@ -436,12 +458,15 @@ def step(
     board = state.board.reshape(-1)  # a view of the state's board
     counters = np.array([state.removed, state.shuffles, total_pairs, 0], dtype=np.int64)
     path = np.zeros((4, 2), dtype=np.int64)
-    reward, terminated, won, undecided = _step(
-        board, rows, cols, counters, path, action, rng, GRAVITY.index(gravity), reshuffle,
-        tries, rewards.pair_reward is not None, float(rewards.pair_reward or 0.0),
-        float(rewards.win_reward), float(rewards.shuffle_reward), float(rewards.loss_reward),
-        mask,
+    reward, terminated, won, stuck = _play(
+        board, rows, cols, counters, path, action, GRAVITY.index(gravity), reshuffle,
+        rewards.pair_reward is not None, float(rewards.pair_reward or 0.0),
+        float(rewards.win_reward), float(rewards.loss_reward), mask,
     )  # fmt: skip
+    undecided = False
+    if stuck:  # the only part of a step that draws
+        undecided = not _unstick(board, rows, cols, counters, rng, tries, mask)
+        reward += 0.0 if undecided else float(rewards.shuffle_reward)
     state.removed = int(counters[REMOVED])
     state.shuffles = int(counters[SHUFFLES])
     state.last_path = tuple((r, c) for r, c in path[: counters[PATH]].tolist())
