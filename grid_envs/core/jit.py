@@ -105,6 +105,23 @@ def generators(rngs: Iterable[np.random.Generator]) -> Any:
     return typed
 
 
+_lone: dict[int, tuple[np.random.Generator, Any]] = {}
+
+
+def lone(rng: np.random.Generator) -> Any:
+    """``rng`` as a one-item :func:`generators` list, kept for as long as the generator is
+    in use: a single env hands its generator to compiled code this way. Numba unboxes a
+    generator passed as an argument at every call (about 16 us on this machine), a list
+    of them once, when the list is made; the list holds the same object, so its draws
+    advance the env's own stream."""
+    hit = _lone.get(id(rng))
+    if hit is None or hit[0] is not rng:
+        if len(_lone) >= 1024:  # generators come and go with envs: forget the old ones
+            _lone.clear()
+        hit = _lone[id(rng)] = (rng, generators([rng]))
+    return hit[1]
+
+
 @compiled
 def choice_without_replacement(rng: Any, population: int, size: int) -> np.ndarray:
     """``rng.choice(population, size=size, replace=False)`` exactly, drawing the same

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from grid_envs.core.jit import choice_without_replacement, compiled
+from grid_envs.core.jit import choice_without_replacement, compiled, lone
 from grid_envs.lines98.state import EMPTY, Lines98State
 
 LINE_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # horizontal, vertical, both diagonals
@@ -235,16 +235,17 @@ def _free(board: np.ndarray, ann_cell: np.ndarray, held: int) -> np.ndarray:
 @compiled
 def _announce(
     board: np.ndarray, ann_cell: np.ndarray, ann_colour: np.ndarray, counters: np.ndarray,
-    rng: Any, count: int, colours: int,
+    rngs: Any, at: int, count: int, colours: int,
 ) -> None:  # fmt: skip
     """Announce ``count`` balls (fewer only if fewer free cells are left), each on a cell
-    drawn uniformly from the free ones, with a uniform colour."""
+    drawn uniformly from the free ones, with a uniform colour, drawn by ``rngs[at]`` (the
+    compiled rules take a generator as a list and an index: :func:`lone`)."""
     cells = _free(board, ann_cell, counters[N_ANN])
-    picked = choice_without_replacement(rng, len(cells), min(count, len(cells)))
+    picked = choice_without_replacement(rngs[at], len(cells), min(count, len(cells)))
     for k in picked:
         held = counters[N_ANN]
         ann_cell[held] = cells[k]
-        ann_colour[held] = rng.integers(0, colours) + 1
+        ann_colour[held] = rngs[at].integers(0, colours) + 1
         counters[N_ANN] = held + 1
 
 
@@ -264,22 +265,22 @@ def _spawn(
 @compiled
 def _new_game(
     board: np.ndarray, rows: int, cols: int, ann_cell: np.ndarray, ann_colour: np.ndarray,
-    counters: np.ndarray, cleared: np.ndarray, rng: Any, colours: int, initial: int,
+    counters: np.ndarray, cleared: np.ndarray, rngs: Any, at: int, colours: int, initial: int,
     count: int, line_length: int,
 ) -> None:  # fmt: skip
     board[:] = EMPTY
     counters[:] = 0
-    _announce(board, ann_cell, ann_colour, counters, rng, initial, colours)
+    _announce(board, ann_cell, ann_colour, counters, rngs, at, initial, colours)
     _spawn(board, rows, cols, ann_cell, ann_colour, counters, cleared, line_length)
     counters[SCORE] = counters[CLEARED] = counters[LAST] = 0  # a starting line: not scored
-    _announce(board, ann_cell, ann_colour, counters, rng, count, colours)
+    _announce(board, ann_cell, ann_colour, counters, rngs, at, count, colours)
 
 
 @compiled
 def _play(
     board: np.ndarray, rows: int, cols: int, ann_cell: np.ndarray, ann_colour: np.ndarray,
-    counters: np.ndarray, cleared: np.ndarray, source: int, target: int, rng: Any,
-    count: int, colours: int, line_length: int,
+    counters: np.ndarray, cleared: np.ndarray, source: int, target: int, rngs: Any,
+    at: int, count: int, colours: int, line_length: int,
 ) -> int:  # fmt: skip
     """Play a legal move in place; the points it scores (see :func:`play`)."""
     counters[LAST] = 0
@@ -294,7 +295,7 @@ def _play(
             counters[N_ANN] = held - 1
             cells = _free(board, ann_cell, held - 1)
             if len(cells):
-                ann_cell[held - 1] = cells[rng.integers(0, len(cells))]
+                ann_cell[held - 1] = cells[rngs[at].integers(0, len(cells))]
                 ann_colour[held - 1] = colour
                 counters[N_ANN] = held
             break
@@ -302,21 +303,21 @@ def _play(
     gained = _clear(board, rows, cols, moved, line_length, counters, cleared)
     if gained == 0 or not (board != EMPTY).any():
         gained += _spawn(board, rows, cols, ann_cell, ann_colour, counters, cleared, line_length)
-        _announce(board, ann_cell, ann_colour, counters, rng, count, colours)
+        _announce(board, ann_cell, ann_colour, counters, rngs, at, count, colours)
     return gained
 
 
 @compiled
 def _step(
     board: np.ndarray, rows: int, cols: int, ann_cell: np.ndarray, ann_colour: np.ndarray,
-    counters: np.ndarray, cleared: np.ndarray, action: int, rng: Any, count: int,
+    counters: np.ndarray, cleared: np.ndarray, action: int, rngs: Any, at: int, count: int,
     colours: int, line_length: int, target_score: int, loss_reward: float,
 ) -> tuple[float, bool, bool]:  # fmt: skip
     """An env step of a legal ``action``: (reward, terminated, won); ``target_score`` 0
     for none."""
     n = rows * cols
     gained = _play(board, rows, cols, ann_cell, ann_colour, counters, cleared, action // n,
-                   action % n, rng, count, colours, line_length)  # fmt: skip
+                   action % n, rngs, at, count, colours, line_length)  # fmt: skip
     if target_score > 0 and counters[SCORE] >= target_score:
         return float(gained), True, True
     if (board != EMPTY).all():
@@ -342,7 +343,7 @@ def play_batch(
         i = idx[j]
         rewards[j], terminated[j], won[j] = _step(
             boards[i], rows, cols, ann_cell[i], ann_colour[i], counters[i], cleared[i],
-            actions[j], rngs[i], count, colours, line_length, target_score, loss_reward,
+            actions[j], rngs, i, count, colours, line_length, target_score, loss_reward,
         )  # fmt: skip
     return rewards, terminated, won
 
@@ -356,7 +357,7 @@ def new_games_batch(
     """:func:`new_game` for the games ``idx`` of a batch, each with its own generator."""
     for i in idx:
         _new_game(boards[i], rows, cols, ann_cell[i], ann_colour[i], counters[i], cleared[i],
-                  rngs[i], colours, initial, count, line_length)  # fmt: skip
+                  rngs, i, colours, initial, count, line_length)  # fmt: skip
 
 
 @compiled
@@ -480,7 +481,8 @@ def announce(state: Lines98State, rng: np.random.Generator, count: int, colours:
     """Announce ``count`` balls (fewer only if fewer free cells are left), each on a cell
     drawn uniformly from the free ones, with a uniform colour."""
     game = _Game(state)
-    _announce(game.board, game.ann_cell, game.ann_colour, game.counters, rng, count, colours)
+    _announce(game.board, game.ann_cell, game.ann_colour, game.counters, lone(rng), 0, count,
+              colours)  # fmt: skip
     game.done(keep_cleared=True)
 
 
@@ -501,7 +503,7 @@ def new_game(
         np.zeros((rows, cols), dtype=np.int8), line_length=line_length, colours=colours
     )
     game = _Game(state)
-    _new_game(*game.args(), rng, colours, initial, count, line_length)
+    _new_game(*game.args(), lone(rng), 0, colours, initial, count, line_length)
     game.done()
     return state
 
@@ -518,7 +520,7 @@ def play(
     move empties the board, they appear as well, so the game can go on.
     """
     game = _Game(state)
-    gained = _play(*game.args(), source, target, rng, count, colours, line_length)
+    gained = _play(*game.args(), source, target, lone(rng), 0, count, colours, line_length)
     game.done()
     return int(gained)
 
@@ -530,7 +532,7 @@ def step(
     """An env step of a legal ``action`` on ``state``: (reward, terminated, won)."""
     game = _Game(state)
     reward, terminated, won = _step(
-        *game.args(), action, rng, count, colours, line_length, target_score or 0,
+        *game.args(), action, lone(rng), 0, count, colours, line_length, target_score or 0,
         float(loss_reward),
     )  # fmt: skip
     game.done()

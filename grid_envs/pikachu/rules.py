@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from grid_envs.core.jit import compiled, over_threads
+from grid_envs.core.jit import compiled, lone, over_threads
 from grid_envs.pikachu.paths import (
     check_side,
     connect_one,
@@ -146,7 +146,7 @@ def random_board(rows: int, cols: int, kinds: int, rng: np.random.Generator) -> 
             f"times each; choose kinds so that cells / kinds is even"
         )
     board = np.empty(cells, dtype=np.int16)
-    _random_tiles(board, kinds, rng)
+    _random_tiles(board, kinds, lone(rng), 0)
     return board.reshape(rows, cols)
 
 
@@ -157,7 +157,7 @@ def deal(
     """A new random deal into ``board`` (flat, int16; :func:`random_board`), its mask into
     ``mask``: a deal with no move is reshuffled (:func:`shuffle`, no penalty: the deal
     itself was stuck)."""
-    if not _deal(board, rows, cols, kinds, rng, SHUFFLE_TRIES, mask):
+    if not _deal(board, rows, cols, kinds, lone(rng), 0, SHUFFLE_TRIES, mask):
         settle_deal(board, rows, cols, rng, mask)
 
 
@@ -181,7 +181,7 @@ def shuffle(board: np.ndarray, rng: np.random.Generator, tries: int = SHUFFLE_TR
     _, rows, cols = flat_board(board)
     work = np.ascontiguousarray(board)  # the board itself, unless it is a strided view
     mask = np.empty(n_pairs(board.size), dtype=bool)
-    unstuck = _shuffle_tries(work.reshape(-1), rows, cols, rng, tries, mask)
+    unstuck = _shuffle_tries(work.reshape(-1), rows, cols, lone(rng), 0, tries, mask)
     if not unstuck:
         unstuck = _placed_shuffle(work, rng)
     if work is not board:
@@ -276,14 +276,14 @@ def _remove(
 
 @compiled
 def _shuffle_tries(
-    board: np.ndarray, rows: int, cols: int, rng: Any, tries: int, mask: np.ndarray
+    board: np.ndarray, rows: int, cols: int, rngs: Any, at: int, tries: int, mask: np.ndarray
 ) -> bool:  # fmt: skip
     """Up to ``tries`` random layouts of the tiles until one has a move (its mask then in
     ``mask``); else the board as it was, and False."""
     cells = np.flatnonzero(board != EMPTY)
     tiles = board[cells].copy()
     for _ in range(tries):
-        board[cells] = rng.permutation(tiles)
+        board[cells] = rngs[at].permutation(tiles)
         if mask_into(board, rows, cols, mask):
             return True
     board[cells] = tiles
@@ -291,27 +291,28 @@ def _shuffle_tries(
 
 
 @compiled
-def _random_tiles(board: np.ndarray, kinds: int, rng: Any) -> None:
+def _random_tiles(board: np.ndarray, kinds: int, rngs: Any, at: int) -> None:
     """Each of ``kinds`` kinds ``len(board) / kinds`` times, shuffled into the flat
     ``board`` (numpy's ``permutation``, the same draws)."""
     per = len(board) // kinds
     tiles = np.empty(len(board), dtype=board.dtype)
     for k in range(kinds):
         tiles[k * per : (k + 1) * per] = k + 1
-    board[:] = rng.permutation(tiles)
+    board[:] = rngs[at].permutation(tiles)
 
 
 @compiled
 def _deal(
-    board: np.ndarray, rows: int, cols: int, kinds: int, rng: Any, tries: int, mask: np.ndarray
+    board: np.ndarray, rows: int, cols: int, kinds: int, rngs: Any, at: int, tries: int,
+    mask: np.ndarray,
 ) -> bool:  # fmt: skip
     """A new random deal into ``board`` (flat), its mask into ``mask``; a deal with no
     move gets up to ``tries`` random layouts. False: still stuck (the placed shuffle
     decides, :func:`deal`)."""
-    _random_tiles(board, kinds, rng)
+    _random_tiles(board, kinds, rngs, at)
     if mask_into(board, rows, cols, mask):
         return True
-    return _shuffle_tries(board, rows, cols, rng, tries, mask)
+    return _shuffle_tries(board, rows, cols, rngs, at, tries, mask)
 
 
 @compiled
@@ -349,12 +350,13 @@ def _play(
 
 @compiled
 def _unstick(
-    board: np.ndarray, rows: int, cols: int, counters: np.ndarray, rng: Any, tries: int,
+    board: np.ndarray, rows: int, cols: int, counters: np.ndarray, rngs: Any, at: int,
+    tries: int,
     mask: np.ndarray,
 ) -> bool:  # fmt: skip
     """Up to ``tries`` random layouts of a stuck board (:func:`_shuffle_tries`), a
     reshuffle counted if one has a move; False: none had, the placed shuffle decides."""
-    if _shuffle_tries(board, rows, cols, rng, tries, mask):
+    if _shuffle_tries(board, rows, cols, rngs, at, tries, mask):
         counters[SHUFFLES] += 1
         return True
     return False
@@ -384,7 +386,7 @@ def play_batch(
         )  # fmt: skip
         undecided[t] = False
         if stuck:
-            unstuck = _unstick(boards[i], rows, cols, counters[i], rngs[i], tries, masks[i])
+            unstuck = _unstick(boards[i], rows, cols, counters[i], rngs, i, tries, masks[i])
             rewards[t] += shuffle_reward if unstuck else 0.0
             undecided[t] = not unstuck
     return rewards, terminated, won, undecided
@@ -400,7 +402,7 @@ def deal_batch(
     stuck = np.empty(len(idx), dtype=np.bool_)
     for t in range(len(idx)):
         i = idx[t]
-        stuck[t] = not _deal(boards[i], rows, cols, kinds, rngs[i], tries, masks[i])
+        stuck[t] = not _deal(boards[i], rows, cols, kinds, rngs, i, tries, masks[i])
     return stuck
 
 
@@ -465,7 +467,7 @@ def step(
     )  # fmt: skip
     undecided = False
     if stuck:  # the only part of a step that draws
-        undecided = not _unstick(board, rows, cols, counters, rng, tries, mask)
+        undecided = not _unstick(board, rows, cols, counters, lone(rng), 0, tries, mask)
         reward += 0.0 if undecided else float(rewards.shuffle_reward)
     state.removed = int(counters[REMOVED])
     state.shuffles = int(counters[SHUFFLES])
