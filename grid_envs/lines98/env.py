@@ -14,26 +14,38 @@ from grid_envs.lines98 import render, rules
 from grid_envs.lines98.state import Lines98State
 
 
-@compiled
 def planes_batch(
     boards: np.ndarray, ann_cell: np.ndarray, ann_colour: np.ndarray, held: np.ndarray,
     colours: int,
 ) -> np.ndarray:  # fmt: skip
     """The observation planes (k, 2C, rows, cols) of a batch of boards and their announced
     balls (each board's announced cells and colours (k, S), the first ``held[b]`` of row
-    b): a plane per colour for the balls, then one per colour for the announced balls."""
+    b): a plane per colour for the balls, then one per colour for the announced balls.
+    Allocated by numpy (huge pages for a large array, where numba's allocation page-faults
+    through it) and filled by compiled code."""
+    k, rows, cols = boards.shape
+    planes = np.empty((k, 2 * colours, rows, cols), dtype=np.uint8)
+    _planes_into(boards, ann_cell, ann_colour, held, colours,
+                 planes.reshape(k, 2 * colours * rows * cols))  # fmt: skip
+    return planes
+
+
+@compiled
+def _planes_into(
+    boards: np.ndarray, ann_cell: np.ndarray, ann_colour: np.ndarray, held: np.ndarray,
+    colours: int, flat: np.ndarray,
+) -> None:  # fmt: skip
+    """:func:`planes_batch` into ``flat`` (k, 2C * cells)."""
     k, rows, cols = boards.shape
     n = rows * cols
-    planes = np.zeros((k, 2 * colours, rows, cols), dtype=np.uint8)
-    flat = planes.reshape(k, 2 * colours * n)
     for b in range(k):
+        flat[b] = 0
         board = boards[b].ravel()
         for cell in range(n):
             if board[cell]:
                 flat[b, (board[cell] - 1) * n + cell] = 1
         for s in range(held[b]):
             flat[b, (colours + ann_colour[b, s] - 1) * n + ann_cell[b, s]] = 1
-    return planes
 
 
 @compiled

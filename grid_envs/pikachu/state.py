@@ -24,4 +24,4 @@ class PikachuState:
 
     @property
     def tiles_left(self) -> int:
-        return int((self.board != EMPTY).sum())
+        return int(np.count_nonzero(self.board))  # EMPTY is 0
