@@ -350,13 +350,12 @@ def removable(
     length = np.zeros(found, dtype=np.int64)
     order = np.argsort(board.astype(np.int64) * n + np.arange(n), kind="mergesort")
     t = 0
-    for x in range(n):
+    for x in range(n):  # by kind, then by cell: each tile with the later ones of its kind
         i = order[x]
         y = x + 1
-        while t < found and y < n and board[order[y]] == board[i]:
-            j = order[y]
-            if board[i] != EMPTY and mask[_action(min(i, j), max(i, j), n)]:
-                first[t], second[t] = min(i, j), max(i, j)
+        while board[i] != EMPTY and y < n and board[order[y]] == board[i]:
+            if mask[_action(i, order[y], n)]:
+                first[t], second[t] = i, order[y]
                 t += 1
             y += 1
     if lengths:

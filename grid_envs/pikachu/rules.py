@@ -39,10 +39,13 @@ SHUFFLE_TRIES = 20
 def path_info(points: tuple[tuple[int, int], ...]) -> np.ndarray:
     """``info["path"]``: a path's corner points (at most 4) as a (4, 2) int64 array of
     (row, col), the rows past its corners (-1, -1) (every row before the first removal)."""
-    out = np.full((4, 2), -1, dtype=np.int64)
-    if points:
-        out[: len(points)] = points
+    out = _NO_CORNERS.copy()
+    for k, (r, c) in enumerate(points):  # item by item: numpy reads nested tuples slowly
+        out[k, 0], out[k, 1] = r, c
     return out
+
+
+_NO_CORNERS = np.full((4, 2), -1, dtype=np.int64)
 
 
 def n_pairs(cells: int) -> int:
@@ -427,8 +430,14 @@ def planes(boards: np.ndarray, kinds: int, rows: int, cols: int) -> np.ndarray:
     k = len(boards)
     out = np.empty((k, kinds, rows, cols), dtype=np.uint8)
     flat = out.reshape(k, kinds * rows * cols)
-    over_threads(lambda part: _planes_into(boards, part, flat), np.arange(k))
+    if k == 1:  # a single env's
+        _planes_into(boards, _FIRST_ROW, flat)
+    else:
+        over_threads(lambda part: _planes_into(boards, part, flat), np.arange(k))
     return out
+
+
+_FIRST_ROW = np.zeros(1, dtype=np.int64)
 
 
 @compiled
