@@ -43,6 +43,20 @@ def test_a_generator_list_holds_the_envs_own_generators() -> None:
     assert all(typed[i] is rngs[i] for i in range(3))
 
 
+def test_a_lone_generator_is_kept_and_draws_from_the_envs_own_stream() -> None:
+    """A single env hands its generator to compiled code as a kept one-item list: the same
+    list while the generator lives, another for another generator, and its draws advance
+    the generator itself, exactly as numpy's would."""
+    import numba
+
+    draw = numba.njit(lambda rngs, at: rngs[at].integers(0, 1_000_000))
+    rng, twin, other = (np.random.default_rng(s) for s in (7, 7, 8))
+    kept = jit.lone(rng)
+    assert jit.lone(rng) is kept and kept[0] is rng and jit.lone(other) is not kept
+    assert [draw(kept, 0) for _ in range(5)] == twin.integers(0, 1_000_000, size=5).tolist()
+    assert rng.integers(1_000) == twin.integers(1_000)  # the env's own stream moved on
+
+
 _PLAY = """
 import gymnasium as gym, numpy as np, grid_envs
 from grid_envs.lines98 import rules
