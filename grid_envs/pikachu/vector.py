@@ -63,10 +63,13 @@ class PikachuVectorEnv(GridVectorEnv):
                                     rules.SHUFFLE_TRIES, self.mask)  # fmt: skip
 
         stuck = over_threads(deal, idx)
-        for i in idx[stuck].tolist():  # no random layout unstuck the deal
+        playable = np.ones(len(idx), dtype=bool)
+        for k in np.flatnonzero(stuck).tolist():  # no random layout unstuck the deal
+            i = int(idx[k])
             rules.settle_deal(self.boards[i], s.rows, s.cols, self.rngs[i], self.mask[i])
+            playable[k] = self.mask[i].any()
         self.counters[idx] = (0, 0, max(1, s.rows * s.cols // 2), 0)
-        self._moves = (idx.copy(), np.ones(len(idx), dtype=bool))
+        self._moves = (idx.copy(), playable)
 
     def _update_masks(self, idx: np.ndarray) -> np.ndarray:
         moves = self._moves
