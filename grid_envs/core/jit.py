@@ -6,11 +6,13 @@ board in the subset of Python and numpy that numba compiles, and decorated with
 compiled loop over its boards, so both run the same code at machine speed (as PufferLib's
 envs have one ``c_step`` serve the whole batch).
 
-Random draws stay exact: a compiled rule takes the env's own ``numpy.random.Generator``,
-whose ``integers`` numba computes bit for bit as numpy does, from the same state (a batch
-passes its envs' generators as a :func:`generators` list). Rules that need another of
-numpy's draws build it from ``integers`` in the order numpy makes them (tested against
-numpy).
+Random draws stay exact: a compiled rule that draws takes a list of generators and an
+index, the env's own ``numpy.random.Generator`` (a batch passes its envs' as a
+:func:`generators` list, a single env its own as a kept one-item list, :func:`lone`: numba
+unboxes a generator passed as an argument at every call), whose ``integers`` and
+``permutation`` numba computes bit for bit as numpy does, from the same state. Rules that
+need another of numpy's draws build it from ``integers`` in the order numpy makes them
+(tested against numpy).
 
 A batch's compiled loop releases the GIL, so :func:`over_threads` splits a large batch's
 rows over the cores (``GRIDGAMES_ENV_THREADS``, default: every core this process may use):
@@ -19,7 +21,7 @@ are the same for any number of threads (tested).
 
 Compiled code is cached on disk (numba's ``cache=True``, beside the module or, where that
 folder is read-only, in the user's cache): the first process that calls a rule compiles it
-(a few seconds for a game, stated in docs/speed.md), later ones load it.
+(a few seconds for a game, stated in docs/compiled.md), later ones load it.
 """
 
 from __future__ import annotations
