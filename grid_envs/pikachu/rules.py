@@ -354,15 +354,15 @@ def _play(
 @compiled
 def _unstick(
     board: np.ndarray, rows: int, cols: int, counters: np.ndarray, rngs: Any, at: int,
-    tries: int,
-    mask: np.ndarray,
-) -> bool:  # fmt: skip
-    """Up to ``tries`` random layouts of a stuck board (:func:`_shuffle_tries`), a
-    reshuffle counted if one has a move; False: none had, the placed shuffle decides."""
+    tries: int, shuffle_reward: float, mask: np.ndarray,
+) -> tuple[float, bool]:  # fmt: skip
+    """The rest of a step that left the board stuck (:func:`_play`): up to ``tries``
+    random layouts (:func:`_shuffle_tries`), a reshuffle counted and paid if one has a move.
+    (the reward it adds, undecided); undecided: none had, the placed shuffle decides."""
     if _shuffle_tries(board, rows, cols, rngs, at, tries, mask):
         counters[SHUFFLES] += 1
-        return True
-    return False
+        return shuffle_reward, False
+    return 0.0, True
 
 
 # ------------------------------------------------------------------ compiled, a batch
@@ -389,9 +389,9 @@ def play_batch(
         )  # fmt: skip
         undecided[t] = False
         if stuck:
-            unstuck = _unstick(boards[i], rows, cols, counters[i], rngs, i, tries, masks[i])
-            rewards[t] += shuffle_reward if unstuck else 0.0
-            undecided[t] = not unstuck
+            extra, undecided[t] = _unstick(boards[i], rows, cols, counters[i], rngs, i, tries,
+                                           shuffle_reward, masks[i])  # fmt: skip
+            rewards[t] += extra
     return rewards, terminated, won, undecided
 
 
@@ -476,8 +476,9 @@ def step(
     )  # fmt: skip
     undecided = False
     if stuck:  # the only part of a step that draws
-        undecided = not _unstick(board, rows, cols, counters, lone(rng), 0, tries, mask)
-        reward += 0.0 if undecided else float(rewards.shuffle_reward)
+        extra, undecided = _unstick(board, rows, cols, counters, lone(rng), 0, tries,
+                                    float(rewards.shuffle_reward), mask)  # fmt: skip
+        reward += extra
     state.removed = int(counters[REMOVED])
     state.shuffles = int(counters[SHUFFLES])
     state.last_path = tuple((r, c) for r, c in path[: counters[PATH]].tolist())
