@@ -181,15 +181,14 @@ class PikachuEnv(GridEnv):
         return self.fixed_board is None and not self.solvable_only
 
     def _new_episode(self, options: dict[str, Any]) -> None:
-        if self.random_deals:
-            board = np.empty(self.rows * self.cols, dtype=np.int16)
+        if self.random_deals:  # dealt, with its mask, by the compiled rule
+            flat = np.empty(self.rows * self.cols, dtype=np.int16)
             mask = np.empty(self._n_actions, dtype=bool)
-            rules.deal(board, self.rows, self.cols, self.kinds, self.np_random, mask)
-            self.state = PikachuState(board.reshape(self.rows, self.cols))
-            self.total_pairs = max(1, self.state.tiles_left // 2)
-            self._mask_key, self._mask_value = self.state.board.tobytes(), mask
-            return
-        board = self._new_board()
+            rules.deal(flat, self.rows, self.cols, self.kinds, self.np_random, mask)
+            board = flat.reshape(self.rows, self.cols)
+            self._mask_key, self._mask_value = board.tobytes(), mask
+        else:
+            board = self._new_board()
         self.state = PikachuState(board)
         self.total_pairs = max(1, self.state.tiles_left // 2)
         if not self._mask_now().any() and self.state.tiles_left:
