@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import numpy as np
@@ -11,7 +10,7 @@ from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
 from grid_envs.core.jit import compiled
 from grid_envs.lines98 import render, rules
-from grid_envs.lines98.state import Lines98State
+from grid_envs.lines98.state import N_ANN, Lines98State
 
 
 def planes_batch(
@@ -202,7 +201,6 @@ class Lines98Env(GridEnv):
             time_limit=time_limit,
         )
         self.state: Lines98State | None = None
-        self._announced_arrays: tuple[Any, Any] = (None, None)
 
     # ------------------------------------------------------------- episode
     def _new_episode(self, options: dict[str, Any]) -> None:
@@ -227,14 +225,11 @@ class Lines98Env(GridEnv):
 
     # ------------------------------------------------------------ views
     def _announced(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The announced balls as arrays (:func:`render.announced_arrays`), made once for
-        the observation and the info of a step: the rules give the state a new dict of
-        them whenever they change, and the arrays are kept beside the dict they came from."""
-        assert self.state is not None
-        ann = self.state.announced
-        if self._announced_arrays[0] is not ann:
-            self._announced_arrays = (ann, render.announced_arrays(ann))
-        return self._announced_arrays[1]
+        """The announced balls as a batch of one's (1, S) cells and colours and (1,) count,
+        views of the state's arrays."""
+        s = self.state
+        assert s is not None
+        return s.ann_cell[None], s.ann_colour[None], s.counters[N_ANN : N_ANN + 1]
 
     def _planes(self) -> np.ndarray:
         assert self.state is not None
@@ -270,10 +265,10 @@ class Lines98Env(GridEnv):
 
     # -------------------------------------------------------- snapshots
     def _get_state(self) -> Any:
-        return copy.deepcopy(self.state)
+        return self.state
 
     def _set_state(self, state: Any) -> None:
-        self.state = copy.deepcopy(state)
+        self.state = state
 
     def _settings_key(self) -> tuple[tuple[str, Any], ...]:
         return (("line_length", self.line_length), ("spawn", self.spawn))

@@ -42,15 +42,6 @@ def announced_cells(
     return board, cell // cols, cell % cols, ann_colour[board, slot].astype(np.int64)
 
 
-def announced_arrays(announced: dict[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One game's ``{flat cell: colour}`` as the (1, S) arrays and held count of
-    :func:`announced_cells`."""
-    held = len(announced)
-    cells = np.fromiter(announced, dtype=np.int64, count=held).reshape(1, held)
-    colours = np.fromiter(announced.values(), dtype=np.int64, count=held).reshape(1, held)
-    return cells, colours, np.array([held])
-
-
 def codes(
     boards: np.ndarray, ann_cell: np.ndarray, ann_colour: np.ndarray, held: np.ndarray,
     colours: int,

@@ -6,10 +6,10 @@ A move takes a ball to an empty cell joined to it by a 4-connected path of empty
 
 The rules are compiled (:mod:`grid_envs.core.jit`), each written once over one game as
 arrays: the board (flat int8), the announced balls in the order they were announced
-(``ann_cell``, ``ann_colour``) and the counters :data:`COUNTERS`. The single env calls them
-through the functions over a :class:`Lines98State` below; the batched env keeps every game
-as rows of such arrays and calls the same rules in a compiled loop (:func:`play_batch`,
-:func:`batch_legal_masks`).
+(``ann_cell``, ``ann_colour``) and the counters (:data:`state.COUNTERS`). A
+:class:`Lines98State` is those arrays, which the single env's calls below hand to the
+rules as they are; the batched env keeps every game as rows of such arrays and calls the
+same rules in a compiled loop (:func:`play_batch`, :func:`batch_legal_masks`).
 """
 
 from __future__ import annotations
@@ -20,15 +20,11 @@ from typing import Any
 import numpy as np
 
 from grid_envs.core.jit import choice_without_replacement, compiled, lone
-from grid_envs.lines98.state import EMPTY, Lines98State
+from grid_envs.lines98.state import CLEARED, EMPTY, LAST, MOVES, N_ANN, SCORE, Lines98State
 
 LINE_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # horizontal, vertical, both diagonals
 _DR = np.array([d[0] for d in LINE_DIRECTIONS], dtype=np.int64)
 _DC = np.array([d[1] for d in LINE_DIRECTIONS], dtype=np.int64)
-# a game's counters, one int64 array (a row of the batch's): announced balls held, score,
-# balls cleared, moves made, cells cleared by the last step
-N_ANN, SCORE, CLEARED, MOVES, LAST = range(5)
-COUNTERS = 5
 
 
 def move_to_action(source: int, target: int, n: int) -> int:
@@ -427,71 +423,40 @@ def lines_through(board: np.ndarray, cell: int, line_length: int) -> list[list[i
     return out
 
 
-class _Game:
-    """A :class:`Lines98State` as the compiled rules' arrays (its board in place), written
-    back by :meth:`done`."""
+_Arrays = tuple[np.ndarray, int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
-    def __init__(self, state: Lines98State) -> None:
-        self.state = state
-        n = state.board.size
-        if not state.board.flags.c_contiguous:
-            state.board = np.ascontiguousarray(state.board)
-        self.board = state.board.reshape(-1)  # a view of the state's board
-        self.ann_cell = np.zeros(n, dtype=np.int64)
-        self.ann_colour = np.zeros(n, dtype=np.int8)
-        held = len(state.announced)
-        if held:
-            self.ann_cell[:held] = list(state.announced)
-            self.ann_colour[:held] = list(state.announced.values())
-        self.counters = np.array([held, state.score, state.balls_cleared, state.moves, 0])
-        self.cleared = np.zeros(n, dtype=np.int64)
 
-    def done(self, keep_cleared: bool = False) -> None:
-        s, c = self.state, self.counters
-        held = int(c[N_ANN])
-        s.announced = dict(
-            zip(self.ann_cell[:held].tolist(), self.ann_colour[:held].tolist(), strict=True)
-        )
-        s.score, s.balls_cleared, s.moves = int(c[SCORE]), int(c[CLEARED]), int(c[MOVES])
-        fresh = tuple(self.cleared[: c[LAST]].tolist())
-        s.last_cleared = s.last_cleared + fresh if keep_cleared else fresh
-
-    def args(self) -> tuple[np.ndarray, int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        rows, cols = self.state.board.shape
-        return (self.board, rows, cols, self.ann_cell, self.ann_colour, self.counters,
-                self.cleared)  # fmt: skip
+def _game(state: Lines98State) -> _Arrays:
+    """The compiled rules' arrays of ``state`` (written in place)."""
+    rows, cols = state.board.shape
+    return (state.flat, rows, cols, state.ann_cell, state.ann_colour, state.counters,
+            state.cleared)  # fmt: skip
 
 
 def clear_lines(state: Lines98State, cells: list[int], line_length: int) -> int:
     """Clear every line through ``cells``; update the score; return the points."""
-    game = _Game(state)
-    gained = _clear(*game.args()[:3], np.array(cells, dtype=np.int64), line_length,
-                    game.counters, game.cleared)  # fmt: skip
-    game.done(keep_cleared=True)
-    return int(gained)
+    state.counters[LAST] = 0
+    flat, rows, cols, _, _, counters, cleared = _game(state)
+    return int(_clear(flat, rows, cols, np.array(cells, dtype=np.int64), line_length, counters,
+                      cleared))  # fmt: skip
 
 
 def free_cells(state: Lines98State) -> list[int]:
     """Empty cells that no announced ball has claimed."""
-    game = _Game(state)
-    return _free(game.board, game.ann_cell, len(state.announced)).tolist()
+    return _free(state.flat, state.ann_cell, state.held).tolist()
 
 
 def announce(state: Lines98State, rng: np.random.Generator, count: int, colours: int) -> None:
     """Announce ``count`` balls (fewer only if fewer free cells are left), each on a cell
     drawn uniformly from the free ones, with a uniform colour."""
-    game = _Game(state)
-    _announce(game.board, game.ann_cell, game.ann_colour, game.counters, lone(rng), 0, count,
-              colours)  # fmt: skip
-    game.done(keep_cleared=True)
+    _announce(state.flat, state.ann_cell, state.ann_colour, state.counters, lone(rng), 0,
+              count, colours)  # fmt: skip
 
 
 def spawn(state: Lines98State, line_length: int) -> int:
     """Put the announced balls on the board, clear the lines they complete; the points."""
-    game = _Game(state)
-    gained = _spawn(*game.args(), line_length)
-    game.done(keep_cleared=True)
-    return int(gained)
+    state.counters[LAST] = 0
+    return int(_spawn(*_game(state), line_length))
 
 
 def new_game(
@@ -502,9 +467,7 @@ def new_game(
     state = Lines98State(
         np.zeros((rows, cols), dtype=np.int8), line_length=line_length, colours=colours
     )
-    game = _Game(state)
-    _new_game(*game.args(), lone(rng), 0, colours, initial, count, line_length)
-    game.done()
+    _new_game(*_game(state), lone(rng), 0, colours, initial, count, line_length)
     return state
 
 
@@ -519,10 +482,7 @@ def play(
     appear (their lines are cleared too) and ``count`` new ones are announced; when the
     move empties the board, they appear as well, so the game can go on.
     """
-    game = _Game(state)
-    gained = _play(*game.args(), source, target, lone(rng), 0, count, colours, line_length)
-    game.done()
-    return int(gained)
+    return int(_play(*_game(state), source, target, lone(rng), 0, count, colours, line_length))
 
 
 def step(
@@ -530,10 +490,8 @@ def step(
     line_length: int, target_score: int | None, loss_reward: float,
 ) -> tuple[float, bool, bool]:  # fmt: skip
     """An env step of a legal ``action`` on ``state``: (reward, terminated, won)."""
-    game = _Game(state)
     reward, terminated, won = _step(
-        *game.args(), action, lone(rng), 0, count, colours, line_length, target_score or 0,
+        *_game(state), action, lone(rng), 0, count, colours, line_length, target_score or 0,
         float(loss_reward),
     )  # fmt: skip
-    game.done()
     return float(reward), bool(terminated), bool(won)

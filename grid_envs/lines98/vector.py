@@ -19,7 +19,7 @@ from grid_envs.core.jit import over_threads
 from grid_envs.core.vector import GridVectorEnv
 from grid_envs.lines98 import render, rules
 from grid_envs.lines98.env import Lines98Env, announced_info, planes_batch
-from grid_envs.lines98.state import Lines98State
+from grid_envs.lines98.state import CLEARED, COUNTERS, MOVES, N_ANN, SCORE, Lines98State
 
 
 class Lines98VectorEnv(GridVectorEnv):
@@ -36,7 +36,7 @@ class Lines98VectorEnv(GridVectorEnv):
         self.boards = np.zeros((self.num_envs, n), dtype=np.int8)
         self.ann_cell = np.zeros((self.num_envs, n), dtype=np.int64)
         self.ann_colour = np.zeros((self.num_envs, n), dtype=np.int8)
-        self.counters = np.zeros((self.num_envs, rules.COUNTERS), dtype=np.int64)
+        self.counters = np.zeros((self.num_envs, COUNTERS), dtype=np.int64)
         self.cleared = np.zeros((self.num_envs, n), dtype=np.int64)
 
     # ------------------------------------------------------------------ hooks
@@ -68,21 +68,17 @@ class Lines98VectorEnv(GridVectorEnv):
         return over_threads(play, idx, actions.astype(np.int64))
 
     def _state_of_env(self, i: int) -> Any:
-        s, c = self.template, self.counters[i]
-        held = int(c[rules.N_ANN])
-        return Lines98State(
-            self.boards[i].reshape(s.rows, s.cols).copy(),
-            dict(zip(self.ann_cell[i, :held].tolist(), self.ann_colour[i, :held].tolist(),
-                     strict=True)),
-            int(c[rules.SCORE]), int(c[rules.CLEARED]), int(c[rules.MOVES]),
-            tuple(self.cleared[i, : c[rules.LAST]].tolist()), s.line_length, s.colours,
+        s = self.template
+        return Lines98State.of_arrays(
+            self.boards[i].reshape(s.rows, s.cols), self.ann_cell[i], self.ann_colour[i],
+            self.counters[i], self.cleared[i], s.line_length, s.colours,
         )  # fmt: skip
 
     def _no_legal_action(self, idx: np.ndarray) -> float:
         return self.template.rewards.loss_reward
 
     def _announced(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        held = self.counters[:, rules.N_ANN]
+        held = self.counters[:, N_ANN]
         most = int(held.max(initial=0))
         return self.ann_cell[:, :most], self.ann_colour[:, :most], held
 
@@ -96,9 +92,9 @@ class Lines98VectorEnv(GridVectorEnv):
     def _infos(self, done: np.ndarray) -> dict[str, Any]:
         s = self.template
         return {
-            "score": self.counters[:, rules.SCORE].copy(),
-            "balls_cleared": self.counters[:, rules.CLEARED].copy(),
-            "moves": self.counters[:, rules.MOVES].copy(),
+            "score": self.counters[:, SCORE].copy(),
+            "balls_cleared": self.counters[:, CLEARED].copy(),
+            "moves": self.counters[:, MOVES].copy(),
             "empty_cells": (self.boards == 0).sum(axis=1),
             "announced": announced_info(*self._announced(), s.cols, s.spawn),
         }
