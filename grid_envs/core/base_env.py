@@ -166,6 +166,15 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         """Play a legal action; return (reward, terminated, won)."""
         raise NotImplementedError
 
+    def _apply_and_mask(self, action: int) -> tuple[float, bool, bool, np.ndarray, bool]:
+        """:meth:`_apply`, then the new state's :meth:`_legal_mask` and whether it opens
+        any action: (reward, terminated, won, mask, movable). A game whose compiled step
+        writes the mask in the same call overrides this."""
+        reward, terminated, won = self._apply(action)
+        mask = self._legal_mask()
+        # count_nonzero: about 4x faster than ndarray.any() on a mask this size
+        return reward, terminated, won, mask, bool(np.count_nonzero(mask))
+
     def _planes(self) -> np.ndarray:
         """The observation planes, (n_planes, *obs_shape) uint8."""
         raise NotImplementedError
@@ -242,11 +251,9 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         if illegal:
             reward, terminated = self.illegal_reward, False
         else:
-            reward, terminated, won = self._apply(a)
+            reward, terminated, won, self._mask, movable = self._apply_and_mask(a)
             self._won = won
-            self._mask = self._legal_mask()
-            # count_nonzero: about 4x faster than ndarray.any() on a mask this size
-            if not terminated and not np.count_nonzero(self._mask):
+            if not terminated and not movable:
                 reward += self._no_legal_action()
                 terminated = True
         truncated = (

@@ -47,20 +47,35 @@ def _planes_into(
             flat[b, (colours + ann_colour[b, s] - 1) * n + ann_cell[b, s]] = 1
 
 
-@compiled
 def announced_info(
     ann_cell: np.ndarray, ann_colour: np.ndarray, held: np.ndarray, cols: int, spawn: int
 ) -> np.ndarray:  # fmt: skip
     """``info["announced"]`` of a batch of games, (k, spawn, 3) int64: each game's
     announced balls as rows (row, col, colour) in the order they were announced (each
     board's cells and colours (k, S), the first ``held[b]`` of row b), then rows of -1
-    where fewer are announced (only on a nearly full board)."""
-    out = np.full((len(held), spawn, 3), -1, dtype=np.int64)
-    for b in range(len(held)):
-        for s in range(min(held[b], spawn)):
-            cell = ann_cell[b, s]
-            out[b, s, 0], out[b, s, 1], out[b, s, 2] = cell // cols, cell % cols, ann_colour[b, s]
+    where fewer are announced (only on a nearly full board). Allocated by numpy, filled by
+    compiled code (an array made in compiled code costs more to hand back)."""
+    out = np.empty((len(held), spawn, 3), dtype=np.int64)
+    _announced_into(ann_cell, ann_colour, held, cols, out)
     return out
+
+
+@compiled
+def _announced_into(
+    ann_cell: np.ndarray, ann_colour: np.ndarray, held: np.ndarray, cols: int, out: np.ndarray
+) -> None:  # fmt: skip
+    """:func:`announced_info` into ``out``."""
+    for b in range(len(held)):
+        for s in range(out.shape[1]):
+            if s < held[b]:
+                cell = ann_cell[b, s]
+                out[b, s, 0], out[b, s, 1], out[b, s, 2] = (
+                    cell // cols,
+                    cell % cols,
+                    ann_colour[b, s],
+                )
+            else:
+                out[b, s] = -1
 
 
 class Lines98Env(GridEnv):
@@ -214,6 +229,9 @@ class Lines98Env(GridEnv):
         return rules.legal_mask(self.state.board)
 
     def _apply(self, action: int) -> tuple[float, bool, bool]:
+        return self._apply_and_mask(action)[:3]
+
+    def _apply_and_mask(self, action: int) -> tuple[float, bool, bool, np.ndarray, bool]:
         assert self.state is not None
         return rules.step(
             self.state, action, self.np_random, self.spawn, self.colours, self.line_length,

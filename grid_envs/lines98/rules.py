@@ -321,6 +321,29 @@ def _step(
     return float(gained), False, False
 
 
+@compiled
+def _mask_one(board: np.ndarray, rows: int, cols: int, out: np.ndarray) -> bool:
+    """:func:`_mask_into` with its own scratch: one game's mask into ``out``; whether any
+    move is legal."""
+    region, labels, cells_of = _scratch(rows * cols)
+    return _mask_into(board, rows, cols, out, region, labels, cells_of)
+
+
+@compiled
+def _step_masked(
+    board: np.ndarray, rows: int, cols: int, ann_cell: np.ndarray, ann_colour: np.ndarray,
+    counters: np.ndarray, cleared: np.ndarray, action: int, rngs: Any, at: int, count: int,
+    colours: int, line_length: int, target_score: int, loss_reward: float, mask: np.ndarray,
+) -> tuple[float, bool, bool, bool]:  # fmt: skip
+    """:func:`_step`, then the new mask into ``mask``, in one call (a single env's step):
+    (reward, terminated, won, whether any move is legal)."""
+    reward, terminated, won = _step(
+        board, rows, cols, ann_cell, ann_colour, counters, cleared, action, rngs, at, count,
+        colours, line_length, target_score, loss_reward,
+    )  # fmt: skip
+    return reward, terminated, won, _mask_one(board, rows, cols, mask)
+
+
 # ------------------------------------------------------------------ compiled, a batch
 @compiled
 def play_batch(
@@ -378,15 +401,12 @@ def empty_regions(board: np.ndarray) -> np.ndarray:
     return region.reshape(rows, cols).astype(np.int32)
 
 
-_FIRST = np.zeros(1, dtype=np.int64)  # the one board of a batch of one
-
-
 def legal_mask(board: np.ndarray) -> np.ndarray:
     """The exact (n * n,) mask: ball on source, target an empty cell its region reaches."""
     rows, cols = board.shape
-    out = np.empty((1, board.size**2), dtype=bool)
-    masks_batch(np.ascontiguousarray(board).reshape(1, -1), _FIRST, rows, cols, out)
-    return out[0]
+    out = np.empty(board.size**2, dtype=bool)
+    _mask_one(np.ascontiguousarray(board).reshape(-1), rows, cols, out)
+    return out
 
 
 def batch_legal_masks(boards: np.ndarray) -> np.ndarray:
@@ -488,10 +508,12 @@ def play(
 def step(
     state: Lines98State, action: int, rng: np.random.Generator, count: int, colours: int,
     line_length: int, target_score: int | None, loss_reward: float,
-) -> tuple[float, bool, bool]:  # fmt: skip
-    """An env step of a legal ``action`` on ``state``: (reward, terminated, won)."""
-    reward, terminated, won = _step(
+) -> tuple[float, bool, bool, np.ndarray, bool]:  # fmt: skip
+    """An env step of a legal ``action`` on ``state``: (reward, terminated, won, the new
+    legal mask, whether it opens any move)."""
+    mask = np.empty(state.flat.size**2, dtype=bool)
+    reward, terminated, won, movable = _step_masked(
         *_game(state), action, lone(rng), 0, count, colours, line_length, target_score or 0,
-        float(loss_reward),
+        float(loss_reward), mask,
     )  # fmt: skip
-    return float(reward), bool(terminated), bool(won)
+    return float(reward), bool(terminated), bool(won), mask, bool(movable)

@@ -63,7 +63,7 @@ from grid_envs.lines98 import rules
 env = gym.make("GridGames/Lines98-v0")
 env.reset(seed=0)
 env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
-stats = rules._step.stats
+stats = rules._step_masked.stats
 print(sum(stats.cache_hits.values()), sum(stats.cache_misses.values()))
 """
 
