@@ -234,7 +234,7 @@ def scaling_row(
         default_config(env_id, n_epochs=args.n_epochs), n_envs=n_envs, n_steps=args.n_steps,
         batch_size=minibatch(rollout), device=device, threads=threads,
     )  # fmt: skip
-    env_rate, _ = batched_steps_per_second(env_id, n_envs, window=1.0, repeats=3, memory=False)
+    env_rate = batched_steps_per_second(env_id, n_envs, window=1.0, repeats=3, memory=False)[0]
     model = build(config, plain=False)
     forward, train_step = network_flops(model, model.env)  # no step taken: grads zeroed
     figures = speed(model, config, args.iterations)  # its set-up resets the envs

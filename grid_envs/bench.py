@@ -6,9 +6,11 @@ through ``gymnasium.make_vec`` at each batch size (the native ``vector_entry_poi
 id has one, else Gymnasium's ``SyncVectorEnv``, and the mode used is reported), and the peak
 memory Python allocated while the largest batch was made and stepped 20 times
 (``tracemalloc``, numpy arrays included, traced apart from the timing). FrozenLake-v1's
-random steps/s is the floor of Python overhead that the ratios are taken against, since
-timings on a shared machine drift: it is measured again before each game, and each game's
-ratio uses the figure taken next to it (the report's reference is their median).
+random steps/s is the floor of Python overhead that the ratios are taken against, and
+timings on a shared machine drift by up to two times within minutes: so every timed window
+of a game's single env and of each batch comes right after a window of FrozenLake, and a
+ratio is the median of the windows' own ratios (the report's reference is the median of
+the FrozenLake windows beside each game's single env).
 
 A native batch hands its masks out uncopied (``copy_masks=False``: the actions are drawn
 from ``info["action_mask"]`` before the next step, as SB3's rollout reads them), as the
@@ -34,6 +36,7 @@ import platform
 import statistics
 import time
 import tracemalloc
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -61,14 +64,18 @@ class GameFigures:
     vector_mode: str  # "vector_entry_point" (native) or "sync" (Gymnasium's loop)
     batched_steps_per_s: dict[str, float] = field(default_factory=dict)  # batch -> env-steps/s
     peak_mb: float = 0.0  # Python allocations while the largest batch ran
-    ratio_to_frozenlake: float = 0.0
+    ratio_to_frozenlake: float = 0.0  # the single env's, median of paired windows
+    batched_ratio_to_frozenlake: dict[str, float] = field(default_factory=dict)  # likewise
     kwargs: dict[str, Any] = field(default_factory=dict)  # settings beyond the registered
     pool_fill_s: float = 0.0  # generating the level pool before the timing
     pool_levels: int = 0  # levels in that pool
-    frozenlake_steps_per_s: float = 0.0  # measured just before this game (the machine drifts)
+    frozenlake_steps_per_s: float = 0.0  # its windows beside the single env's (median)
 
 
-def _median_rate(window: float, repeats: int, run: Any) -> float:
+Run = Callable[[float], tuple[int, float]]  # run(deadline): steps made, seconds they took
+
+
+def _median_rate(window: float, repeats: int, run: Run) -> float:
     """Median of ``count / seconds`` over ``repeats`` calls of ``run(deadline)``, which
     returns how many steps it made and the seconds they took (the timed calls only)."""
     rates = []
@@ -78,7 +85,21 @@ def _median_rate(window: float, repeats: int, run: Any) -> float:
     return statistics.median(rates)
 
 
-def frozenlake_steps_per_second(window: float = 1.0, repeats: int = 3) -> float:
+def _paired_rates(window: float, repeats: int, run: Run, reference: Run) -> tuple[float, ...]:
+    """(median rate of ``run``, median rate of ``reference``, median of their ratios), each
+    window of ``run`` timed right after one of ``reference``: the machine's drift between
+    windows cancels out of the ratio."""
+    rates, references = [], []
+    for _ in range(repeats):
+        count, seconds = reference(time.perf_counter() + window)
+        references.append(count / max(seconds, 1e-9))
+        count, seconds = run(time.perf_counter() + window)
+        rates.append(count / max(seconds, 1e-9))
+    ratios = [r / f for r, f in zip(rates, references, strict=True)]
+    return statistics.median(rates), statistics.median(references), statistics.median(ratios)
+
+
+def _frozenlake_run() -> Run:
     env = gym.make("FrozenLake-v1")
     env.reset(seed=0)
     env.action_space.seed(0)
@@ -93,7 +114,11 @@ def frozenlake_steps_per_second(window: float = 1.0, repeats: int = 3) -> float:
             n += 200
         return n, time.perf_counter() - start
 
-    return _median_rate(window, repeats, run)
+    return run
+
+
+def frozenlake_steps_per_second(window: float = 1.0, repeats: int = 3) -> float:
+    return _median_rate(window, repeats, _frozenlake_run())
 
 
 def fill_pool(env_id: str, kwargs: dict[str, Any] | None = None) -> tuple[float, int]:
@@ -112,9 +137,7 @@ def fill_pool(env_id: str, kwargs: dict[str, Any] | None = None) -> tuple[float,
     return time.perf_counter() - start, len(pool)
 
 
-def single_steps_per_second(
-    env_id: str, window: float = 1.0, repeats: int = 3, kwargs: dict[str, Any] | None = None
-) -> float:
+def _single_run(env_id: str, kwargs: dict[str, Any] | None = None) -> Run:
     """Random legal actions, resets included; the action is picked outside the timing."""
     env = gym.make(env_id, **(kwargs or {}))
     rng = np.random.default_rng(0)
@@ -134,7 +157,14 @@ def single_steps_per_second(
             n += 1
         return n, spent
 
-    return _median_rate(window, repeats, run)
+    return run
+
+
+def single_steps_per_second(
+    env_id: str, window: float = 1.0, repeats: int = 3, kwargs: dict[str, Any] | None = None
+) -> float:
+    """Random legal actions, resets included; the action is picked outside the timing."""
+    return _median_rate(window, repeats, _single_run(env_id, kwargs))
 
 
 def resets_per_second(
@@ -164,8 +194,10 @@ def batched_steps_per_second(
     repeats: int = 3,
     kwargs: dict[str, Any] | None = None,
     memory: bool = True,
-) -> tuple[float, float]:
-    """(env-steps/s, peak MB of Python allocations) for a batch of ``num_envs``.
+    reference: Run | None = None,
+) -> tuple[float, ...]:
+    """(env-steps/s, peak MB of Python allocations) for a batch of ``num_envs``, and with
+    a ``reference`` run, the median ratio of windows each timed right after one of it.
 
     The memory is traced in a separate short run: ``tracemalloc`` slows every allocation,
     so it stays off while the steps are timed (``memory=False``: not traced, NaN)."""
@@ -200,10 +232,13 @@ def batched_steps_per_second(
             steps += num_envs
         return steps, spent
 
-    rate = _median_rate(window, repeats, run)
+    if reference is None:
+        rate, ratio = _median_rate(window, repeats, run), float("nan")
+    else:
+        rate, _, ratio = _paired_rates(window, repeats, run, reference)
     envs.close()
     if not memory:
-        return rate, float("nan")
+        return rate, float("nan"), ratio
     tracemalloc.start()
     envs = make()
     _, info = envs.reset(seed=0)
@@ -212,7 +247,7 @@ def batched_steps_per_second(
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     envs.close()
-    return rate, peak / 2**20
+    return rate, peak / 2**20, ratio
 
 
 def bench(
@@ -234,23 +269,28 @@ def bench(
             log(f"{env_id} ...")
         kwargs = settings.get(env_id, {})
         filled, levels = fill_pool(env_id, kwargs)
-        reference = frozenlake_steps_per_second(window, repeats)  # next to this game's figures
+        frozen = _frozenlake_run()
+        single, reference, ratio = _paired_rates(
+            window, repeats, _single_run(env_id, kwargs), frozen
+        )
         references.append(reference)
-        single = single_steps_per_second(env_id, window, repeats, kwargs)
         figures = GameFigures(
             env=env_id,
             single_steps_per_s=single,
             resets_per_s=resets_per_second(env_id, window, repeats, kwargs),
             vector_mode=_vector_mode(env_id),
-            ratio_to_frozenlake=single / reference,
+            ratio_to_frozenlake=ratio,
             kwargs=kwargs,
             pool_fill_s=filled,
             pool_levels=levels,
             frozenlake_steps_per_s=reference,
         )
         for b in batches:
-            rate, peak = batched_steps_per_second(env_id, b, window, repeats, kwargs)
+            rate, peak, ratio = batched_steps_per_second(
+                env_id, b, window, repeats, kwargs, reference=frozen
+            )
             figures.batched_steps_per_s[str(b)] = rate
+            figures.batched_ratio_to_frozenlake[str(b)] = ratio
             figures.peak_mb = peak
         games.append(figures)
     return {
@@ -280,15 +320,18 @@ def table(report: dict[str, Any]) -> str:
         f"FrozenLake-v1 (gymnasium.make, random actions): median "
         f"{report['frozenlake_steps_per_s']:,.0f} steps/s ({report['machine']}, {report['date']})",
         "",
-        f"| env | steps/s (x FrozenLake measured next to it) | resets/s | vector | {head} "
-        "| peak MB |",
+        f"| env | steps/s (x FrozenLake, windows paired) | resets/s | vector | {head} | peak MB |",
         "|---|---|---|---|" + "---|" * len(batches) + "---|",
     ]
     for g in report["games"]:
-        cells = " | ".join(f"{g['batched_steps_per_s'][b]:,.0f}" for b in batches)
+        ratios = g.get("batched_ratio_to_frozenlake", {})
+        cells = " | ".join(
+            f"{g['batched_steps_per_s'][b]:,.0f}" + (f" ({ratios[b]:.2f}x)" if b in ratios else "")
+            for b in batches
+        )
         lines.append(
             f"| {g['env'].split('/')[1]} | {g['single_steps_per_s']:,.0f} "
-            f"({g['ratio_to_frozenlake']:.2f}x of "
+            f"({g['ratio_to_frozenlake']:.2f}x; FrozenLake "
             f"{g.get('frozenlake_steps_per_s') or report['frozenlake_steps_per_s']:,.0f}) "
             f"| {g['resets_per_s']:,.0f} | {g['vector_mode']} "
             f"| {cells} | {g['peak_mb']:.0f} |"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from grid_envs.bench import bench, table
+from grid_envs.bench import _paired_rates, bench, table
 from grid_games import cli
 
 
@@ -22,13 +22,32 @@ def test_bench_reports_every_figure_next_to_frozenlake() -> None:
     assert game["single_steps_per_s"] > 0 and game["resets_per_s"] > 0
     assert set(game["batched_steps_per_s"]) == {"1", "8"}
     assert all(rate > 0 for rate in game["batched_steps_per_s"].values())
+    # a ratio is the median of its windows' own (one window here: the plain ratio)
     assert game["ratio_to_frozenlake"] == pytest.approx(
         game["single_steps_per_s"] / game["frozenlake_steps_per_s"]
     )
+    assert set(game["batched_ratio_to_frozenlake"]) == {"1", "8"}
+    assert all(r > 0 for r in game["batched_ratio_to_frozenlake"].values())
     assert game["kwargs"] == {"level_pool": 30} and game["pool_fill_s"] > 0
     assert game["pool_levels"] == 30
     assert "| Knight-v0 |" in table(report) and "{'level_pool': 30}" in table(report)
     assert "pool of 30 levels" in table(report)
+    rate, ratio = game["batched_steps_per_s"]["8"], game["batched_ratio_to_frozenlake"]["8"]
+    assert f"{rate:,.0f} ({ratio:.2f}x)" in table(report)
+
+
+def test_a_ratio_is_the_median_of_its_paired_windows_own_ratios() -> None:
+    # FrozenLake then the game, three times, on a machine that drifts between the pairs:
+    # the windows' ratios are 0.5, 0.5 and 0.9, so the ratio is 0.5, where the ratio of
+    # the two medians (1,800 / 2,000) would be 0.9
+    speeds = iter([1000, 500, 4000, 2000, 2000, 1800])
+
+    def timed(deadline: float) -> tuple[int, float]:
+        return next(speeds), 1.0
+
+    rate, reference, ratio = _paired_rates(0.0, 3, timed, timed)
+    assert ratio == pytest.approx(0.5)
+    assert (rate, reference) == (1800, 2000)
 
 
 def test_bench_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
