@@ -8,7 +8,7 @@ import numpy as np
 
 from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
-from grid_envs.core.jit import compiled
+from grid_envs.core.jit import compiled, lone
 from grid_envs.lines98 import render, rules
 from grid_envs.lines98.state import N_ANN, Lines98State
 
@@ -76,6 +76,31 @@ def _announced_into(
                 )
             else:
                 out[b, s] = -1
+
+
+@compiled
+def _step_views(
+    board: np.ndarray, rows: int, cols: int, ann_cell: np.ndarray, ann_colour: np.ndarray,
+    counters: np.ndarray, cleared: np.ndarray, action: int, rngs: Any, count: int,
+    colours: int, line_length: int, target_score: int, loss_reward: float, mask: np.ndarray,
+    planes: np.ndarray, announced: np.ndarray,
+) -> tuple[float, bool, bool, bool]:  # fmt: skip
+    """A single env's step in one compiled call (``rngs``: :func:`lone`): the rules'
+    step, then the new mask into ``mask``, the observation planes into ``planes`` (2C *
+    cells) and ``info["announced"]`` into ``announced`` (spawn, 3), the same code a batch
+    runs over its rows; (reward, terminated, won, whether any move is legal)."""
+    reward, terminated, won = rules._step(
+        board, rows, cols, ann_cell, ann_colour, counters, cleared, action, rngs, 0, count,
+        colours, line_length, target_score, loss_reward,
+    )  # fmt: skip
+    movable = rules._mask_one(board, rows, cols, mask)
+    n = rows * cols
+    held = counters[N_ANN : N_ANN + 1]
+    one_cell, one_colour = ann_cell.reshape((1, n)), ann_colour.reshape((1, n))
+    _planes_into(board.reshape((1, rows, cols)), one_cell, one_colour, held, colours,
+                 planes.reshape((1, planes.size)))  # fmt: skip
+    _announced_into(one_cell, one_colour, held, cols, announced.reshape((1, count, 3)))
+    return reward, terminated, won, movable
 
 
 class Lines98Env(GridEnv):
@@ -216,6 +241,8 @@ class Lines98Env(GridEnv):
             time_limit=time_limit,
         )
         self.state: Lines98State | None = None
+        self._fresh_planes: tuple[Lines98State, np.ndarray] | None = None
+        self._fresh_announced: tuple[Lines98State, np.ndarray] | None = None
 
     # ------------------------------------------------------------- episode
     def _new_episode(self, options: dict[str, Any]) -> None:
@@ -232,11 +259,26 @@ class Lines98Env(GridEnv):
         return self._apply_and_mask(action)[:3]
 
     def _apply_and_mask(self, action: int) -> tuple[float, bool, bool, np.ndarray, bool]:
-        assert self.state is not None
-        return rules.step(
-            self.state, action, self.np_random, self.spawn, self.colours, self.line_length,
-            self.target_score, self.rewards.loss_reward,
+        s = self.state
+        assert s is not None
+        mask = np.empty(s.flat.size**2, dtype=bool)
+        planes = np.empty((2 * self.colours, self.rows, self.cols), dtype=np.uint8)
+        announced = np.empty((self.spawn, 3), dtype=np.int64)
+        reward, terminated, won, movable = _step_views(
+            s.flat, self.rows, self.cols, s.ann_cell, s.ann_colour, s.counters, s.cleared,
+            action, lone(self.np_random), self.spawn, self.colours, self.line_length,
+            self.target_score or 0, float(self.rewards.loss_reward), mask, planes, announced,
         )  # fmt: skip
+        # made with the step: the observation and the info of this step take them once
+        self._fresh_planes, self._fresh_announced = (s, planes), (s, announced)
+        return float(reward), bool(terminated), bool(won), mask, bool(movable)
+
+    def _fresh(self, name: str) -> np.ndarray | None:
+        """The view ``name`` made by this step's compiled call, once, if the state is
+        still the one it was made for (a reset or a restore puts in another)."""
+        made = getattr(self, name)
+        setattr(self, name, None)
+        return made[1] if made is not None and made[0] is self.state else None
 
     def _no_legal_action(self) -> float:
         return self.rewards.loss_reward
@@ -251,6 +293,9 @@ class Lines98Env(GridEnv):
 
     def _planes(self) -> np.ndarray:
         assert self.state is not None
+        fresh = self._fresh("_fresh_planes")
+        if fresh is not None:
+            return fresh
         board = self.state.board[None]
         return planes_batch(board, *self._announced(), self.colours)[0]
 
@@ -273,12 +318,15 @@ class Lines98Env(GridEnv):
     def _game_info(self) -> dict[str, Any]:
         s = self.state
         assert s is not None
+        announced = self._fresh("_fresh_announced")
+        if announced is None:
+            announced = announced_info(*self._announced(), self.cols, self.spawn)[0]
         return {
             "score": s.score,
             "balls_cleared": s.balls_cleared,
             "moves": s.moves,
             "empty_cells": s.empty_cells,
-            "announced": announced_info(*self._announced(), self.cols, self.spawn)[0],
+            "announced": announced,
         }
 
     # -------------------------------------------------------- snapshots

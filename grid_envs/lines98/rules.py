@@ -329,21 +329,6 @@ def _mask_one(board: np.ndarray, rows: int, cols: int, out: np.ndarray) -> bool:
     return _mask_into(board, rows, cols, out, region, labels, cells_of)
 
 
-@compiled
-def _step_masked(
-    board: np.ndarray, rows: int, cols: int, ann_cell: np.ndarray, ann_colour: np.ndarray,
-    counters: np.ndarray, cleared: np.ndarray, action: int, rngs: Any, at: int, count: int,
-    colours: int, line_length: int, target_score: int, loss_reward: float, mask: np.ndarray,
-) -> tuple[float, bool, bool, bool]:  # fmt: skip
-    """:func:`_step`, then the new mask into ``mask``, in one call (a single env's step):
-    (reward, terminated, won, whether any move is legal)."""
-    reward, terminated, won = _step(
-        board, rows, cols, ann_cell, ann_colour, counters, cleared, action, rngs, at, count,
-        colours, line_length, target_score, loss_reward,
-    )  # fmt: skip
-    return reward, terminated, won, _mask_one(board, rows, cols, mask)
-
-
 # ------------------------------------------------------------------ compiled, a batch
 @compiled
 def play_batch(
@@ -503,17 +488,3 @@ def play(
     move empties the board, they appear as well, so the game can go on.
     """
     return int(_play(*_game(state), source, target, lone(rng), 0, count, colours, line_length))
-
-
-def step(
-    state: Lines98State, action: int, rng: np.random.Generator, count: int, colours: int,
-    line_length: int, target_score: int | None, loss_reward: float,
-) -> tuple[float, bool, bool, np.ndarray, bool]:  # fmt: skip
-    """An env step of a legal ``action`` on ``state``: (reward, terminated, won, the new
-    legal mask, whether it opens any move)."""
-    mask = np.empty(state.flat.size**2, dtype=bool)
-    reward, terminated, won, movable = _step_masked(
-        *_game(state), action, lone(rng), 0, count, colours, line_length, target_score or 0,
-        float(loss_reward), mask,
-    )  # fmt: skip
-    return float(reward), bool(terminated), bool(won), mask, bool(movable)

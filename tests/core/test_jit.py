@@ -59,11 +59,11 @@ def test_a_lone_generator_is_kept_and_draws_from_the_envs_own_stream() -> None:
 
 _PLAY = """
 import gymnasium as gym, numpy as np, grid_envs
-from grid_envs.lines98 import rules
+from grid_envs.lines98 import env as lines98_env
 env = gym.make("GridGames/Lines98-v0")
 env.reset(seed=0)
 env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
-stats = rules._step_masked.stats
+stats = lines98_env._step_views.stats
 print(sum(stats.cache_hits.values()), sum(stats.cache_misses.values()))
 """
 

@@ -233,6 +233,23 @@ def test_mask_is_exact_after_the_spawns_of_each_step() -> None:
             assert obs[7 + colour - 1, r, c] == 1
 
 
+def test_a_steps_own_planes_and_info_are_those_of_the_state_it_leaves() -> None:
+    # the single env's step writes its observation and info["announced"] in its compiled
+    # call; each must equal the views made afresh from the state, and be taken once only
+    env = gym.make("GridGames/Lines98-Small-v0")
+    u = env.unwrapped
+    env.reset(seed=4)
+    start = u.snapshot()
+    for obs, _, info in random_play(env, 4, 60):
+        assert u._fresh_planes is None and u._fresh_announced is None  # taken by the step
+        assert (u._planes() == obs).all()  # made afresh from the state
+        assert (u._game_info()["announced"] == info["announced"]).all()
+    played = u.state
+    u._fresh_planes = (played, np.zeros_like(obs))  # as if a step made them and left them
+    u.restore(start)  # another state object: views made for the one before are not used
+    assert u.state is not played and u._planes().any()
+
+
 def test_fewer_announced_balls_than_spawn_are_padded_with_rows_of_minus_one() -> None:
     env = gym.make("GridGames/Lines98-v0", rows=3, cols=3, colours=7, line_length=3,
                    initial=5, spawn=3)  # fmt: skip
