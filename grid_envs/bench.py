@@ -85,10 +85,14 @@ def _median_rate(window: float, repeats: int, run: Run) -> float:
     return statistics.median(rates)
 
 
-def _paired_rates(window: float, repeats: int, run: Run, reference: Run) -> tuple[float, ...]:
+def _paired_rates(
+    window: float, repeats: int, run: Run, reference: Run | None
+) -> tuple[float, ...]:  # fmt: skip
     """(median rate of ``run``, median rate of ``reference``, median of their ratios), each
     window of ``run`` timed right after one of ``reference``: the machine's drift between
-    windows cancels out of the ratio."""
+    windows cancels out of the ratio. Without a reference: (median rate, NaN, NaN)."""
+    if reference is None:
+        return _median_rate(window, repeats, run), float("nan"), float("nan")
     rates, references = [], []
     for _ in range(repeats):
         count, seconds = reference(time.perf_counter() + window)
@@ -232,10 +236,7 @@ def batched_steps_per_second(
             steps += num_envs
         return steps, spent
 
-    if reference is None:
-        rate, ratio = _median_rate(window, repeats, run), float("nan")
-    else:
-        rate, _, ratio = _paired_rates(window, repeats, run, reference)
+    rate, _, ratio = _paired_rates(window, repeats, run, reference)
     envs.close()
     if not memory:
         return rate, float("nan"), ratio
