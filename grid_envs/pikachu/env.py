@@ -215,6 +215,11 @@ class PikachuEnv(GridEnv):
         self._mask_key, self._mask_value = self.state.board.tobytes(), mask
         return result
 
+    def _apply_and_mask(self, action: int) -> tuple[float, bool, bool, np.ndarray, bool]:
+        reward, terminated, won = self._apply(action)
+        # a game the step leaves in play has a move: the step unstuck the board, or ended it
+        return reward, terminated, won, self._mask_value, not terminated
+
     # ------------------------------------------------------------ views
     def _planes(self) -> np.ndarray:
         board = self.state.board.reshape(1, -1)
