@@ -26,14 +26,8 @@ class Lines98State:
 
     # board: (rows, cols) int8, 0 empty, 1..C a ball's colour; flat: (rows * cols,) a view
     # ann_cell: (rows * cols,) int64, the announced balls' flat cells in the order they
-    #   were announced, the first counters[N_ANN] (the cells are empty now)
-    # ann_colour: (rows * cols,) int8, their colours
-    # counters: (COUNTERS,) int64, see N_ANN, SCORE, CLEARED, MOVES, LAST
-    # cleared: (rows * cols,) int64, the flat cells the last rule cleared, the first
-    #   counters[LAST] (for drawing)
-    # board: (rows, cols) int8, 0 empty, 1..C a ball's colour; flat: (rows * cols,) a view
-    # ann_cell: (rows * cols,) int64, the announced balls' flat cells in the order they
-    #   were announced, the first counters[N_ANN] (the cells are empty now); 0 past them
+    #   were announced, the first counters[N_ANN] (the cells are empty now); past them,
+    #   what the rules left there (a copy zeroes it)
     # ann_colour: (rows * cols,) int8, their colours
     # counters: (COUNTERS,) int64, see N_ANN, SCORE, CLEARED, MOVES, LAST
     # cleared: (rows * cols,) int64, the flat cells the last rule cleared, the first
@@ -96,7 +90,7 @@ class Lines98State:
     def announced(self) -> dict[int, int]:
         """The balls announced for the next spawn, flat cell -> colour, in the order they
         were announced (a new dict; assign one to change them)."""
-        held = int(self.counters[N_ANN])
+        held = self.held
         return dict(
             zip(self.ann_cell[:held].tolist(), self.ann_colour[:held].tolist(), strict=True)
         )
