@@ -14,6 +14,7 @@ whenever one is there), then the lines in the making and the best move the board
 from __future__ import annotations
 
 import copy
+import math
 import time
 from typing import Any
 
@@ -48,7 +49,9 @@ COMPARE: dict[str, dict[str, Any]] = {
                              "teacher_epochs": 4, "timesteps": 5_000,
                              "skip_agents": ("lookahead",), "episodes": 50},
 }  # fmt: skip
-SEARCH: dict[str, dict[str, Any]] = {"GridGames/Lines98*": {"variant": "gumbel", "simulations": 64}}
+SEARCH: dict[str, dict[str, Any]] = {
+    "GridGames/Lines98*": {"variant": "ordered", "simulations": 12}
+}
 JUDGE_POINTS = 100.0  # the look-ahead's units a point, as a search's leaf value: 20 a free cell
 
 
@@ -181,13 +184,16 @@ class LookaheadAgent(Agent):
 
     def first_steps(
         self, state: Lines98State, moves: np.ndarray, count: int, length: int, colours: int,
-        scratch: np.random.Generator, deadline: float,
+        scratch: np.random.Generator, deadline: float, order: np.ndarray | None = None,
     ) -> list[tuple[float, int, Lines98State]]:  # fmt: skip
-        """The first ``count`` moves of :func:`candidate_order`, each replayed on a copy of
-        ``state`` (no new announcements) and judged: (value, move index, board after),
-        best first. Stops early, after at least one, once ``deadline`` has passed."""
+        """The first ``count`` moves of ``order`` (indices of ``moves``; by default
+        :func:`candidate_order`), each replayed on a copy of ``state`` (no new
+        announcements) and judged: (value, move index, board after), best first. Stops
+        early, after at least one, once ``deadline`` has passed."""
         judged = []
-        for k in candidate_order(state, moves, length, colours)[:count].tolist():
+        if order is None:
+            order = candidate_order(state, moves, length, colours)
+        for k in order[:count].tolist():
             trial = copy.deepcopy(state)
             rules.play(trial, int(moves[k, 0]), int(moves[k, 1]), scratch, 0, colours, length)
             cleared = trial.balls_cleared - state.balls_cleared
@@ -225,15 +231,26 @@ class LookaheadAgent(Agent):
         return total / draws
 
     def act(self, env: GridEnv, observation: np.ndarray) -> int:
-        deadline = time.perf_counter() + self.time_limit
-        s: Lines98State = env.game_state()
-        e: Any = env
-        length, colours, n = e.line_length, e.colours, s.board.size
         moves = legal_moves(env)
         if not len(moves):
             return 0
+        best = self.choose(env, moves, time.perf_counter() + self.time_limit)
+        return rules.move_to_action(
+            int(moves[best, 0]), int(moves[best, 1]), env.game_state().board.size
+        )
+
+    def choose(
+        self, env: GridEnv, moves: np.ndarray, deadline: float, order: np.ndarray | None = None
+    ) -> int:
+        """The index of the move to play among ``moves`` (the legal ones, at least one),
+        its ``candidates`` taken from ``order`` (by default :func:`candidate_order`)."""
+        s: Lines98State = env.game_state()
+        e: Any = env
+        length, colours = e.line_length, e.colours
         scratch = np.random.default_rng(int(self.rng.integers(2**63)))
-        judged = self.first_steps(s, moves, self.candidates, length, colours, scratch, deadline)
+        judged = self.first_steps(
+            s, moves, self.candidates, length, colours, scratch, deadline, order
+        )
         best = judged[0][1]
         if self.replies and judged[0][2].balls_cleared == s.balls_cleared:
             best_value = -np.inf
@@ -245,7 +262,25 @@ class LookaheadAgent(Agent):
                     break
                 if reply + self.first_weight * value > best_value:
                     best, best_value = k, reply + self.first_weight * value
-        return rules.move_to_action(int(moves[best, 0]), int(moves[best, 1]), n)
+        return best
+
+
+def lookahead_with_prior(
+    env: GridEnv, logits: np.ndarray, candidates: int, rng: np.random.Generator
+) -> int:
+    """The look-ahead's move (:class:`LookaheadAgent`, its weights and replies) with its
+    ``candidates`` proposed by a network: the legal moves its ``logits`` (over all
+    actions) rank first, in that order, in place of :func:`candidate_order`. No clock: a
+    seed gives the same move on any machine. The search's ``variant="ordered"``."""
+    moves = legal_moves(env)
+    if not len(moves):
+        return 0
+    size = env.game_state().board.size
+    order = np.argsort(-logits[moves[:, 0] * size + moves[:, 1]], kind="stable")
+    agent = LookaheadAgent(seed=int(rng.integers(2**63)), candidates=candidates,
+                           time_limit=math.inf)  # fmt: skip
+    best = agent.choose(env, moves, math.inf, order)
+    return rules.move_to_action(int(moves[best, 0]), int(moves[best, 1]), size)
 
 
 def judged_values(env: GridEnv, observations: np.ndarray) -> np.ndarray:
@@ -298,6 +333,7 @@ def candidate_order(
 
 _JUDGE = LookaheadAgent()  # its default weights (judge draws nothing)
 LEAF_VALUE = judged_values
+ORDERED_SEARCH = lookahead_with_prior
 
 register_agent(
     "greedy", GreedyAgent, LINES98_IDS, "the move that most grows one-colour lines (scores now)"

@@ -62,7 +62,7 @@ import numpy as np
 from agents.base import Agent
 from grid_envs.core.base_env import GridEnv
 
-VARIANTS = ("gumbel", "puct", "levin", "lds", "exact")
+VARIANTS = ("gumbel", "puct", "levin", "lds", "exact", "ordered")
 LEAF_VALUES = ("network", "algorithm")
 Evaluation = tuple[np.ndarray, np.ndarray]  # logits (b, A) and values (b,)
 
@@ -265,6 +265,8 @@ class Search:
             return self._discrepancies(env, observation)
         if self.config.variant == "exact":
             return self._exact(env, observation)
+        if self.config.variant == "ordered":
+            return self._ordered(env, observation)
         world = env.sample_world(self.rng) if env.deterministic else None
         root = self.next_roots.get(key)
         self.evaluations = 0
@@ -478,6 +480,26 @@ class Search:
                 return SearchResult(action, legal, policy, 0.0, nodes, self.evaluations)
         self._lost_next = sim.step(action)[0].tobytes()  # proved lost: so is the next one
         return SearchResult(action, legal, policy, 0.0, nodes, self.evaluations)
+
+    def _ordered(self, env: GridEnv, observation: np.ndarray) -> SearchResult:
+        """The game's own search from the position in view (restored into the copy from
+        the player's world), its ``simulations`` candidate moves the ones the network's
+        logits rank first (see the module doc); what expert iteration learns is its move."""
+        search = _game_hook(env, "ORDERED_SEARCH", "search a prior can propose moves to "
+                            "(ordered: Lines98's look-ahead); use gumbel or puct")  # fmt: skip
+        sim = self.sim
+        assert sim is not None
+        self.evaluations = 0
+        mask = env.action_masks()
+        legal = np.flatnonzero(mask)
+        logits, _ = self._evaluate([observation], [mask])
+        if self.config.simulations == 0:
+            action = int(legal[int(np.argmax(logits[0][legal]))])
+        else:
+            sim.restore(env.sample_world(self.rng))
+            action = int(search(sim, logits[0], self.config.simulations, self.rng))
+        policy = (legal == action).astype(np.float64)
+        return SearchResult(action, legal, policy, 0.0, self.config.simulations, self.evaluations)
 
     def _checked_line(self, env: GridEnv, line: list[int]) -> list[tuple[int, bytes]]:
         """A winning line with the observation each of its moves is played on (replayed on

@@ -54,7 +54,7 @@ DETERMINISTIC = [i for i, kw in BOARDS.items() if gym.make(i, **kw).unwrapped.de
     ("env_id", "variant"),
     [(i, v) for i in sorted(BOARDS) for v in ("gumbel", "puct")]
     + [(i, v) for i in DETERMINISTIC for v in ("levin", "lds")]
-    + [("GridGames/Pikachu-v0", "exact")],
+    + [("GridGames/Pikachu-v0", "exact"), ("GridGames/Lines98-Small-v0", "ordered")],
 )
 def test_search_plays_legal_moves_and_same_seed_same_moves(env_id: str, variant: str) -> None:
     kwargs = BOARDS.get(env_id, {})
@@ -75,6 +75,7 @@ def test_levin_search_needs_a_deterministic_game() -> None:
 @pytest.mark.parametrize(
     ("settings", "refusal"),
     [({"variant": "exact"}, "KnightEnv has no exact solver"),
+     ({"variant": "ordered"}, "KnightEnv has no search a prior can propose moves to"),
      ({"leaf_value": "algorithm"}, "KnightEnv has no judgement of positions")],
 )  # fmt: skip
 def test_a_search_needs_a_game_that_declares_what_it_asks_for(
@@ -412,7 +413,13 @@ def test_lines98_leaf_value_is_the_look_aheads_judgement_of_the_position_shown()
         judged_values(compact, compact.observe()[None])
 
 
-def test_lines98_search_on_the_judgement_never_reads_the_spawns_to_come() -> None:
+@pytest.mark.parametrize(
+    "settings",
+    [{"simulations": 16, "leaf_value": "algorithm"}, {"simulations": 4, "variant": "ordered"}],
+)
+def test_lines98_search_on_the_judgement_never_reads_the_spawns_to_come(
+    settings: dict[str, Any],
+) -> None:
     a = lines98_midgame(11, moves=4)
     b = gym.make("GridGames/Lines98-v0").unwrapped
     b.reset(seed=999)
@@ -420,11 +427,45 @@ def test_lines98_search_on_the_judgement_never_reads_the_spawns_to_come() -> Non
     b.np_random = np.random.default_rng(12345)  # other draws to come, the same view
     for seed in range(2):
         moves = [
-            SearchAgent(UniformEvaluator(), e, seed=seed, simulations=16,
-                        leaf_value="algorithm").act(e, e.observe())
+            SearchAgent(UniformEvaluator(), e, seed=seed, **settings).act(e, e.observe())
             for e in (a, b)
-        ]  # fmt: skip
+        ]
         assert moves[0] == moves[1] and a.action_masks()[moves[0]]
+
+
+class RankedMoves(UniformEvaluator):
+    """Logits that rank the legal moves of one position in a given order."""
+
+    def __init__(self, ranked: list[int]) -> None:
+        super().__init__()
+        self.ranked = ranked
+
+    def __call__(self, observations: np.ndarray, masks: np.ndarray) -> Any:
+        logits, values = super().__call__(observations, masks)
+        logits[:, self.ranked] = -np.arange(len(self.ranked), dtype=np.float32)
+        logits[:, self.ranked] += len(self.ranked) + 1.0
+        return logits, values
+
+
+def test_the_ordered_search_is_the_look_ahead_with_the_priors_candidates() -> None:
+    from agents.lines98 import LookaheadAgent, candidate_order, legal_moves
+    from grid_envs.lines98 import rules
+
+    for seed in range(3):
+        env = lines98_midgame(seed, moves=8)
+        moves, size = legal_moves(env), env.game_state().board.size
+        actions = [rules.move_to_action(int(s), int(t), size) for s, t in moves]
+        own = candidate_order(env.game_state(), moves, env.line_length, env.colours)
+        # the prior ranks the moves as the look-ahead does: the look-ahead's own move
+        looked = LookaheadAgent(env, seed=0, time_limit=float("inf")).act(env, env.observe())
+        prior = RankedMoves([actions[k] for k in own.tolist()])
+        agent = SearchAgent(prior, env, seed=0, simulations=12, variant="ordered")
+        assert agent.act(env, env.observe()) == looked
+        # one candidate: the prior's favourite, whatever the look-ahead would rank first
+        favourite = actions[int(own[-1])]
+        agent = SearchAgent(RankedMoves([favourite]), env, seed=0, simulations=1,
+                            variant="ordered")  # fmt: skip
+        assert agent.act(env, env.observe()) == favourite
 
 
 def test_a_tiny_expert_iteration_saves_a_model_both_agents_play(tmp_path: Any) -> None:
