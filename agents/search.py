@@ -31,6 +31,10 @@ to the game's own exact solver (where a game has one: ``EXACT_SEARCH`` beside it
 baselines), the network's logits ordering the choices it tries and ``simulations`` its node
 budget: it clears, proves the position lost, or runs out, and the agent plays the line,
 the prior's move on a lost position, or the prior's move and a new search next move.
+``variant="ordered"`` hands the position to the game's own search (``ORDERED_SEARCH``
+beside its baselines; Lines98: the look-ahead), with the ``simulations`` legal moves the
+network's logits rank first as its candidates, in that order, in place of the game's own
+choice of candidates; it has no clock, so a seed gives the same moves on any machine.
 
 **Values.** A simulation's value is the rewards along its path, discounted by the
 model's ``gamma``, plus the network's value of the position it stops at; an episode that
@@ -116,7 +120,7 @@ class SearchConfig:
     """How a search runs (see the module doc)."""
 
     simulations: int = 32  # simulations a move (0: the network's most likely action)
-    variant: str = "gumbel"  # or "puct"; "levin", "lds" or "exact" (deterministic games)
+    variant: str = "gumbel"  # or "puct", "ordered"; "levin", "lds", "exact" (deterministic)
     max_considered: int = 16  # Gumbel: root actions tried at most
     gumbel_scale: float = 1.0  # Gumbel: the noise on the root's logits (0: none)
     c_visit: float = 50.0  # Gumbel: sigma(q) = (c_visit + most visits) * c_scale * q

@@ -598,13 +598,14 @@ def _eval_arguments(p: argparse.ArgumentParser) -> None:
                    "or pretrained")  # fmt: skip
     p.add_argument("--simulations", type=count(0), default=None,
                    help="--agent search: network evaluations a move (exact: the "
-                   "solver's nodes; default: the game's own; 0: the network's most likely "
-                   "action)")  # fmt: skip
+                   "solver's nodes; ordered: the candidates; default: the game's own; 0: "
+                   "the network's most likely action)")  # fmt: skip
     p.add_argument("--variant", choices=VARIANTS, default=None,
                    help="--agent search: gumbel (Gumbel root with sequential halving), puct, "
                    "and for deterministic games levin (best-first for a winning line), lds "
                    "(limited discrepancy) or exact (the game's exact solver, the network "
-                   "ordering its choices: Pikachu); default: the game's own")  # fmt: skip
+                   "ordering its choices: Pikachu); ordered (the game's own search, the "
+                   "network proposing its candidates: Lines98); default: the game's own")  # fmt: skip
     p.add_argument("--leaf-value", choices=LEAF_VALUES, default=None,
                    help="--agent search: where a simulation stops, the network's value "
                    "(default) or the game's algorithm's judgement (Lines98: the "

@@ -11,6 +11,7 @@ import pytest
 from agents import evaluate
 from agents.evaluation import load_policy
 from agents.pretrained import available, card, model_path
+from agents.search import search_defaults
 from grid_games import cli
 
 SHIPPED = available()
@@ -83,8 +84,10 @@ def test_the_lines98_search_takes_the_look_aheads_judgement_from_the_command_lin
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     args = ["eval", "Lines98-v0", "--agent", "search", "--model", "pretrained",
-            "--leaf-value", "algorithm", "--simulations", "4", "--episodes", "1",
-            "--set", "time_limit=12", "--seed", "1000000", "--json"]  # fmt: skip
-    assert cli.main(args) == 0
-    row = json.loads(capsys.readouterr().out)
-    assert row["agent"].startswith("search4:") and row["mean_length"] == 12
+            "--simulations", "4", "--episodes", "1", "--set", "time_limit=12",
+            "--seed", "1000000", "--json"]  # fmt: skip
+    for more in (["--variant", "gumbel", "--leaf-value", "algorithm"], []):  # and the default
+        assert cli.main([*args, *more]) == 0
+        row = json.loads(capsys.readouterr().out)
+        assert row["agent"].startswith("search4:") and row["mean_length"] == 12
+    assert search_defaults("GridGames/Lines98-v0") == {"variant": "ordered", "simulations": 12}
