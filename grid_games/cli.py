@@ -605,7 +605,8 @@ def _eval_arguments(p: argparse.ArgumentParser) -> None:
                    "and for deterministic games levin (best-first for a winning line), lds "
                    "(limited discrepancy) or exact (the game's exact solver, the network "
                    "ordering its choices: Pikachu); ordered (the game's own search, the "
-                   "network proposing its candidates: Lines98); default: the game's own")  # fmt: skip
+                   "network proposing its candidates: Lines98); default: the game's "
+                   "own")  # fmt: skip
     p.add_argument("--leaf-value", choices=LEAF_VALUES, default=None,
                    help="--agent search: where a simulation stops, the network's value "
                    "(default) or the game's algorithm's judgement (Lines98: the "
