@@ -8,9 +8,29 @@ import numpy as np
 
 from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
+from grid_envs.core.jit import compiled
 from grid_envs.pikachu import render, rules
 from grid_envs.pikachu.solver import plan
-from grid_envs.pikachu.state import GRAVITY, ON_STUCK, PikachuState
+from grid_envs.pikachu.state import GRAVITY, ON_STUCK, TOTAL, PikachuState
+
+
+@compiled
+def _step_views(
+    board: np.ndarray, rows: int, cols: int, counters: np.ndarray, path: np.ndarray,
+    action: int, gravity: int, reshuffle: bool, fixed: bool, pair_reward: float,
+    win_reward: float, loss_reward: float, mask: np.ndarray, planes: np.ndarray,
+) -> tuple[float, bool, bool, bool]:  # fmt: skip
+    """A single env's step in one compiled call: the rules' removal (:func:`rules._play`,
+    the code a batch runs over its rows), the new mask into ``mask`` and the observation
+    planes into ``planes``; (reward, terminated, won, stuck: the board is to be reshuffled,
+    which draws, and the planes are then stale)."""
+    result = rules._play(
+        board, rows, cols, counters, path, action, gravity, reshuffle, fixed, pair_reward,
+        win_reward, loss_reward, mask,
+    )  # fmt: skip
+    rules._planes_into(board.reshape((1, board.size)), np.zeros(1, dtype=np.int64),
+                       planes.reshape((1, planes.size)))  # fmt: skip
+    return result
 
 
 class PikachuEnv(GridEnv):
@@ -159,6 +179,8 @@ class PikachuEnv(GridEnv):
         self.total_pairs = 1  # the pairs this episode's deal started with
         self._mask_key = b""
         self._mask_value = np.zeros(0, dtype=bool)
+        # the observation planes a step's compiled call made, for the state it left
+        self._fresh_planes: tuple[PikachuState, np.ndarray] | None = None
 
     # ------------------------------------------------------------- episode
     def _new_board(self) -> np.ndarray:
@@ -191,6 +213,7 @@ class PikachuEnv(GridEnv):
             board = self._new_board()
         self.state = PikachuState(board)
         self.total_pairs = max(1, self.state.tiles_left // 2)
+        self.state.counters[TOTAL] = self.total_pairs
         if not self._mask_now().any() and self.state.tiles_left:
             rules.shuffle(board, self.np_random)  # no penalty: the deal itself was stuck
 
@@ -207,21 +230,33 @@ class PikachuEnv(GridEnv):
         return self._mask_now()
 
     def _apply(self, action: int) -> tuple[float, bool, bool]:
-        mask = np.empty(self._n_actions, dtype=bool)  # the board's after the step
-        result = rules.step(
-            self.state, action, self.np_random, self.total_pairs, self.gravity,
-            self.on_stuck == "shuffle", self.rewards, mask, self.shuffle_tries,
-        )  # fmt: skip
-        self._mask_key, self._mask_value = self.state.board.tobytes(), mask
-        return result
+        return self._apply_and_mask(action)[:3]
 
     def _apply_and_mask(self, action: int) -> tuple[float, bool, bool, np.ndarray, bool]:
-        reward, terminated, won = self._apply(action)
+        s, r = self.state, self.rewards
+        board = rules.contiguous_board(s)
+        s.counters[TOTAL] = self.total_pairs
+        mask = np.empty(self._n_actions, dtype=bool)  # the board's after the step
+        planes = np.empty((self.kinds, self.rows, self.cols), dtype=np.uint8)
+        reward, terminated, won, stuck = _step_views(
+            board, self.rows, self.cols, s.counters, s.path, action,
+            GRAVITY.index(self.gravity), self.on_stuck == "shuffle", r.pair_reward is not None,
+            float(r.pair_reward or 0.0), float(r.win_reward), float(r.loss_reward), mask, planes,
+        )  # fmt: skip
+        if stuck:  # the only part of a step that draws, and it changes the board
+            reward, terminated, won = rules.unstick(s, reward, self.np_random, r, mask,
+                                                    self.shuffle_tries)  # fmt: skip
+        else:
+            self._fresh_planes = (s, planes)
+        self._mask_key, self._mask_value = s.board.tobytes(), mask
         # a game the step leaves in play has a move: the step unstuck the board, or ended it
-        return reward, terminated, won, self._mask_value, not terminated
+        return float(reward), bool(terminated), bool(won), mask, not terminated
 
     # ------------------------------------------------------------ views
     def _planes(self) -> np.ndarray:
+        fresh, self._fresh_planes = self._fresh_planes, None  # taken once
+        if fresh is not None and fresh[0] is self.state:  # not since reset or restored
+            return fresh[1]
         board = self.state.board.reshape(1, -1)
         return rules.planes(board, self.kinds, self.rows, self.cols)[0]
 
@@ -240,7 +275,7 @@ class PikachuEnv(GridEnv):
             "tiles_left": s.tiles_left,
             "pairs_removed": s.removed,
             "shuffles": s.shuffles,
-            "path": rules.path_info(s.last_path),
+            "path": s.path.copy(),
         }
 
     # -------------------------------------------------------- snapshots

@@ -27,25 +27,18 @@ from grid_envs.pikachu.paths import (
     mask_into,
     removable_pairs,
 )
-from grid_envs.pikachu.state import EMPTY, GRAVITY, PikachuState
+from grid_envs.pikachu.state import (  # noqa: F401 (the counters' layout, for the batch)
+    COUNTERS,
+    EMPTY,
+    GRAVITY,
+    PATH,
+    REMOVED,
+    SHUFFLES,
+    TOTAL,
+    PikachuState,
+)
 
-# a game's counters, one int64 array (a row of the batch's): pairs removed, reshuffles, the
-# pairs its deal started with, the points of its last path
-REMOVED, SHUFFLES, TOTAL, PATH = range(4)
-COUNTERS = 4
 SHUFFLE_TRIES = 20
-
-
-def path_info(points: tuple[tuple[int, int], ...]) -> np.ndarray:
-    """``info["path"]``: a path's corner points (at most 4) as a (4, 2) int64 array of
-    (row, col), the rows past its corners (-1, -1) (every row before the first removal)."""
-    out = _NO_CORNERS.copy()
-    for k, (r, c) in enumerate(points):  # item by item: numpy reads nested tuples slowly
-        out[k, 0], out[k, 1] = r, c
-    return out
-
-
-_NO_CORNERS = np.full((4, 2), -1, dtype=np.int64)
 
 
 def n_pairs(cells: int) -> int:
@@ -464,27 +457,37 @@ def step(
     ``mask``): (reward, terminated, won) as ``rewards`` pay them; a stuck board gets
     ``tries`` random layouts before the placed shuffle."""
     rows, cols = state.board.shape
-    if not state.board.flags.c_contiguous:
-        state.board = np.ascontiguousarray(state.board)
-    board = state.board.reshape(-1)  # a view of the state's board
-    counters = np.array([state.removed, state.shuffles, total_pairs, 0], dtype=np.int64)
-    path = np.zeros((4, 2), dtype=np.int64)
+    board = contiguous_board(state)
+    state.counters[TOTAL] = total_pairs
     reward, terminated, won, stuck = _play(
-        board, rows, cols, counters, path, action, GRAVITY.index(gravity), reshuffle,
-        rewards.pair_reward is not None, float(rewards.pair_reward or 0.0),
+        board, rows, cols, state.counters, state.path, action, GRAVITY.index(gravity),
+        reshuffle, rewards.pair_reward is not None, float(rewards.pair_reward or 0.0),
         float(rewards.win_reward), float(rewards.loss_reward), mask,
     )  # fmt: skip
-    undecided = False
-    if stuck:  # the only part of a step that draws
-        extra, undecided = _unstick(board, rows, cols, counters, lone(rng), 0, tries,
-                                    float(rewards.shuffle_reward), mask)  # fmt: skip
-        reward += extra
-    state.removed = int(counters[REMOVED])
-    state.shuffles = int(counters[SHUFFLES])
-    state.last_path = tuple((r, c) for r, c in path[: counters[PATH]].tolist())
-    if undecided:
-        return settle(state, float(reward), rng, rewards, mask)
+    if stuck:
+        return unstick(state, float(reward), rng, rewards, mask, tries)
     return float(reward), bool(terminated), bool(won)
+
+
+def contiguous_board(state: PikachuState) -> np.ndarray:
+    """A flat view of the state's board (made contiguous first where it is not)."""
+    if not state.board.flags.c_contiguous:
+        state.board = np.ascontiguousarray(state.board)
+    return state.board.reshape(-1)
+
+
+def unstick(
+    state: PikachuState, reward: float, rng: np.random.Generator, rewards: Rewards,
+    mask: np.ndarray, tries: int = SHUFFLE_TRIES,
+) -> tuple[float, bool, bool]:  # fmt: skip
+    """The rest of a step that left the board stuck, the only part that draws: up to
+    ``tries`` random layouts, then :func:`settle`; (reward, terminated, won)."""
+    rows, cols = state.board.shape
+    extra, undecided = _unstick(state.board.reshape(-1), rows, cols, state.counters, lone(rng),
+                                0, tries, float(rewards.shuffle_reward), mask)  # fmt: skip
+    if undecided:
+        return settle(state, reward + extra, rng, rewards, mask)
+    return reward + extra, False, False
 
 
 def settle(

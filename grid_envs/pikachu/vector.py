@@ -108,10 +108,9 @@ class PikachuVectorEnv(GridVectorEnv):
         return rewards, terminated, won
 
     def _state_of_env(self, i: int) -> Any:
-        s, c = self.template, self.counters[i]
-        path = tuple((r, col) for r, col in self.paths[i, : c[rules.PATH]].tolist())
-        board = self.boards[i].reshape(s.rows, s.cols).copy()
-        return PikachuState(board, int(c[rules.REMOVED]), int(c[rules.SHUFFLES]), path)
+        s = self.template
+        board = self.boards[i].reshape(s.rows, s.cols)
+        return PikachuState.of_arrays(board, self.counters[i], self.paths[i])
 
     def _no_legal_action(self, idx: np.ndarray) -> float:
         return 0.0
