@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from copy import deepcopy
 
 import gymnasium as gym
 import numpy as np
@@ -15,6 +16,7 @@ from grid_envs.pikachu import rules
 from grid_envs.pikachu.env import PikachuEnv
 from grid_envs.pikachu.paths import find_path, removable_pairs
 from grid_envs.pikachu.solver import plan, remove
+from grid_envs.pikachu.state import PikachuState
 from tests.pikachu.conftest import exhaustive
 
 
@@ -151,6 +153,46 @@ def test_stuck_board_ends_or_reshuffles() -> None:
     _, r, term, _, info = shuffles.step(rules.pair_to_action(0, 3, 8))
     assert not term and info["shuffles"] == 1 and r == pytest.approx(1 / 3 - 0.1)
     assert info["action_mask"].any()
+
+
+def test_a_steps_own_planes_are_those_of_the_board_it_leaves() -> None:
+    # the step writes its observation in its compiled call, unless a reshuffle moved the
+    # tiles after it; either way it equals the planes made afresh, and is taken once
+    board = [[3, 1, 2, 3], [0, 2, 1, 0]]  # stuck, and reshuffled, after the 3s go
+    shuffles = PikachuEnv(levels=board, on_stuck="shuffle")
+    shuffles.reset(seed=0)
+    obs, _, _, _, info = shuffles.step(rules.pair_to_action(0, 3, 8))
+    assert info["shuffles"] == 1 and (obs == shuffles._planes()).all()
+    env = gym.make("GridGames/Pikachu-Small-v0")
+    u = env.unwrapped
+    obs, info = env.reset(seed=5)
+    start = u.snapshot()
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        obs, _, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        assert u._fresh_planes is None  # taken by the step's observation
+        assert (u._planes() == obs).all()
+        assert (info["path"][: u.state.counters[rules.PATH]] == u.state.last_path).all()
+        if term or trunc:
+            obs, info = env.reset()
+    played = u.state
+    u._fresh_planes = (played, np.zeros_like(obs))  # as if a step made them and left them
+    u.restore(start)  # another state object: planes made for the one before are not used
+    assert u.state is not played and u._planes().any()
+
+
+def test_a_states_counters_and_path_are_its_own_arrays() -> None:
+    state = PikachuState(np.ones((2, 2), dtype=np.int16), removed=3, shuffles=1,
+                         last_path=((0, 0), (-1, 0), (-1, 1), (0, 1)), total=2)  # fmt: skip
+    copy = deepcopy(state)
+    copy.removed, copy.shuffles, copy.last_path = 4, 2, ((0, 0), (1, 0))
+    copy.board[0, 0] = 0
+    assert (state.removed, state.shuffles, state.tiles_left) == (3, 1, 4)
+    assert state.last_path == ((0, 0), (-1, 0), (-1, 1), (0, 1))
+    assert copy.path.tolist() == [[0, 0], [1, 0], [-1, -1], [-1, -1]]
+    assert copy.counters.tolist() == [4, 2, 2, 2]  # removed, shuffles, total, corners
+    with pytest.raises(ValueError, match="at most 4 corner points"):
+        copy.last_path = ((0, 0),) * 5
 
 
 def test_odd_counts_are_rejected() -> None:
