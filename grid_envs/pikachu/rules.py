@@ -3,8 +3,9 @@
 The rules an env step runs are compiled (:mod:`grid_envs.core.jit`), each written once over
 one game's arrays (its flat board, the counters :data:`COUNTERS`, its last path's corners):
 the mask, a removal with its path and the gravity, the reshuffles of a stuck board. The
-single env calls them through :func:`step` and :func:`legal_mask`; the batched env keeps
-every game as rows of the same arrays and calls them in a compiled loop (:func:`play_batch`,
+single env calls :func:`_play` in its own compiled step (with the observation planes), then
+:func:`unstick` for a stuck board, and :func:`legal_mask`; the batched env keeps every game
+as rows of the same arrays and calls them in a compiled loop (:func:`play_batch`,
 :func:`masks_batch`). A reshuffle that 20 random layouts do not unstick falls back to
 :func:`shuffle`'s placement in Python (rare), for both.
 """
@@ -448,27 +449,6 @@ def _planes_into(boards: np.ndarray, idx: np.ndarray, out: np.ndarray) -> np.nda
 
 
 # ------------------------------------------------------------- over a PikachuState
-def step(
-    state: PikachuState, action: int, rng: np.random.Generator, total_pairs: int,
-    gravity: str, reshuffle: bool, rewards: Rewards, mask: np.ndarray,
-    tries: int = SHUFFLE_TRIES,
-) -> tuple[float, bool, bool]:  # fmt: skip
-    """An env step of a legal ``action`` on ``state`` (its board's mask after it into
-    ``mask``): (reward, terminated, won) as ``rewards`` pay them; a stuck board gets
-    ``tries`` random layouts before the placed shuffle."""
-    rows, cols = state.board.shape
-    board = contiguous_board(state)
-    state.counters[TOTAL] = total_pairs
-    reward, terminated, won, stuck = _play(
-        board, rows, cols, state.counters, state.path, action, GRAVITY.index(gravity),
-        reshuffle, rewards.pair_reward is not None, float(rewards.pair_reward or 0.0),
-        float(rewards.win_reward), float(rewards.loss_reward), mask,
-    )  # fmt: skip
-    if stuck:
-        return unstick(state, float(reward), rng, rewards, mask, tries)
-    return float(reward), bool(terminated), bool(won)
-
-
 def contiguous_board(state: PikachuState) -> np.ndarray:
     """A flat view of the state's board (made contiguous first where it is not)."""
     if not state.board.flags.c_contiguous:
