@@ -175,8 +175,7 @@ class PikachuEnv(GridEnv):
             time_limit=time_limit,
         )
         self.rewards = rules.Rewards(pair_reward, **rewards)
-        self.state = PikachuState(np.zeros((rows, cols), dtype=np.int16))
-        self.total_pairs = 1  # the pairs this episode's deal started with
+        self.state = PikachuState(np.zeros((rows, cols), dtype=np.int16), total=1)
         self._mask_key = b""
         self._mask_value = np.zeros(0, dtype=bool)
         # the observation planes a step's compiled call made, for the state it left
@@ -202,6 +201,11 @@ class PikachuEnv(GridEnv):
         the deal then runs compiled, for one env and for a batch alike."""
         return self.fixed_board is None and not self.solvable_only
 
+    @property
+    def total_pairs(self) -> int:
+        """The pairs this episode's deal started with (the state's counter)."""
+        return int(self.state.counters[TOTAL])
+
     def _new_episode(self, options: dict[str, Any]) -> None:
         if self.random_deals:  # dealt, with its mask, by the compiled rule
             flat = np.empty(self.rows * self.cols, dtype=np.int16)
@@ -211,9 +215,7 @@ class PikachuEnv(GridEnv):
             self._mask_key, self._mask_value = board.tobytes(), mask
         else:
             board = self._new_board()
-        self.state = PikachuState(board)
-        self.total_pairs = max(1, self.state.tiles_left // 2)
-        self.state.counters[TOTAL] = self.total_pairs
+        self.state = PikachuState(board, total=max(1, int(np.count_nonzero(board)) // 2))
         if not self._mask_now().any() and self.state.tiles_left:
             rules.shuffle(board, self.np_random)  # no penalty: the deal itself was stuck
 
@@ -235,7 +237,6 @@ class PikachuEnv(GridEnv):
     def _apply_and_mask(self, action: int) -> tuple[float, bool, bool, np.ndarray, bool]:
         s, r = self.state, self.rewards
         board = rules.contiguous_board(s)
-        s.counters[TOTAL] = self.total_pairs
         mask = np.empty(self._n_actions, dtype=bool)  # the board's after the step
         planes = np.empty((self.kinds, self.rows, self.cols), dtype=np.uint8)
         reward, terminated, won, stuck = _step_views(
@@ -280,10 +281,10 @@ class PikachuEnv(GridEnv):
 
     # -------------------------------------------------------- snapshots
     def _get_state(self) -> Any:
-        return (self.state, self.total_pairs)
+        return self.state
 
     def _set_state(self, state: Any) -> None:
-        self.state, self.total_pairs = state
+        self.state = state
 
     @property
     def deterministic(self) -> bool:
