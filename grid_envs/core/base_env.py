@@ -198,6 +198,14 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
     def _set_state(self, state: Any) -> None:
         raise NotImplementedError
 
+    def _fresh(self, name: str) -> np.ndarray | None:
+        """A view a game's step made in its compiled call, kept as ``(state, view)`` in the
+        attribute ``name``: taken once, and only while the state is still the one it was
+        made for (a reset or a restore puts in another); None otherwise."""
+        made = getattr(self, name)
+        setattr(self, name, None)
+        return made[1] if made is not None and made[0] is self._public_state() else None
+
     def _public_state(self) -> Any:
         """The game's state object that planners read (see :meth:`game_state`)."""
         raise NotImplementedError

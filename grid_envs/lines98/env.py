@@ -276,13 +276,6 @@ class Lines98Env(GridEnv):
         self._fresh_planes, self._fresh_announced = (s, planes), (s, announced)
         return float(reward), bool(terminated), bool(won), mask, bool(movable)
 
-    def _fresh(self, name: str) -> np.ndarray | None:
-        """The view ``name`` made by this step's compiled call, once, if the state is
-        still the one it was made for (a reset or a restore puts in another)."""
-        made = getattr(self, name)
-        setattr(self, name, None)
-        return made[1] if made is not None and made[0] is self.state else None
-
     def _no_legal_action(self) -> float:
         return self.rewards.loss_reward
 

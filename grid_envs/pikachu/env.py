@@ -255,9 +255,9 @@ class PikachuEnv(GridEnv):
 
     # ------------------------------------------------------------ views
     def _planes(self) -> np.ndarray:
-        fresh, self._fresh_planes = self._fresh_planes, None  # taken once
-        if fresh is not None and fresh[0] is self.state:  # not since reset or restored
-            return fresh[1]
+        fresh = self._fresh("_fresh_planes")
+        if fresh is not None:
+            return fresh
         board = self.state.board.reshape(1, -1)
         return rules.planes(board, self.kinds, self.rows, self.cols)[0]
 
