@@ -235,9 +235,8 @@ class LookaheadAgent(Agent):
         if not len(moves):
             return 0
         best = self.choose(env, moves, time.perf_counter() + self.time_limit)
-        return rules.move_to_action(
-            int(moves[best, 0]), int(moves[best, 1]), env.game_state().board.size
-        )
+        e: Any = env
+        return rules.move_to_action(int(moves[best, 0]), int(moves[best, 1]), e.rows * e.cols)
 
     def choose(
         self, env: GridEnv, moves: np.ndarray, deadline: float, order: np.ndarray | None = None
@@ -275,7 +274,8 @@ def lookahead_with_prior(
     moves = legal_moves(env)
     if not len(moves):
         return 0
-    size = env.game_state().board.size
+    e: Any = env
+    size = e.rows * e.cols
     order = np.argsort(-logits[moves[:, 0] * size + moves[:, 1]], kind="stable")
     agent = LookaheadAgent(seed=int(rng.integers(2**63)), candidates=candidates,
                            time_limit=math.inf)  # fmt: skip
