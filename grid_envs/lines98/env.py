@@ -8,7 +8,7 @@ import numpy as np
 
 from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
-from grid_envs.core.jit import compiled, lone
+from grid_envs.core.jit import compiled, lone, over_threads
 from grid_envs.lines98 import render, rules
 from grid_envs.lines98.state import N_ANN, Lines98State
 
@@ -21,23 +21,28 @@ def planes_batch(
     balls (each board's announced cells and colours (k, S), the first ``held[b]`` of row
     b): a plane per colour for the balls, then one per colour for the announced balls.
     Allocated by numpy (huge pages for a large array, where numba's allocation page-faults
-    through it) and filled by compiled code."""
+    through it) and filled by compiled code split over the cores (:func:`over_threads`)."""
     k, rows, cols = boards.shape
     planes = np.empty((k, 2 * colours, rows, cols), dtype=np.uint8)
-    _planes_into(boards, ann_cell, ann_colour, held, colours,
-                 planes.reshape(k, 2 * colours * rows * cols))  # fmt: skip
+    flat = planes.reshape(k, 2 * colours * rows * cols)
+
+    def fill(idx: np.ndarray) -> np.ndarray:
+        return _planes_into(boards, ann_cell, ann_colour, held, colours, flat, idx)
+
+    over_threads(fill, np.arange(k))
     return planes
 
 
 @compiled
 def _planes_into(
     boards: np.ndarray, ann_cell: np.ndarray, ann_colour: np.ndarray, held: np.ndarray,
-    colours: int, flat: np.ndarray,
-) -> None:  # fmt: skip
-    """:func:`planes_batch` into ``flat`` (k, 2C * cells)."""
-    k, rows, cols = boards.shape
+    colours: int, flat: np.ndarray, idx: np.ndarray,
+) -> np.ndarray:  # fmt: skip
+    """:func:`planes_batch` of the boards ``idx`` into the same rows of ``flat`` (k, 2C *
+    cells); ``idx``."""
+    _, rows, cols = boards.shape
     n = rows * cols
-    for b in range(k):
+    for b in idx:
         flat[b] = 0
         board = boards[b].ravel()
         for cell in range(n):
@@ -45,6 +50,7 @@ def _planes_into(
                 flat[b, (board[cell] - 1) * n + cell] = 1
         for s in range(held[b]):
             flat[b, (colours + ann_colour[b, s] - 1) * n + ann_cell[b, s]] = 1
+    return idx
 
 
 def announced_info(
@@ -78,6 +84,9 @@ def _announced_into(
                 out[b, s] = -1
 
 
+_FIRST_ROW = np.zeros(1, dtype=np.int64)
+
+
 @compiled
 def _step_views(
     board: np.ndarray, rows: int, cols: int, ann_cell: np.ndarray, ann_colour: np.ndarray,
@@ -98,7 +107,7 @@ def _step_views(
     held = counters[N_ANN : N_ANN + 1]
     one_cell, one_colour = ann_cell.reshape((1, n)), ann_colour.reshape((1, n))
     _planes_into(board.reshape((1, rows, cols)), one_cell, one_colour, held, colours,
-                 planes.reshape((1, planes.size)))  # fmt: skip
+                 planes.reshape((1, planes.size)), _FIRST_ROW)  # fmt: skip
     _announced_into(one_cell, one_colour, held, cols, announced.reshape((1, count, 3)))
     return reward, terminated, won, movable
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from grid_envs.core.jit import choice_without_replacement, compiled, lone
+from grid_envs.core.jit import below, choice_without_replacement, compiled, lone
 from grid_envs.lines98.state import CLEARED, EMPTY, LAST, MOVES, N_ANN, SCORE, Lines98State
 
 LINE_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # horizontal, vertical, both diagonals
@@ -147,6 +147,38 @@ def _mask_into(
 
 
 @compiled
+def _run(board: np.ndarray, rows: int, cols: int, cell: int, d: int) -> tuple[int, int]:
+    """The balls of ``cell``'s colour that run on from it in direction ``d`` of
+    :data:`LINE_DIRECTIONS`: (how many behind it, how many ahead)."""
+    colour = board[cell]
+    r, c = cell // cols, cell % cols
+    dr, dc = _DR[d], _DC[d]
+    back = 0
+    rr, cc = r - dr, c - dc
+    while 0 <= rr < rows and 0 <= cc < cols and board[rr * cols + cc] == colour:
+        back += 1
+        rr, cc = rr - dr, cc - dc
+    ahead = 0
+    rr, cc = r + dr, c + dc
+    while 0 <= rr < rows and 0 <= cc < cols and board[rr * cols + cc] == colour:
+        ahead += 1
+        rr, cc = rr + dr, cc + dc
+    return back, ahead
+
+
+@compiled
+def _makes_line(board: np.ndarray, rows: int, cols: int, cell: int, line_length: int) -> bool:
+    """Whether a line of ``line_length`` or more balls of one colour runs through ``cell``."""
+    if board[cell] == EMPTY:
+        return False
+    for d in range(4):
+        back, ahead = _run(board, rows, cols, cell, d)
+        if back + ahead + 1 >= line_length:
+            return True
+    return False
+
+
+@compiled
 def _lines_through(
     board: np.ndarray, rows: int, cols: int, cell: int, line_length: int, lines: np.ndarray,
     found: int,
@@ -154,26 +186,14 @@ def _lines_through(
     """Add to ``lines`` (rows of direction, first cell, length) each line of
     ``line_length`` or more balls of one colour through ``cell`` not already there; the
     number of lines now."""
-    colour = board[cell]
-    if colour == EMPTY:
+    if board[cell] == EMPTY:
         return found
-    r, c = cell // cols, cell % cols
     for d in range(4):
-        dr, dc = _DR[d], _DC[d]
-        back = 0
-        rr, cc = r - dr, c - dc
-        while 0 <= rr < rows and 0 <= cc < cols and board[rr * cols + cc] == colour:
-            back += 1
-            rr, cc = rr - dr, cc - dc
-        ahead = 0
-        rr, cc = r + dr, c + dc
-        while 0 <= rr < rows and 0 <= cc < cols and board[rr * cols + cc] == colour:
-            ahead += 1
-            rr, cc = rr + dr, cc + dc
+        back, ahead = _run(board, rows, cols, cell, d)
         length = back + ahead + 1
         if length < line_length:
             continue
-        first = (r - back * dr) * cols + (c - back * dc)
+        first = cell - back * (_DR[d] * cols + _DC[d])
         new = True
         for t in range(found):
             if lines[t, 0] == d and lines[t, 1] == first:
@@ -192,7 +212,13 @@ def _clear(
     """Clear every line through ``cells``, counting the score, the balls cleared and the
     cleared cells (appended to ``cleared`` in order); the points: 2 a cleared ball (a ball
     on two crossing lines counts once) plus 2 for every ball a line has beyond
-    ``line_length`` (a line of 6 scores 14, of 7 18)."""
+    ``line_length`` (a line of 6 scores 14, of 7 18). Most calls find no line, and
+    return before they allocate anything."""
+    for cell in cells:
+        if _makes_line(board, rows, cols, cell, line_length):
+            break
+    else:
+        return 0
     lines = np.empty((4 * len(cells), 3), dtype=np.int64)
     found = 0
     for cell in cells:
@@ -220,12 +246,29 @@ def _clear(
 
 
 @compiled
+def _balls(board: np.ndarray) -> int:
+    """How many balls are on the board."""
+    count = 0
+    for cell in range(len(board)):
+        count += board[cell] != EMPTY
+    return count
+
+
+@compiled
 def _free(board: np.ndarray, ann_cell: np.ndarray, held: int) -> np.ndarray:
     """Empty cells that no announced ball has claimed, in order."""
-    free = board == EMPTY
-    for s in range(held):
-        free[ann_cell[s]] = False
-    return np.flatnonzero(free)
+    cells = np.empty(len(board), dtype=np.int64)
+    m = 0
+    for cell in range(len(board)):
+        if board[cell] != EMPTY:
+            continue
+        claimed = False
+        for s in range(held):
+            claimed |= ann_cell[s] == cell
+        if not claimed:
+            cells[m] = cell
+            m += 1
+    return cells[:m]
 
 
 @compiled
@@ -241,7 +284,7 @@ def _announce(
     for k in picked:
         held = counters[N_ANN]
         ann_cell[held] = cells[k]
-        ann_colour[held] = rngs[at].integers(0, colours) + 1
+        ann_colour[held] = below(rngs[at], colours) + 1
         counters[N_ANN] = held + 1
 
 
@@ -255,7 +298,7 @@ def _spawn(
     for s in range(held):
         board[ann_cell[s]] = ann_colour[s]
     counters[N_ANN] = 0
-    return _clear(board, rows, cols, ann_cell[:held].copy(), line_length, counters, cleared)
+    return _clear(board, rows, cols, ann_cell[:held], line_length, counters, cleared)
 
 
 @compiled
@@ -286,18 +329,18 @@ def _play(
     for s in range(held):
         if ann_cell[s] == target:  # the announcement moves on, to the end of the order
             colour = ann_colour[s]
-            ann_cell[s : held - 1] = ann_cell[s + 1 : held].copy()
-            ann_colour[s : held - 1] = ann_colour[s + 1 : held].copy()
+            for t in range(s, held - 1):
+                ann_cell[t], ann_colour[t] = ann_cell[t + 1], ann_colour[t + 1]
             counters[N_ANN] = held - 1
             cells = _free(board, ann_cell, held - 1)
             if len(cells):
-                ann_cell[held - 1] = cells[rngs[at].integers(0, len(cells))]
+                ann_cell[held - 1] = cells[below(rngs[at], len(cells))]
                 ann_colour[held - 1] = colour
                 counters[N_ANN] = held
             break
     moved = np.full(1, target, dtype=np.int64)
     gained = _clear(board, rows, cols, moved, line_length, counters, cleared)
-    if gained == 0 or not (board != EMPTY).any():
+    if gained == 0 or _balls(board) == 0:
         gained += _spawn(board, rows, cols, ann_cell, ann_colour, counters, cleared, line_length)
         _announce(board, ann_cell, ann_colour, counters, rngs, at, count, colours)
     return gained
@@ -316,7 +359,7 @@ def _step(
                    action % n, rngs, at, count, colours, line_length)  # fmt: skip
     if target_score > 0 and counters[SCORE] >= target_score:
         return float(gained), True, True
-    if (board != EMPTY).all():
+    if _balls(board) == n:
         return gained + loss_reward, True, False
     return float(gained), False, False
 

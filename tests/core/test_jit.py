@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from grid_envs.core import jit
-from grid_envs.core.jit import choice_without_replacement, generators
+from grid_envs.core.jit import below, choice_without_replacement, compiled, generators
 
 
 @pytest.mark.parametrize("population", [1, 2, 5, 30, 81, 400])
@@ -23,6 +23,28 @@ def test_choice_without_replacement_draws_what_numpy_draws(population: int) -> N
         got = choice_without_replacement(ours, population, size)
         assert got.tolist() == theirs.choice(population, size=size, replace=False).tolist()
         assert ours.integers(1_000) == theirs.integers(1_000)  # the streams go on alike
+
+
+@compiled
+def _draws(rng: np.random.Generator, bounds: np.ndarray) -> np.ndarray:
+    out = np.empty(len(bounds), dtype=np.int64)
+    for i in range(len(bounds)):
+        out[i] = below(rng, bounds[i])
+    return out
+
+
+def test_below_draws_what_numpy_integers_draws() -> None:
+    """Small bounds, bounds on both sides of 2**32 (where numpy changes method) and
+    large ones, each from the same stream as numpy's ``integers(0, bound)``."""
+    pick = np.random.default_rng(7)
+    edges = [1, 2, 3, 2**31, 2**32 - 1, 2**32, 2**32 + 1, 2**33, 2**62, 2**63 - 1]
+    bounds = np.concatenate([pick.integers(1, 100, 3_000), pick.integers(1, 2**45, 3_000),
+                             np.repeat(edges, 30)])  # fmt: skip
+    pick.shuffle(bounds)
+    ours, theirs = np.random.default_rng(3), np.random.default_rng(3)
+    got = _draws(ours, bounds)
+    assert got.tolist() == [int(theirs.integers(0, b)) for b in bounds.tolist()]
+    assert ours.integers(1_000) == theirs.integers(1_000)  # the streams go on alike
 
 
 def test_a_compiled_permutation_draws_what_numpy_draws() -> None:
