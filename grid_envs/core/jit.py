@@ -60,6 +60,10 @@ def inlined(fn: F) -> F:
 leading_zeros = cast(Callable[[int], int], _bits.leading_zeros)
 trailing_zeros = cast(Callable[[int], int], _bits.trailing_zeros)
 
+#: The rows of a one-row batch, ``(0,)``: a single env hands it to a batch's compiled loop
+#: over rows (such as a game's planes) to run that loop on its own board.
+FIRST_ROW = np.zeros(1, dtype=np.int64)
+
 THREADS_VARIABLE = "GRIDGAMES_ENV_THREADS"
 MIN_ROWS = 256  # rows a thread takes at the least: below it, splitting costs more than it saves
 _pools: dict[int, ThreadPoolExecutor] = {}

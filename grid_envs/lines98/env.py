@@ -8,7 +8,7 @@ import numpy as np
 
 from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
-from grid_envs.core.jit import compiled, lone, over_threads
+from grid_envs.core.jit import FIRST_ROW, compiled, lone, over_threads
 from grid_envs.lines98 import render, rules
 from grid_envs.lines98.state import N_ANN, Lines98State
 
@@ -84,9 +84,6 @@ def _announced_into(
                 out[b, s] = -1
 
 
-_FIRST_ROW = np.zeros(1, dtype=np.int64)
-
-
 @compiled
 def _step_views(
     board: np.ndarray, rows: int, cols: int, ann_cell: np.ndarray, ann_colour: np.ndarray,
@@ -107,7 +104,7 @@ def _step_views(
     held = counters[N_ANN : N_ANN + 1]
     one_cell, one_colour = ann_cell.reshape((1, n)), ann_colour.reshape((1, n))
     _planes_into(board.reshape((1, rows, cols)), one_cell, one_colour, held, colours,
-                 planes.reshape((1, planes.size)), _FIRST_ROW)  # fmt: skip
+                 planes.reshape((1, planes.size)), FIRST_ROW)  # fmt: skip
     _announced_into(one_cell, one_colour, held, cols, announced.reshape((1, count, 3)))
     return reward, terminated, won, movable
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
-from grid_envs.core.jit import compiled
+from grid_envs.core.jit import FIRST_ROW, compiled
 from grid_envs.pikachu import render, rules
 from grid_envs.pikachu.solver import plan
 from grid_envs.pikachu.state import GRAVITY, ON_STUCK, TOTAL, PikachuState
@@ -28,7 +28,7 @@ def _step_views(
         board, rows, cols, counters, path, action, gravity, reshuffle, fixed, pair_reward,
         win_reward, loss_reward, mask,
     )  # fmt: skip
-    rules._planes_into(board.reshape((1, board.size)), np.zeros(1, dtype=np.int64),
+    rules._planes_into(board.reshape((1, board.size)), FIRST_ROW,
                        planes.reshape((1, planes.size)))  # fmt: skip
     return result
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from grid_envs.core.jit import compiled, lone, over_threads
+from grid_envs.core.jit import FIRST_ROW, compiled, lone, over_threads
 from grid_envs.pikachu.paths import (
     check_side,
     connect_one,
@@ -425,13 +425,10 @@ def planes(boards: np.ndarray, kinds: int, rows: int, cols: int) -> np.ndarray:
     out = np.empty((k, kinds, rows, cols), dtype=np.uint8)
     flat = out.reshape(k, kinds * rows * cols)
     if k == 1:  # a single env's
-        _planes_into(boards, _FIRST_ROW, flat)
+        _planes_into(boards, FIRST_ROW, flat)
     else:
         over_threads(lambda part: _planes_into(boards, part, flat), np.arange(k))
     return out
-
-
-_FIRST_ROW = np.zeros(1, dtype=np.int64)
 
 
 @compiled
