@@ -264,6 +264,35 @@ class LookaheadAgent(Agent):
         return best
 
 
+class JudgeAgent(LookaheadAgent):
+    """The look-ahead's first step alone: its ``candidates`` replayed exactly through the
+    rules and the announced balls, and the one whose board it judges best played, with no
+    replies and no clock (a seed gives the same moves on any machine). A teacher a
+    network can follow: the judgement is a sum over the windows a move changes, the same
+    shape as the ``colour-lines`` policy's logits, where the replies' best move is not. As a
+    teacher (:meth:`label`) it names every candidate judged as good as its choice."""
+
+    name = "judge"
+
+    def __init__(self, env: Any = None, seed: int | None = None, candidates: int = 12) -> None:
+        super().__init__(env, seed, candidates=candidates, time_limit=math.inf, replies=0)
+
+    def label(self, env: GridEnv, observation: np.ndarray) -> tuple[int, np.ndarray]:
+        moves = legal_moves(env)
+        if not len(moves):
+            return 0, self.one_hot(env, [0])
+        e: Any = env
+        s: Lines98State = env.game_state()
+        scratch = np.random.default_rng(int(self.rng.integers(2**63)))
+        judged = self.first_steps(
+            s, moves, self.candidates, e.line_length, e.colours, scratch, math.inf
+        )
+        size = e.rows * e.cols
+        best = [rules.move_to_action(int(moves[k, 0]), int(moves[k, 1]), size)
+                for value, k, _ in judged if value >= judged[0][0] - 1e-9]  # fmt: skip
+        return best[0], self.one_hot(env, best)
+
+
 def lookahead_with_prior(
     env: GridEnv, logits: np.ndarray, candidates: int, rng: np.random.Generator
 ) -> int:
@@ -343,4 +372,10 @@ register_agent(
     LookaheadAgent,
     LINES98_IDS,
     "replays the best greedy moves through the spawn; keeps the roomiest board",
+)
+register_agent(
+    "judge",
+    JudgeAgent,
+    LINES98_IDS,
+    "the look-ahead's first step alone: the move whose board it judges best, no replies",
 )

@@ -204,6 +204,20 @@ def test_the_reply_search_picks_among_the_best_first_steps_and_repeats_itself() 
         assert again == make_agent("lookahead", env, seed=5, **options, **clock).act(game, None)
 
 
+def test_the_judge_plays_and_names_the_best_judged_first_steps() -> None:
+    env, s, moves = _crowded_game()
+    game = env.unwrapped
+    judge = make_agent("judge", env, seed=5)
+    top = judge.first_steps(s, moves, 12, 5, 7, np.random.default_rng(0), float("inf"))
+    action, good = judge.label(game, None)
+    best = {_action(moves, k) for value, k, _ in top if value >= top[0][0] - 1e-9}
+    assert action == _action(moves, top[0][1]) and good[action]
+    assert set(np.flatnonzero(good).tolist()) == best  # every equal, nothing else
+    assert make_agent("judge", env, seed=9).act(game, None) == action  # no clock, no draw
+    assert make_agent("lookahead", env, seed=5, replies=0, time_limit=60.0).act(game, None) \
+        == action  # fmt: skip
+
+
 def _action(moves: np.ndarray, k: int) -> int:
     return rules.move_to_action(int(moves[k, 0]), int(moves[k, 1]), 81)
 
