@@ -267,10 +267,11 @@ class LookaheadAgent(Agent):
 class JudgeAgent(LookaheadAgent):
     """The look-ahead's first step alone: its ``candidates`` replayed exactly through the
     rules and the announced balls, and the one whose board it judges best played, with no
-    replies and no clock (a seed gives the same moves on any machine). A teacher a
-    network can follow: the judgement is a sum over the windows a move changes, the same
-    shape as the ``colour-lines`` policy's logits, where the replies' best move is not. As a
-    teacher (:meth:`label`) it names every candidate judged as good as its choice."""
+    replies and no clock (a seed gives the same moves on any machine). A teacher meant for
+    a network: the judgement is mostly the free cells and a sum over the windows a move
+    changes, the shape of the ``colour-lines`` policy's logits, which the replies' best
+    move is not. As a teacher (:meth:`label`) it names every candidate judged as good as
+    its choice."""
 
     name = "judge"
 
