@@ -238,18 +238,28 @@ class LookaheadAgent(Agent):
         e: Any = env
         return rules.move_to_action(int(moves[best, 0]), int(moves[best, 1]), e.rows * e.cols)
 
+    def judged_first_steps(
+        self, env: GridEnv, moves: np.ndarray, deadline: float, order: np.ndarray | None = None
+    ) -> tuple[Lines98State, np.random.Generator, list[tuple[float, int, Lines98State]]]:
+        """The position ``env`` shows, the generator of this move's draws (seeded from the
+        agent's own) and the :meth:`first_steps` of its ``candidates`` from ``order`` on it,
+        best first."""
+        s: Lines98State = env.game_state()
+        e: Any = env
+        scratch = np.random.default_rng(int(self.rng.integers(2**63)))
+        judged = self.first_steps(
+            s, moves, self.candidates, e.line_length, e.colours, scratch, deadline, order
+        )
+        return s, scratch, judged
+
     def choose(
         self, env: GridEnv, moves: np.ndarray, deadline: float, order: np.ndarray | None = None
     ) -> int:
         """The index of the move to play among ``moves`` (the legal ones, at least one),
         its ``candidates`` taken from ``order`` (by default :func:`candidate_order`)."""
-        s: Lines98State = env.game_state()
+        s, scratch, judged = self.judged_first_steps(env, moves, deadline, order)
         e: Any = env
         length, colours = e.line_length, e.colours
-        scratch = np.random.default_rng(int(self.rng.integers(2**63)))
-        judged = self.first_steps(
-            s, moves, self.candidates, length, colours, scratch, deadline, order
-        )
         best = judged[0][1]
         if self.replies and judged[0][2].balls_cleared == s.balls_cleared:
             best_value = -np.inf
@@ -282,12 +292,8 @@ class JudgeAgent(LookaheadAgent):
         moves = legal_moves(env)
         if not len(moves):
             return 0, self.one_hot(env, [0])
+        _, _, judged = self.judged_first_steps(env, moves, math.inf)
         e: Any = env
-        s: Lines98State = env.game_state()
-        scratch = np.random.default_rng(int(self.rng.integers(2**63)))
-        judged = self.first_steps(
-            s, moves, self.candidates, e.line_length, e.colours, scratch, math.inf
-        )
         size = e.rows * e.cols
         best = [rules.move_to_action(int(moves[k, 0]), int(moves[k, 1]), size)
                 for value, k, _ in judged if value >= judged[0][0] - 1e-9]  # fmt: skip
