@@ -185,7 +185,8 @@ def search_row(
     """The search guided by a network (:mod:`agents.search`), on the held-out seeds: the
     network ``compare`` trained (``"network": "trained"``) or the shipped one
     (``"pretrained"``, which must have been trained on the board the row plays), with
-    ``"simulations"`` a move (the game's own search where none is named), over
+    ``"simulations"`` a move (the game's own search where none is named; ``"replies"``
+    where the game's ordered search is given its depth), over
     ``"episodes"`` episodes (``episodes`` where fewer: the other rows').
     None where the network is missing (no training, or no shipped model)."""
     from agents.pretrained import available, card, model_path
@@ -202,10 +203,11 @@ def search_row(
         return None
     else:
         path = trained
-    agent = SearchAgent.load(path, simulations=settings.get("simulations"))
-    budget = f"{agent.config.simulations:,} " + (
-        "nodes" if agent.config.variant == "exact" else "simulations"
-    )
+    agent = SearchAgent.load(path, simulations=settings.get("simulations"),
+                             replies=settings.get("replies"))  # fmt: skip
+    config = agent.config
+    unit = {"exact": "nodes", "ordered": "candidates"}.get(config.variant, "simulations")
+    budget = f"{config.simulations:,} {unit}" + (", no replies" if config.replies == 0 else "")
     log(f"{env_id}: evaluating the search ({budget}, {network} network)")
     count = min(int(settings["episodes"]), episodes)
     result = evaluate(env_id, agent, count, seed + HELDOUT_SEED, kwargs)

@@ -47,7 +47,9 @@ TRAINING: dict[str, dict[str, Any]] = {
 COMPARE: dict[str, dict[str, Any]] = {
     "GridGames/Lines98-v0": {"teacher": "greedy", "teacher_states": 5_000, "dagger_rounds": 1,
                              "teacher_epochs": 4, "timesteps": 5_000,
-                             "skip_agents": ("lookahead",), "episodes": 50},
+                             "skip_agents": ("lookahead", "judge"), "episodes": 50,
+                             "search": {"episodes": 10, "network": "pretrained",
+                                        "simulations": 12, "replies": 0, "beats": "greedy"}},
 }  # fmt: skip
 SEARCH: dict[str, dict[str, Any]] = {
     "GridGames/Lines98*": {"variant": "ordered", "simulations": 12}
@@ -301,20 +303,23 @@ class JudgeAgent(LookaheadAgent):
 
 
 def lookahead_with_prior(
-    env: GridEnv, logits: np.ndarray, candidates: int, rng: np.random.Generator
-) -> int:
-    """The look-ahead's move (:class:`LookaheadAgent`, its weights and replies) with its
-    ``candidates`` proposed by a network: the legal moves its ``logits`` (over all
-    actions) rank first, in that order, in place of :func:`candidate_order`. No clock: a
-    seed gives the same move on any machine. The search's ``variant="ordered"``."""
+    env: GridEnv, logits: np.ndarray, candidates: int, rng: np.random.Generator,
+    replies: int | None = None,
+) -> int:  # fmt: skip
+    """The look-ahead's move (:class:`LookaheadAgent`, its weights, and its replies unless
+    ``replies`` says how many: 0 is the judge's first step alone) with its ``candidates``
+    proposed by a network: the legal moves its ``logits`` (over all actions) rank first,
+    in that order, in place of :func:`candidate_order`. No clock: a seed gives the same
+    move on any machine. The search's ``variant="ordered"``."""
     moves = legal_moves(env)
     if not len(moves):
         return 0
     e: Any = env
     size = e.rows * e.cols
     order = np.argsort(-logits[moves[:, 0] * size + moves[:, 1]], kind="stable")
+    depth = {} if replies is None else {"replies": replies}
     agent = LookaheadAgent(seed=int(rng.integers(2**63)), candidates=candidates,
-                           time_limit=math.inf)  # fmt: skip
+                           time_limit=math.inf, **depth)  # fmt: skip
     best = agent.choose(env, moves, math.inf, order)
     return rules.move_to_action(int(moves[best, 0]), int(moves[best, 1]), size)
 

@@ -34,7 +34,9 @@ the prior's move on a lost position, or the prior's move and a new search next m
 ``variant="ordered"`` hands the position to the game's own search (``ORDERED_SEARCH``
 beside its baselines; Lines98: the look-ahead), with the ``simulations`` legal moves the
 network's logits rank first as its candidates, in that order, in place of the game's own
-choice of candidates; it has no clock, so a seed gives the same moves on any machine.
+choice of candidates, and ``replies`` its depth where given (Lines98: the replies weighed
+after each candidate; 0 judges each candidate's own board alone); it has no clock, so a
+seed gives the same moves on any machine.
 
 **Values.** A simulation's value is the rewards along its path, discounted by the
 model's ``gamma``, plus the network's value of the position it stops at; an episode that
@@ -128,6 +130,7 @@ class SearchConfig:
     c_puct: float = 1.25  # PUCT's exploration weight
     keep_lines: bool = True  # deterministic games: play out a winning line once found
     leaf_value: str = "network"  # or "algorithm": the game's own judgement (LEAF_VALUE)
+    replies: int | None = None  # ordered: the game's search's replies (None: its own; 0: none)
 
     def __post_init__(self) -> None:
         if self.variant not in VARIANTS:
@@ -138,6 +141,11 @@ class SearchConfig:
             raise ValueError(f"simulations must be a whole number >= 0, got {self.simulations!r}")
         if not isinstance(self.max_considered, int) or self.max_considered < 1:
             raise ValueError(f"max_considered must be at least 1, got {self.max_considered!r}")
+        if self.replies is not None:
+            if self.variant != "ordered":
+                raise ValueError(f"replies is a setting of the ordered search, not {self.variant}")
+            if not isinstance(self.replies, int) or self.replies < 0:
+                raise ValueError(f"replies must be a whole number >= 0, got {self.replies!r}")
 
 
 class Node:
@@ -501,7 +509,8 @@ class Search:
             action = int(legal[int(np.argmax(logits[0][legal]))])
         else:
             sim.restore(env.sample_world(self.rng))
-            action = int(search(sim, logits[0], self.config.simulations, self.rng))
+            action = int(search(sim, logits[0], self.config.simulations, self.rng,
+                                self.config.replies))  # fmt: skip
         policy = (legal == action).astype(np.float64)
         return SearchResult(action, legal, policy, 0.0, self.config.simulations, self.evaluations)
 

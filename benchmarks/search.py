@@ -95,6 +95,12 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="Gumbel's weight of the values against the prior (default 0.1)",
     )
+    parser.add_argument(
+        "--replies",
+        type=int,
+        default=None,
+        help="the ordered search's replies (Lines98; default: the game's)",
+    )
     parser.add_argument("--reference", nargs="*", default=[], help="algorithms to play too")
     parser.add_argument("--network", action="store_true", help="the network alone too")
     parser.add_argument("--sample", action="store_true", help="the network alone, sampled, too")
@@ -151,7 +157,8 @@ def main() -> None:
         key, _, value = item.partition("=")
         kwargs[key] = json.loads(value)
     given = {"simulations": args.simulations, "variant": args.variant,
-             "leaf_value": args.leaf_value, "c_scale": args.c_scale}  # fmt: skip
+             "leaf_value": args.leaf_value, "c_scale": args.c_scale,
+             "replies": args.replies}  # fmt: skip
     search = {**search_defaults(env_id), **{k: v for k, v in given.items() if v is not None}}
     seeds = list(range(HELDOUT, HELDOUT + args.episodes))
     record: dict[str, Any] = {

@@ -611,6 +611,10 @@ def _eval_arguments(p: argparse.ArgumentParser) -> None:
                    help="--agent search: where a simulation stops, the network's value "
                    "(default) or the game's algorithm's judgement (Lines98: the "
                    "look-ahead's)")  # fmt: skip
+    p.add_argument("--replies", type=count(0), default=None,
+                   help="--agent search, ordered: the replies the game's search weighs "
+                   "after each candidate (Lines98: 8 by default; 0: each candidate's board "
+                   "alone, the judge's first step)")  # fmt: skip
 
 
 @command("eval", _eval_arguments, help="evaluate an agent: win rate, return, length, speed")
@@ -660,7 +664,8 @@ def _eval_agent(args: argparse.Namespace, name: str) -> tuple[Any, dict[str, Any
     agent: Any = args.agent
     if agent != "search":
         refuse({"--model": args.model, "--simulations": args.simulations,
-                "--variant": args.variant, "--leaf-value": args.leaf_value},
+                "--variant": args.variant, "--leaf-value": args.leaf_value,
+                "--replies": args.replies},
                f"options of --agent search, not of --agent {agent}")  # fmt: skip
     if agent == "pretrained":
         from agents.pretrained import model_path
@@ -679,7 +684,7 @@ def _eval_agent(args: argparse.Namespace, name: str) -> tuple[Any, dict[str, Any
 
             model = str(model_path(name))
         return load_search(model, name, simulations=args.simulations, variant=args.variant,
-                           leaf_value=args.leaf_value)  # fmt: skip
+                           leaf_value=args.leaf_value, replies=args.replies)  # fmt: skip
     if agent.endswith(".zip") or Path(agent).exists():  # a trained model, not a name
         return load_policy(agent, name, sample=args.sample)
     if args.sample:

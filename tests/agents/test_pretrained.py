@@ -9,6 +9,7 @@ import json
 import pytest
 
 from agents import evaluate
+from agents.compare import search_row
 from agents.evaluation import load_policy
 from agents.pretrained import available, card, model_path
 from agents.search import search_defaults
@@ -91,3 +92,13 @@ def test_the_lines98_search_takes_the_look_aheads_judgement_from_the_command_lin
         row = json.loads(capsys.readouterr().out)
         assert row["agent"].startswith("search4:") and row["mean_length"] == 12
     assert search_defaults("GridGames/Lines98-v0") == {"variant": "ordered", "simulations": 12}
+    assert cli.main([*args, "--replies", "0"]) == 0  # the judge's first step on its candidates
+    assert json.loads(capsys.readouterr().out)["mean_length"] == 12
+    assert cli.main([*args, "--variant", "gumbel", "--replies", "0"]) == 2
+    assert "replies is a setting of the ordered search" in capsys.readouterr().err
+    assert cli.main(["eval", "Lines98-v0", "--agent", "greedy", "--replies", "0"]) == 2
+    assert "--replies: options of --agent search" in capsys.readouterr().err
+    settings = {"episodes": 1, "network": "pretrained", "simulations": 2, "replies": 0}
+    row = search_row("GridGames/Lines98-v0", settings, None, {}, 0, lambda _: None, 5)
+    assert row is not None and row[1] == "search (2 candidates, no replies, pretrained network)"
+    assert row[2].episodes == 1 and row[2].mean_return > 0

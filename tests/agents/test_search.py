@@ -448,7 +448,7 @@ class RankedMoves(UniformEvaluator):
 
 
 def test_the_ordered_search_is_the_look_ahead_with_the_priors_candidates() -> None:
-    from agents.lines98 import LookaheadAgent, candidate_order, legal_moves
+    from agents.lines98 import JudgeAgent, LookaheadAgent, candidate_order, legal_moves
     from grid_envs.lines98 import rules
 
     for seed in range(3):
@@ -461,11 +461,27 @@ def test_the_ordered_search_is_the_look_ahead_with_the_priors_candidates() -> No
         prior = RankedMoves([actions[k] for k in own.tolist()])
         agent = SearchAgent(prior, env, seed=0, simulations=12, variant="ordered")
         assert agent.act(env, env.observe()) == looked
+        # no replies: the judge's move, its first step alone on the same candidates
+        judged = JudgeAgent(env, seed=0).act(env, env.observe())
+        agent = SearchAgent(prior, env, seed=0, simulations=12, variant="ordered", replies=0)
+        assert agent.act(env, env.observe()) == judged
         # one candidate: the prior's favourite, whatever the look-ahead would rank first
         favourite = actions[int(own[-1])]
         agent = SearchAgent(RankedMoves([favourite]), env, seed=0, simulations=1,
                             variant="ordered")  # fmt: skip
         assert agent.act(env, env.observe()) == favourite
+
+
+@pytest.mark.parametrize(
+    ("settings", "refusal"),
+    [({"variant": "gumbel", "replies": 0}, "replies is a setting of the ordered search"),
+     ({"variant": "ordered", "replies": -1}, "replies must be a whole number >= 0")],
+)  # fmt: skip
+def test_replies_are_the_ordered_searchs_own_setting(
+    settings: dict[str, Any], refusal: str
+) -> None:
+    with pytest.raises(ValueError, match=refusal):
+        SearchConfig(**settings)
 
 
 def test_a_tiny_expert_iteration_saves_a_model_both_agents_play(tmp_path: Any) -> None:

@@ -251,6 +251,8 @@ def test_the_learned_verdict_reads_the_intervals() -> None:
     # a search is held to the baseline its game's row names: Pikachu-v0's, greedy
     env = "GridGames/Pikachu-v0"
     assert COMPARE[env]["search"]["beats"] == "greedy"
+    lines = COMPARE["GridGames/Lines98-v0"]["search"]  # the judge's first step, no replies
+    assert lines["beats"] == "greedy" and lines["replies"] == 0
     rows = [(env, "random", result(20, [0.0] * 100)), (env, "greedy", result(25, [0.0] * 100))]
     rows.append((env, "search (8 simulations, pretrained network)", result(60, [0.0] * 100)))
     comparison = Comparison(rows, {}, {}, {}, Path("."))
