@@ -317,9 +317,10 @@ def lookahead_with_prior(
     e: Any = env
     size = e.rows * e.cols
     order = np.argsort(-logits[moves[:, 0] * size + moves[:, 1]], kind="stable")
-    depth = {} if replies is None else {"replies": replies}
     agent = LookaheadAgent(seed=int(rng.integers(2**63)), candidates=candidates,
-                           time_limit=math.inf, **depth)  # fmt: skip
+                           time_limit=math.inf)  # fmt: skip
+    if replies is not None:
+        agent.replies = replies
     best = agent.choose(env, moves, math.inf, order)
     return rules.move_to_action(int(moves[best, 0]), int(moves[best, 1]), size)
 
