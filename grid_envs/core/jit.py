@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar, cast, overload
 
 import numba
 import numpy as np
@@ -63,6 +63,27 @@ trailing_zeros = cast(Callable[[int], int], _bits.trailing_zeros)
 #: The rows of a one-row batch, ``(0,)``: a single env hands it to a batch's compiled loop
 #: over rows (such as a game's planes) to run that loop on its own board.
 FIRST_ROW = np.zeros(1, dtype=np.int64)
+
+
+class Counter:
+    """A game state's whole-number counter, held at ``index`` of its int64 ``counters``
+    array (one row of the batch's, the layout the compiled rules write), read and written
+    as a plain ``int``: ``score = Counter(SCORE, "Points so far.")`` in the state's class.
+    """
+
+    def __init__(self, index: int, doc: str | None = None) -> None:
+        self.index, self.__doc__ = index, doc
+
+    @overload
+    def __get__(self, state: None, owner: type) -> Counter: ...
+    @overload
+    def __get__(self, state: object, owner: type) -> int: ...
+    def __get__(self, state: Any, owner: type) -> Counter | int:
+        return self if state is None else int(state.counters[self.index])
+
+    def __set__(self, state: Any, value: int) -> None:
+        state.counters[self.index] = value
+
 
 THREADS_VARIABLE = "GRIDGAMES_ENV_THREADS"
 MIN_ROWS = 256  # rows a thread takes at the least: below it, splitting costs more than it saves

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from grid_envs.core.jit import Counter
+
 EMPTY = 0
 # a game's counters, one int64 array (a row of the batch's): announced balls held, score,
 # balls cleared, moves made, cells cleared by the last rule applied
@@ -104,34 +106,14 @@ class Lines98State:
         self.ann_colour[:held] = list(announced.values())
         self.counters[N_ANN] = held
 
+    score = Counter(SCORE, "Points so far.")
+    balls_cleared = Counter(CLEARED, "Balls cleared so far.")
+    moves = Counter(MOVES, "Moves made so far.")
+
     @property
     def held(self) -> int:
         """How many balls are announced."""
         return int(self.counters[N_ANN])
-
-    @property
-    def score(self) -> int:
-        return int(self.counters[SCORE])
-
-    @score.setter
-    def score(self, value: int) -> None:
-        self.counters[SCORE] = value
-
-    @property
-    def balls_cleared(self) -> int:
-        return int(self.counters[CLEARED])
-
-    @balls_cleared.setter
-    def balls_cleared(self, value: int) -> None:
-        self.counters[CLEARED] = value
-
-    @property
-    def moves(self) -> int:
-        return int(self.counters[MOVES])
-
-    @moves.setter
-    def moves(self, value: int) -> None:
-        self.counters[MOVES] = value
 
     @property
     def last_cleared(self) -> tuple[int, ...]:

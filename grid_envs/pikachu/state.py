@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from grid_envs.core.jit import Counter
+
 Cell = tuple[int, int]
 EMPTY = 0
 GRAVITY = ("none", "down", "up", "left", "right")
@@ -42,22 +44,8 @@ class PikachuState:
     def __deepcopy__(self, memo: dict[int, object]) -> PikachuState:
         return PikachuState.of_arrays(self.board, self.counters, self.path)
 
-    @property
-    def removed(self) -> int:
-        """Pairs removed so far."""
-        return int(self.counters[REMOVED])
-
-    @removed.setter
-    def removed(self, value: int) -> None:
-        self.counters[REMOVED] = value
-
-    @property
-    def shuffles(self) -> int:
-        return int(self.counters[SHUFFLES])
-
-    @shuffles.setter
-    def shuffles(self, value: int) -> None:
-        self.counters[SHUFFLES] = value
+    removed = Counter(REMOVED, "Pairs removed so far.")
+    shuffles = Counter(SHUFFLES, "Reshuffles so far.")
 
     @property
     def last_path(self) -> tuple[Cell, ...]:
