@@ -2,7 +2,7 @@
 
     python benchmarks/search.py ENV [--model pretrained|PATH] [--episodes 200]
         [--simulations 32] [--variant gumbel] [--leaf-value network|algorithm]
-        [--c-scale 0.1] [--reference AGENT ...] [--sample]
+        [--c-scale 0.1] [--replies N] [--reference AGENT ...] [--sample]
         [--uniform] [--jobs 2] [--record benchmarks/records/search-ENV.json]
 
 Every agent plays the same episodes, seeded from 1,000,000 on (no training or teaching
