@@ -780,7 +780,8 @@ class SearchAgent(Agent):
         settings = {**search_defaults(str(settings_of(path).get("env_id", ""))), **given}
         agent = cls(ModelEvaluator(policy.model), env, seed, **settings)
         agent.model = policy.model
-        agent.name = f"search{agent.config.simulations}:{policy.name.partition(':')[2]}"
+        depth = "" if agent.config.replies is None else f"r{agent.config.replies}"
+        agent.name = f"search{agent.config.simulations}{depth}:{policy.name.partition(':')[2]}"
         return agent
 
     @property
