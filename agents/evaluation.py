@@ -215,15 +215,44 @@ def model_board(settings: dict[str, Any], name: str) -> dict[str, Any]:
 
 def check_model_fits(agent: Any, name: str, kwargs: dict[str, Any]) -> None:
     """The env made from ``name`` and ``kwargs`` must give the observations and actions the
-    model was trained on."""
+    model was trained on; a refusal names the one thing that differs."""
     spaces = getattr(agent, "spaces", None)
     if spaces is None:
         return
     env = gym.make(name, **kwargs)
     mine = (env.observation_space, env.action_space)
     env.close()
-    if tuple(map(str, spaces)) != tuple(map(str, mine)):
-        raise ValueError(
-            f"the model takes observations {spaces[0]} and actions {spaces[1]}, but {name} "
-            f"with {kwargs} gives {mine[0]} and {mine[1]}"
-        )
+    board = f"{name} with {kwargs}" if kwargs else name
+    for what, theirs, ours in zip(("observations", "actions"), spaces, mine, strict=True):
+        differs = space_difference(theirs, ours)
+        if differs:
+            raise ValueError(f"the model's {what} differ from what {board} gives: {differs}")
+
+
+def space_difference(model: gym.Space[Any], env: gym.Space[Any]) -> str | None:
+    """What tells two spaces apart, in a few words (the model's first), or None when they
+    are the same space: the kind, then a Box's shape, dtype and bounds, a Discrete's size
+    and start. Spaces are compared by what they are, never by their text, which differs
+    between gymnasium versions for the same space (a model saved under one version and
+    loaded under another keeps its bounds but may lose the cached text of them)."""
+    if type(model) is not type(env):
+        return f"a {type(model).__name__} space where the env has a {type(env).__name__}"
+    if isinstance(model, gym.spaces.Discrete) and isinstance(env, gym.spaces.Discrete):
+        if (int(model.n), int(model.start)) != (int(env.n), int(env.start)):
+            return f"Discrete({int(model.n)}) actions where the env has Discrete({int(env.n)})"
+        return None
+    if isinstance(model, gym.spaces.Box) and isinstance(env, gym.spaces.Box):
+        if model.shape != env.shape:
+            return f"shape {model.shape} where the env's is {env.shape}"
+        if model.dtype != env.dtype:
+            return f"dtype {model.dtype} where the env's is {env.dtype}"
+        for bound in ("low", "high"):
+            theirs, ours = getattr(model, bound), getattr(env, bound)
+            if not np.array_equal(theirs, ours):
+                at = tuple(int(i) for i in np.argwhere(theirs != ours)[0])
+                return (
+                    f"{bound} bound {theirs[at]} at {at} where the env's is {ours[at]} "
+                    f"({int(np.count_nonzero(theirs != ours))} of {theirs.size} bounds differ)"
+                )
+        return None
+    return None if model == env else f"{model} where the env has {env}"

@@ -1,6 +1,8 @@
 """The networks shipped with the package: each loads, plays legal moves, wins the share of
 20 held-out episodes its card states (or scores its points, Lines98), and guides a search
-from the command line."""
+from the command line. Marked ``pretrained``: CI runs these in both of its environments,
+the main one and the RLlib one, whose Ray pins an older gymnasium than the networks were
+saved under."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ from agents.evaluation import load_policy
 from agents.pretrained import available, card, model_path
 from agents.search import search_defaults
 from grid_games import cli
+
+pytestmark = pytest.mark.pretrained
 
 SHIPPED = available()
 POOLS = ("GridGames/Sokoban", "GridGames/Knight")  # held-out levels: a pool never trained on
@@ -57,6 +61,22 @@ def test_a_shipped_model_wins_its_stated_share(env_id: str) -> None:
         assert result.mean_return >= smoke["points_at_least"], (env_id, result.mean_return)
     else:
         assert result.wins >= smoke["wins_at_least"], (env_id, result.wins)
+
+
+@pytest.mark.parametrize("env_id", SHIPPED)
+def test_every_shipped_network_plays_alone_and_guides_a_search_from_the_command_line(
+    env_id: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The commands a new user runs first, on every shipped network: loaded, its spaces
+    checked against the env's (by what they are, not by their text), and played."""
+    name = env_id.split("/")[1]
+    short = ["--set", "time_limit=8"] if name.startswith("Lines98") else []
+    for agent in (["pretrained"], ["search", "--model", "pretrained", "--simulations", "2"]):
+        argv = ["eval", name, "--agent", *agent, "--episodes", "1", "--seed", "1000000",
+                "--json", "--no-progress", *short]  # fmt: skip
+        assert cli.main(argv) == 0, capsys.readouterr().err
+        row = json.loads(capsys.readouterr().out)
+        assert row["episodes"] == 1 and row["mean_length"] >= 1
 
 
 def test_the_shipped_network_guides_a_search_from_the_command_line(

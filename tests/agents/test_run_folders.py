@@ -127,7 +127,9 @@ def test_eval_plays_the_model_board_and_refuses_another_game(
     assert "trained on GridGames/Minesweeper-v0" in err and "GridGames/Knight-v0" in err
     # a board the model's network cannot read: refused
     assert cli.main(["eval", "Minesweeper-v0", "--agent", model, "--set", "rows=5"]) == 2
-    assert "the model takes observations" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "the model's observations differ" in err and "shape (10, 4, 4)" in err
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_a_run_folder_in_use_is_refused(tmp_path: Path) -> None:
@@ -236,4 +238,5 @@ def test_a_model_of_the_registered_board_is_checked_and_takes_threads(
     argv = ["eval", "Minesweeper-v0", "--agent", model, "--episodes", "2", "--no-progress"]
     assert cli.main([*argv, "--threads", "1"]) == 0
     assert cli.main([*argv, "--set", "rows=5"]) == 2
-    assert "the model takes observations" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "the model's observations differ" in err and "(10, 5, 9)" in err
