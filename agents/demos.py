@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import tempfile
 import warnings
 from contextlib import contextmanager
 from pathlib import Path
@@ -64,30 +66,41 @@ def record_demos(
     minari = require("minari", "demos", "writing Minari datasets")
     episodes = checks.integer("episodes", episodes, 1)
     seed = checks.integer("seed", seed, 0)
-    root = Path(out)
+    root = Path(out).resolve()  # Minari joins a relative root to its own paths twice
     if root.exists() and not root.is_dir():
-        raise ValueError(f"--out {root} is a file, not a folder")
+        raise ValueError(f"--out {out} is a file, not a folder")
     name = agent if isinstance(agent, str) else getattr(agent, "name", type(agent).__name__)
     ident = dataset_id(env_id, name)
     if (root / ident).exists():
-        raise ValueError(f"{root / ident} exists already; choose another --out or delete it")
+        raise ValueError(f"{Path(out) / ident} exists already; choose another --out or delete it")
     env = gym.make(env_id, **(env_kwargs or {}))
     player = _agent(agent, env, seed)
     buffers = [_episode(env, player, k, seed + k) for k in range(episodes)]
     root.mkdir(parents=True, exist_ok=True)
-    with _datasets_root(root), warnings.catch_warnings():
-        # Minari recommends an e-mail and a code link for published datasets; these are local
-        warnings.filterwarnings("ignore", message="`(author_email|code_permalink)` is set to None")
-        dataset = minari.create_dataset_from_buffers(
-            dataset_id=ident, buffer=buffers, env=env, eval_env=env.spec,
-            algorithm_name=name, author="GridGames",
-            requirements=[f"grid-games=={grid_envs.__version__}"],
-            description=description or f"{episodes} episodes of {name} on {env_id}, "
-            f"episode k seeded {seed} + k",
-            jpeg_encoding=False,  # the planes are exact, not pictures
-        )  # fmt: skip
+    # written beside its place and moved there whole: a failed or interrupted write leaves
+    # no dataset behind that a rerun would refuse as existing
+    with tempfile.TemporaryDirectory(dir=root, prefix=".writing-") as partial:
+        with _datasets_root(Path(partial)), warnings.catch_warnings():
+            # Minari recommends an e-mail and a code link for published datasets; these are local
+            warnings.filterwarnings(
+                "ignore", message="`(author_email|code_permalink)` is set to None"
+            )
+            minari.create_dataset_from_buffers(
+                dataset_id=ident, buffer=buffers, env=env, eval_env=env.spec,
+                algorithm_name=name, author="GridGames",
+                requirements=[f"grid-games=={grid_envs.__version__}"],
+                description=description or f"{episodes} episodes of {name} on {env_id}, "
+                f"episode k seeded {seed} + k",
+                jpeg_encoding=False,  # the planes are exact, not pictures
+            )  # fmt: skip
+        namespace = ident.split("/")[0]
+        (root / namespace).mkdir(exist_ok=True)
+        for meta in Path(partial, namespace).glob("*.json"):  # the namespace's own metadata
+            if not (root / namespace / meta.name).exists():
+                shutil.copyfile(meta, root / namespace / meta.name)
+        os.replace(Path(partial) / ident, root / ident)
     env.close()
-    return dataset
+    return minari.MinariDataset(root / ident / "data")
 
 
 def _episode(env: gym.Env[Any, Any], player: Agent, k: int, seed: int) -> Any:

@@ -207,6 +207,12 @@ def _play_arguments(p: argparse.ArgumentParser) -> None:
 def cmd_play(args: argparse.Namespace) -> int:
     name = env_id(args.env)
     kwargs = parse_settings(args.set, name)
+    if args.window:
+        from grid_envs.core.render import no_display
+
+        missing = no_display()
+        if missing:
+            raise ValueError(f"--window: {missing}; leave --window out to play in the terminal")
     mode = "human" if args.window else "ansi"
     env = gym.make(name, render_mode=mode, **kwargs)
     base = env.unwrapped
@@ -842,6 +848,9 @@ class Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="grid-games", description="Classic grid games as Gymnasium environments.")
+    parser.add_argument(
+        "--version", action="version", version=f"grid-games {grid_envs.__version__}"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     for name, (arguments, options) in ARGUMENTS.items():
         arguments(sub.add_parser(name, **options))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -186,6 +187,34 @@ def test_play_in_a_pygame_window(tmp_path) -> None:
     assert cli.play_window(env, base, seed=0) == 0
     assert pushed == [4 + 2]  # 'a' became the push left that solves the level
     env.close()
+
+
+def test_play_in_a_window_without_a_display_says_so(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No display and no SDL driver named: one line and exit 2, not a silent wait; an env
+    made with render_mode="human" refuses to open its window alike."""
+    import gymnasium as gym
+
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert cli.main(["play", "Knight-v0", "--window"]) == 2
+    err = capsys.readouterr().err
+    assert "--window: no display" in err and "leave --window out" in err
+    assert len(err.strip().splitlines()) == 1
+    env = gym.make("GridGames/Knight-v0", render_mode="human")
+    with pytest.raises(OSError, match="no display"):
+        env.reset(seed=0)
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    import grid_envs
+
+    with pytest.raises(SystemExit) as done:
+        cli.main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"grid-games {grid_envs.__version__}"
 
 
 def test_train_policy_choices_are_the_trainers_policies() -> None:

@@ -142,10 +142,28 @@ def draw_polyline(
         frame[ys, xs] = color
 
 
+def no_display() -> str | None:
+    """Why no window can open here, or None: on Linux a window needs an X or Wayland
+    display (``DISPLAY``, ``WAYLAND_DISPLAY``) unless SDL is told which video driver to use
+    (``SDL_VIDEODRIVER``, e.g. ``dummy`` for tests); without one SDL opens nothing and a
+    game would wait for keys that never come."""
+    import os
+    import sys
+
+    if not sys.platform.startswith("linux") or os.environ.get("SDL_VIDEODRIVER"):
+        return None
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    return "no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set)"
+
+
 class HumanWindow:
     """A pygame window that shows RGB frames; pygame is imported on first use."""
 
     def __init__(self, title: str = "GridGames", fps: int = 8) -> None:
+        missing = no_display()
+        if missing:
+            raise OSError(f'render_mode="human": {missing}')
         try:
             import pygame
         except ImportError as exc:  # pragma: no cover - depends on the install

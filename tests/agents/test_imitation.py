@@ -191,15 +191,35 @@ def test_demos_round_trip_through_minari(tmp_path: Path) -> None:
         record_demos(KNIGHT, "dijkstra", 1, out=tmp_path, env_kwargs=kwargs)
 
 
-def test_cli_demos_writes_a_dataset(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_demos_writes_a_dataset(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A relative --out, as the docs show it, is written where it says; a write that fails
+    leaves no dataset behind, so the rerun is not refused as existing."""
+    import minari
+
     from grid_games import cli
 
+    monkeypatch.chdir(tmp_path)
     args = ["demos", "Minesweeper-v0", "--agent", "solver", "--episodes", "2", "--out",
-            str(tmp_path), "--set", "rows=5", "--set", "cols=5", "--set", "mines=3"]  # fmt: skip
+            "demos", "--set", "rows=5", "--set", "cols=5", "--set", "mines=3"]  # fmt: skip
+
+    def fails(**_: object) -> None:
+        raise OSError("the disk is full")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(minari, "create_dataset_from_buffers", fails)
+        assert cli.main(args) == 2
+    assert "the disk is full" in capsys.readouterr().err
+    assert not list((tmp_path / "demos").rglob("*.hdf5"))
+    assert not (tmp_path / "demos" / "gridgames" / "minesweeper-v0-solver-v0").exists()
     assert cli.main(args) == 0
     out = capsys.readouterr().out
     assert "2 episodes" in out and "gridgames/minesweeper-v0-solver-v0" in out
-    assert (tmp_path / "gridgames" / "minesweeper-v0-solver-v0" / "data").is_dir()
+    folder = tmp_path / "demos" / "gridgames" / "minesweeper-v0-solver-v0"
+    assert (folder / "data" / "main_data.hdf5").is_file()
+    assert [p.name for p in (tmp_path / "demos").iterdir()] == ["gridgames"]  # nothing left over
+    assert minari.MinariDataset(folder / "data").total_episodes == 2
     assert gym.make("GridGames/Minesweeper-v0")  # the registry is untouched
 
 
