@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import grid_envs
+from grid_envs.core.render import tiled
 
 
 def _equal(a: Any, b: Any) -> bool:
@@ -19,11 +20,15 @@ def _equal(a: Any, b: Any) -> bool:
 
 
 def run_both(
-    env_id: str, num_envs: int, steps: int, seed: int, seen: list | None = None, **kwargs: Any
-) -> int:
+    env_id: str, num_envs: int, steps: int, seed: int, seen: list | None = None,
+    render: bool = False, **kwargs: Any,
+) -> int:  # fmt: skip
     """Step a batched env and ``num_envs`` single envs side by side; the episodes ended.
 
-    ``seen`` collects the batched env's (rewards, terminated, infos) of every step."""
+    ``seen`` collects the batched env's (rewards, terminated, infos) of every step; with
+    ``render`` the batch's picture is the singles' frames tiled, at every step."""
+    if render:
+        kwargs = {**kwargs, "render_mode": "rgb_array"}
     vec = gym.make_vec(env_id, num_envs, vectorization_mode="vector_entry_point", **kwargs)
     singles = [gym.make(env_id, **kwargs) for _ in range(num_envs)]
     obs, infos = vec.reset(seed=seed)
@@ -61,6 +66,8 @@ def run_both(
                 assert _equal(infos[key][i], value), (i, key, infos[key][i], value)
             extra = [k for k in infos if not k.startswith("_") and infos[f"_{k}"][i]]
             assert set(extra) <= set(info), (i, set(extra) - set(info))
+        if render:
+            assert np.array_equal(vec.render(), tiled([env.render() for env in singles]))
     return ended
 
 
@@ -226,6 +233,28 @@ def test_every_id_with_a_vector_entry_point_is_batched_natively() -> None:
         assert vec.observation_space.contains(obs)
         assert info["action_mask"].shape == (3, vec.single_action_space.n)
         assert vec.unwrapped.action_masks().shape == info["action_mask"].shape
+
+
+RENDERED = [("GridGames/Sokoban-Small-v0", {"max_episode_steps": 12}),
+            ("GridGames/Minesweeper-v0", {"rows": 5, "cols": 5, "mines": 4}),
+            ("GridGames/Knight-v0", {"max_episode_steps": 15}),
+            ("GridGames/Lines98-Small-v0", {"max_episode_steps": 10}),
+            ("GridGames/Pikachu-Small-v0", {"max_episode_steps": 10})]  # fmt: skip
+
+
+@pytest.mark.parametrize("env_id, kwargs", RENDERED, ids=[i for i, _ in RENDERED])
+def test_a_rendered_batch_is_its_singles_frames_tiled(env_id: str, kwargs: dict[str, Any]) -> None:
+    """Every game: the batch's picture is each single env's frame at every step, ended
+    episodes (drawn as over: Minesweeper's mines shown) and restarts included."""
+    assert run_both(env_id, 5, 40, 3, render=True, **kwargs) > 0
+    vec = gym.make_vec(env_id, 2, vectorization_mode="vector_entry_point")
+    with pytest.warns(UserWarning, match="without a render_mode"):
+        assert vec.render() is None
+    with pytest.raises(ValueError, match="render_mode='rgb_array'"):
+        gym.make_vec(env_id, 2, vectorization_mode="vector_entry_point", render_mode="human")
+    vec = gym.make_vec(env_id, 2, vectorization_mode="vector_entry_point", render_mode="rgb_array")
+    with pytest.raises(RuntimeError, match="call reset"):
+        vec.render()
 
 
 def test_bad_batched_actions_are_refused_with_the_space() -> None:

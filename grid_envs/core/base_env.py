@@ -1,8 +1,9 @@
 """The base environment: the contract every game keeps, implemented once.
 
 A game subclasses :class:`GridEnv` and fills in small hooks (``_new_episode``,
-``_legal_mask``, ``_apply``, ``_planes``, ``_game_info``, ``_ansi``, ``_rgb``,
-``_get_state``/``_set_state``). The base class does the shared work:
+``_legal_mask``, ``_apply``, ``_planes``, ``_game_info``, ``_ansi``, :meth:`draw`,
+``_get_state``/``_set_state``) and names its actions (:meth:`action_text`,
+:meth:`action_cells`). The base class does the shared work:
 
 * actions outside the space raise ``ValueError`` naming the space;
 * actions the mask forbids are a no-op: the state is unchanged, the reward is
@@ -190,6 +191,14 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         raise NotImplementedError
 
     def _rgb(self) -> np.ndarray:
+        return self.draw(self._public_state(), self._done)
+
+    def draw(self, state: Any, over: bool = False) -> np.ndarray:
+        """An RGB frame, (rows, cols) of :attr:`frame_shape` cells of ``tile_size`` pixels,
+        (h, w, 3) uint8, of ``state``: a game of this env's board, as :meth:`game_state`
+        gives it; ``over`` says its episode has ended (Minesweeper then shows its mines).
+        What ``render()`` and the ``"rgb"`` observation show, and how a native batch draws
+        each of its envs: one drawing for both."""
         raise NotImplementedError
 
     def _get_state(self) -> Any:
@@ -409,6 +418,28 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         """The board as text, whatever the render mode."""
         self._check_started("render_text()")
         return self._ansi()
+
+    def frame(self) -> np.ndarray:
+        """The board as an RGB image, whatever the render mode (what a recording keeps)."""
+        self._check_started("frame()")
+        return self._rgb()
+
+    @property
+    def frame_offset(self) -> tuple[int, int]:
+        """Where the board's cell (0, 0) lies in a frame, in cells: (1, 1) where the frame
+        draws a ring around the board (Pikachu's paths run there), else (0, 0)."""
+        rows, cols = self.obs_shape
+        return (self.frame_shape[0] - rows) // 2, (self.frame_shape[1] - cols) // 2
+
+    def action_text(self, action: int) -> str:
+        """``action`` in a few words, as a replay names the move (``push left``, ``reveal
+        (3, 4)``), for the position the env is in now: a move's words may depend on it."""
+        return f"action {int(action)}"
+
+    def action_cells(self, action: int) -> list[tuple[int, int]]:
+        """The board cells ``action`` names in the position now (a replay outlines them):
+        the ball moved and where to, the two tiles matched, the cell revealed."""
+        return []
 
     def window_keys(self) -> list[str]:
         """Keys pressed in the ``"human"`` window since the last call (empty without one)."""

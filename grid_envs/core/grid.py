@@ -18,6 +18,7 @@ Cell = tuple[int, int]
 # The four directions in the order every game's action tables use: up, down, left, right.
 UP, DOWN, LEFT, RIGHT = 0, 1, 2, 3
 DIRECTIONS: tuple[Cell, ...] = ((-1, 0), (1, 0), (0, -1), (0, 1))
+DIRECTION_NAMES = ("up", "down", "left", "right")
 
 # 8-neighbourhood offsets (Minesweeper's numbers, Lines98's diagonals).
 NEIGHBOURS_8: tuple[Cell, ...] = (

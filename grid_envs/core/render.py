@@ -128,6 +128,23 @@ def compose(codes: np.ndarray, sprites: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(tiles.transpose(0, 2, 1, 3, 4).reshape(rows * t, cols * t, 3))
 
 
+def tiled(
+    frames: Sequence[np.ndarray], gap: int = 4, background: Color = (236, 236, 240)
+) -> np.ndarray:
+    """Frames of one size in a grid as near square as the count allows, row by row, ``gap``
+    pixels between them: how a batch of boards is drawn as one picture."""
+    n = len(frames)
+    h, w = frames[0].shape[:2]
+    cols = int(np.ceil(np.sqrt(n)))
+    rows = -(-n // cols)
+    out = np.empty((rows * h + (rows - 1) * gap, cols * w + (cols - 1) * gap, 3), np.uint8)
+    out[:] = background
+    for k, frame in enumerate(frames):
+        r, c = divmod(k, cols)
+        out[r * (h + gap) : r * (h + gap) + h, c * (w + gap) : c * (w + gap) + w] = frame
+    return out
+
+
 def draw_polyline(
     frame: np.ndarray, cells: Sequence[tuple[int, int]], tile: int, color: Color, width: int = 2
 ) -> None:

@@ -25,7 +25,10 @@ single envs, so that the same seeds and actions give the same trajectories:
   steps again, as SB3's rollout and ``grid-games bench`` do, saves a copy of
   ``num_envs * n`` bytes a step: 27 MB for 4,096 Lines98-v0 boards, 42 MB for Pikachu-v0);
 * ``info`` in Gymnasium's vector layout: per key an array over the batch plus a boolean
-  ``_key`` array saying which envs have it.
+  ``_key`` array saying which envs have it;
+* ``render_mode="rgb_array"``: :meth:`render` draws every env as the single env draws it
+  (:meth:`GridEnv.draw`), tiled into one picture, env ``i`` at row ``i // k``, column
+  ``i % k`` of a grid ``k = ceil(sqrt(num_envs))`` wide.
 """
 
 from __future__ import annotations
@@ -44,7 +47,11 @@ from grid_envs.core.base_env import GridEnv
 class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     """Shared machinery of the native batched envs (see the module docstring)."""
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}  # noqa: RUF012
+    metadata = {  # noqa: RUF012
+        "autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["rgb_array"], "render_fps": 8
+    }  # fmt: skip
+    #: the largest picture :meth:`render` draws, in bytes
+    MAX_FRAME_BYTES = 1 << 28
 
     env_class: type[GridEnv]  # the game's single env: its settings are the batch's
 
@@ -66,7 +73,12 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 f"autoreset_mode must be one of {modes}, got {autoreset_mode!r}"
             ) from None
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
-        kwargs.pop("render_mode", None)  # a batch is not drawn
+        render_mode = kwargs.pop("render_mode", None)  # the template draws, opens nothing
+        if render_mode not in (None, "rgb_array"):
+            raise ValueError(
+                f"a native batch renders render_mode='rgb_array' (every env in one picture) "
+                f"or None, got {render_mode!r}"
+            )
         template = self.env_class(**kwargs)
         if template.observation_mode == "rgb":
             raise ValueError("the batched envs give 'planes' or 'compact' observations, not 'rgb'")
@@ -81,7 +93,7 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         limits = [n for n in (template.time_limit, max_episode_steps) if n is not None]
         self.max_episode_steps = min(limits) if limits else None
         self.illegal_reward = template.illegal_reward
-        self.render_mode = None
+        self.render_mode = render_mode
         self.rngs: list[np.random.Generator] = []  # one per env, from reset()
         self._typed_rngs: Any = None  # the same, as compiled rules take them (_generators)
         self.steps = np.zeros(self.num_envs, dtype=np.int64)
@@ -266,6 +278,36 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         view = self.mask.view()
         view.flags.writeable = False
         return view
+
+    def render(self) -> np.ndarray | None:  # type: ignore[override]
+        """Every env's board as the single env draws it, tiled into one (h, w, 3) uint8
+        picture (see the module doc); None, with a warning, without a render mode. One
+        picture, where Gymnasium's sync batch gives a tuple of frames: what a person
+        watching a batch, and a video of it, want."""
+        if self.render_mode is None:
+            from gymnasium import logger
+
+            logger.warn("render() called without a render_mode; pass render_mode= to make_vec()")
+            return None
+        if not self.rngs:
+            raise RuntimeError("render() needs a game in every env: call reset() first")
+        first = self._frame(0)
+        h, w, _ = first.shape
+        if self.num_envs * h * w * 3 > self.MAX_FRAME_BYTES:
+            raise ValueError(
+                f"render(): {self.num_envs:,} boards of {w}x{h} pixels would take "
+                f"{self.num_envs * h * w * 3 / 2**20:,.0f} MiB, over the "
+                f"{self.MAX_FRAME_BYTES / 2**20:,.0f} MiB a picture may take; draw fewer envs "
+                f"or a smaller tile_size"
+            )
+        from grid_envs.core.render import tiled
+
+        return tiled([first, *(self._frame(i) for i in range(1, self.num_envs))])
+
+    def _frame(self, i: int) -> np.ndarray:
+        """Env ``i`` drawn by the single env's own drawing; an episode that has just ended
+        (its env restarts at the next step) is drawn as over."""
+        return self.template.draw(self._state_of_env(i), bool(self._autoreset[i]))
 
     def game_state(self, i: int) -> Any:
         """A copy of env ``i``'s game as the single env's state dataclass (what

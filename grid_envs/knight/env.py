@@ -10,7 +10,7 @@ import numpy as np
 
 from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
-from grid_envs.core.grid import DIRECTIONS
+from grid_envs.core.grid import DIRECTION_NAMES, DIRECTIONS
 from grid_envs.core.pool import AUTO
 from grid_envs.knight import levels as level_files
 from grid_envs.knight import render
@@ -327,9 +327,7 @@ class KnightEnv(GridEnv):
         out[:rows, :cols] = s.level.cells
         return out
 
-    def _overlay(self) -> tuple[np.ndarray, np.ndarray]:
-        s = self.state
-        assert s is not None
+    def _overlay(self, s: KnightState) -> tuple[np.ndarray, np.ndarray]:
         rows, cols = s.level.shape
         cells = np.zeros(self.obs_shape, dtype=np.uint8)
         cells[:rows, :cols] = s.level.cells
@@ -342,11 +340,20 @@ class KnightEnv(GridEnv):
     def _ansi(self) -> str:
         s = self.state
         assert s is not None
-        text = render.ansi(*self._overlay())
+        text = render.ansi(*self._overlay(s))
         return f"{text}\nenergy {s.energy}  items {s.collected}"
 
-    def _rgb(self) -> np.ndarray:
-        return render.rgb(*self._overlay(), self.tile_size)
+    def draw(self, state: KnightState, over: bool = False) -> np.ndarray:
+        return render.rgb(*self._overlay(state), self.tile_size)
+
+    def action_text(self, action: int) -> str:
+        return DIRECTION_NAMES[int(action)]
+
+    def action_cells(self, action: int) -> list[tuple[int, int]]:
+        """The knight's cell and the one it moves to."""
+        assert self.state is not None
+        (r, c), (dr, dc) = self.state.knight, DIRECTIONS[int(action)]
+        return [(r, c), (r + dr, c + dc)]
 
     def _game_info(self) -> dict[str, Any]:
         s = self.state

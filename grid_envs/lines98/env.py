@@ -286,10 +286,12 @@ class Lines98Env(GridEnv):
         return self.rewards.loss_reward
 
     # ------------------------------------------------------------ views
-    def _announced(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The announced balls as a batch of one's (1, S) cells and colours and (1,) count,
-        views of the state's arrays."""
-        s = self.state
+    def _announced(
+        self, state: Lines98State | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The announced balls of ``state`` (default: the game's) as a batch of one's (1, S)
+        cells and colours and (1,) count, views of the state's arrays."""
+        s = self.state if state is None else state
         assert s is not None
         return s.ann_cell[None], s.ann_colour[None], s.counters[N_ANN : N_ANN + 1]
 
@@ -301,10 +303,10 @@ class Lines98Env(GridEnv):
         board = self.state.board[None]
         return planes_batch(board, *self._announced(), self.colours)[0]
 
-    def _codes(self) -> np.ndarray:
-        assert self.state is not None
-        announced = self._announced()
-        return render.codes(self.state.board[None], *announced, self.colours)[0]
+    def _codes(self, state: Lines98State | None = None) -> np.ndarray:
+        s = self.state if state is None else state
+        assert s is not None
+        return render.codes(s.board[None], *self._announced(s), self.colours)[0]
 
     def _compact(self) -> np.ndarray:
         return self._codes()
@@ -314,8 +316,17 @@ class Lines98Env(GridEnv):
         assert s is not None
         return f"{render.ansi(self._codes(), self.colours)}\nscore {s.score}  moves {s.moves}"
 
-    def _rgb(self) -> np.ndarray:
-        return render.rgb(self._codes(), self.colours, self.tile_size)
+    def draw(self, state: Lines98State, over: bool = False) -> np.ndarray:
+        return render.rgb(self._codes(state), self.colours, self.tile_size)
+
+    def action_text(self, action: int) -> str:
+        """``(r, c) to (r, c)``: the ball moved and where to."""
+        (r1, c1), (r2, c2) = self.action_cells(action)
+        return f"({r1}, {c1}) to ({r2}, {c2})"
+
+    def action_cells(self, action: int) -> list[tuple[int, int]]:
+        source, target = rules.action_to_move(action, self.rows * self.cols)
+        return [divmod(source, self.cols), divmod(target, self.cols)]
 
     def _game_info(self) -> dict[str, Any]:
         s = self.state

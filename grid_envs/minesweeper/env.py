@@ -224,16 +224,28 @@ class MinesweeperEnv(GridEnv):
         s = self.state
         return compact_view(s.revealed, s.counts, s.flags)
 
-    def _render_codes(self) -> np.ndarray:
-        s = self.state
-        over = self.episode_over and s.placed
-        return render.codes(s.revealed, s.counts, s.flags, s.mines if over else None, s.exploded)
+    def _render_codes(self, s: MinesweeperState, over: bool) -> np.ndarray:
+        mines = s.mines if over and s.placed else None
+        return render.codes(s.revealed, s.counts, s.flags, mines, s.exploded)
 
     def _ansi(self) -> str:
-        return render.ansi(self._render_codes())
+        return render.ansi(self._render_codes(self.state, self.episode_over))
 
-    def _rgb(self) -> np.ndarray:
-        return render.rgb(self._render_codes(), self.tile_size)
+    def draw(self, state: MinesweeperState, over: bool = False) -> np.ndarray:
+        return render.rgb(self._render_codes(state, over), self.tile_size)
+
+    def action_text(self, action: int) -> str:
+        """``reveal (r, c)`` or ``flag (r, c)``."""
+        flag, (r, c) = self._action_cell(action)
+        return f"{'flag' if flag else 'reveal'} ({r}, {c})"
+
+    def action_cells(self, action: int) -> list[tuple[int, int]]:
+        return [self._action_cell(action)[1]]
+
+    def _action_cell(self, action: int) -> tuple[bool, tuple[int, int]]:
+        flag, cell = divmod(int(action), self.rows * self.cols)
+        r, c = divmod(cell, self.cols)
+        return bool(flag), (r, c)
 
     def _game_info(self) -> dict[str, Any]:
         s = self.state

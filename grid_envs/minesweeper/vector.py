@@ -43,6 +43,7 @@ class MinesweeperVectorEnv(GridVectorEnv):
         self.revealed = np.zeros(shape, dtype=bool)
         self.flags = np.zeros(shape, dtype=bool)
         self.placed = np.zeros(self.num_envs, dtype=bool)  # mines drawn yet
+        self.exploded = np.full(self.num_envs, -1, dtype=np.int64)  # flat cell of a hit mine
         self._rows = rules.PackedRows(self.cols) if self.cols <= 64 else None  # packed flood
         packed = self._rows.dtype if self._rows is not None else np.uint64
         self.zero_rows = np.zeros((self.num_envs, self.rows), dtype=packed)  # zero cells
@@ -59,6 +60,7 @@ class MinesweeperVectorEnv(GridVectorEnv):
         self.revealed[idx] = False
         self.flags[idx] = False
         self.placed[idx] = False
+        self.exploded[idx] = -1
         self.revealed_count[idx] = 0
         self.flag_count[idx] = 0
         if self._planes:
@@ -115,6 +117,7 @@ class MinesweeperVectorEnv(GridVectorEnv):
         if len(new):
             self._place(envs[new], (r[new], c[new]))
         boom = self.mines[envs, r, c]
+        self.exploded[envs[boom]] = actions[k[boom]]
         rewards[k[boom]] = self.template.rewards.loss_reward
         terminated[k[boom]] = True
         safe = ~boom
@@ -174,11 +177,12 @@ class MinesweeperVectorEnv(GridVectorEnv):
             flat[at + FLAG_PLANE * cells] = 0
 
     def _state_of_env(self, i: int) -> MinesweeperState:
-        """Env ``i``'s board (``exploded`` is not kept by the batch: None)."""
+        """Env ``i``'s board."""
+        hit = int(self.exploded[i])
         return MinesweeperState(
             self.rows, self.cols, self.num_mines, self.first_click, self.mines[i].copy(),
             self.counts[i].copy(), self.revealed[i].copy(), self.flags[i].copy(),
-            placed=bool(self.placed[i]),
+            placed=bool(self.placed[i]), exploded=divmod(hit, self.cols) if hit >= 0 else None,
         )  # fmt: skip
 
     def _observations(self) -> np.ndarray:

@@ -267,8 +267,17 @@ class PikachuEnv(GridEnv):
     def _ansi(self) -> str:
         return render.ansi(self.state.board)
 
-    def _rgb(self) -> np.ndarray:
-        return render.rgb(self.state.board, self.kinds, self.tile_size, self.state.last_path)
+    def draw(self, state: PikachuState, over: bool = False) -> np.ndarray:
+        return render.rgb(state.board, self.kinds, self.tile_size, state.last_path)
+
+    def action_text(self, action: int) -> str:
+        """``(r, c) and (r, c)``: the two tiles matched."""
+        (r1, c1), (r2, c2) = self.action_cells(action)
+        return f"({r1}, {c1}) and ({r2}, {c2})"
+
+    def action_cells(self, action: int) -> list[tuple[int, int]]:
+        i, j = rules.action_to_pair(int(action), self.rows * self.cols)
+        return [divmod(i, self.cols), divmod(j, self.cols)]
 
     def _game_info(self) -> dict[str, Any]:
         s = self.state

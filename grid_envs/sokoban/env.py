@@ -10,7 +10,7 @@ import numpy as np
 
 from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
-from grid_envs.core.grid import DIRECTIONS, DOWN, LEFT, RIGHT, UP
+from grid_envs.core.grid import DIRECTION_NAMES, DIRECTIONS, DOWN, LEFT, RIGHT, UP
 from grid_envs.core.pool import AUTO
 from grid_envs.sokoban import render, rules
 from grid_envs.sokoban.generator import SokobanGenerator
@@ -267,7 +267,6 @@ class SokobanEnv(GridEnv):
         self.deadlocked = False
         self.optimal_pushes: int | None = None
         self._codes = np.zeros(self.obs_shape, dtype=np.uint8)
-        self._outside = np.ones(self.obs_shape, dtype=bool)
 
     def _set_levels(
         self, levels: LevelSpec, generator: SokobanGenerator | None, rows: int, cols: int,
@@ -357,8 +356,6 @@ class SokobanEnv(GridEnv):
                 check_playable(state, f"level {index}" if index >= 0 else "the level")
             self.state = state
             self.deadlocked = rules.is_deadlocked(state)
-        self._outside[:] = True
-        self._outside[:rows, :cols] = ~(level.floor | level.walls)
         self._redraw()
 
     def _redraw(self) -> None:
@@ -410,16 +407,24 @@ class SokobanEnv(GridEnv):
     def _compact(self) -> np.ndarray:
         return self._codes.copy()
 
-    def _render_codes(self) -> np.ndarray:
-        codes = self._codes.copy()
-        codes[self._outside] = render.OUTSIDE
-        return codes
-
     def _ansi(self) -> str:
-        return render.ansi(self._render_codes())
+        assert self.state is not None
+        return render.ansi(render.drawn_codes(self._codes, self.state.floor))
 
-    def _rgb(self) -> np.ndarray:
-        return render.rgb(self._render_codes(), self.tile_size)
+    def draw(self, state: SokobanState, over: bool = False) -> np.ndarray:
+        codes = cell_codes(state, self.obs_shape)
+        return render.rgb(render.drawn_codes(codes, state.floor), self.tile_size)
+
+    def action_text(self, action: int) -> str:
+        """``move up`` ... ``push right``."""
+        verb = "push" if action >= 4 else "move"
+        return f"{verb} {DIRECTION_NAMES[int(action) % 4]}"
+
+    def action_cells(self, action: int) -> list[tuple[int, int]]:
+        """The player's cell and the one it steps to (the box's, for a push)."""
+        assert self.state is not None
+        (r, c), (dr, dc) = self.state.player, DIRECTIONS[int(action) % 4]
+        return [(r, c), (r + dr, c + dc)]
 
     def _game_info(self) -> dict[str, Any]:
         s = self.state
@@ -438,11 +443,11 @@ class SokobanEnv(GridEnv):
     # -------------------------------------------------------- snapshots
     def _get_state(self) -> Any:
         return (self.state, self.level, self.level_index, self.deadlocked,
-                self._codes, self._outside, self.next_index, self.optimal_pushes)  # fmt: skip
+                self._codes, self.next_index, self.optimal_pushes)  # fmt: skip
 
     def _set_state(self, state: Any) -> None:
         (self.state, self.level, self.level_index, self.deadlocked,
-         self._codes, self._outside, self.next_index, self.optimal_pushes) = state  # fmt: skip
+         self._codes, self.next_index, self.optimal_pushes) = state  # fmt: skip
         self._count_boxes()
 
     @property

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from grid_envs.core.grid import DIRECTIONS, bfs_distances
+from grid_envs.core.grid import DIRECTION_NAMES, DIRECTIONS, bfs_distances
 from grid_envs.sokoban.env import SokobanEnv
 from grid_envs.sokoban.state import FLOOR, PLAYER
 
@@ -99,6 +99,17 @@ class SokobanPushEnv(SokobanEnv):
         s.player = behind
         s.moves += walked
         return super()._apply(4 + d)
+
+    def action_text(self, action: int) -> str:
+        """``push (r, c) left``: the box on that cell, that way."""
+        (r, c), d = decode_push(action, self.obs_shape[1])
+        return f"push ({r}, {c}) {DIRECTION_NAMES[d]}"
+
+    def action_cells(self, action: int) -> list[tuple[int, int]]:
+        """The box's cell and the one it is pushed to."""
+        (r, c), d = decode_push(action, self.obs_shape[1])
+        dr, dc = DIRECTIONS[d]
+        return [(r, c), (r + dr, c + dc)]
 
     def action_for_key(self, key: str) -> int | None:
         """``R,C,D`` typed as three numbers (row, column, direction 0-3), or an action number."""
