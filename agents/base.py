@@ -8,12 +8,17 @@ only through public hooks of :class:`grid_envs.core.GridEnv`:
 * ``action_masks()`` - the legal actions now;
 * ``game_state()`` - a copy of the game's state dataclass, for agents that plan.
 
+What an agent weighed for a move (a network's likeliest moves and value, a search's
+visits, a solver's plan, the mine probabilities) it tells through :meth:`Agent.thoughts`,
+which a recording shows beside the board (:mod:`agents.watch`).
+
 ``predict`` accepts one observation or a batch (leading batch axis, one env per row), so
 ``stable_baselines3.common.evaluation.evaluate_policy`` runs any agent like a trained model.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import gymnasium as gym
@@ -37,6 +42,32 @@ def unwrap_envs(env: Any) -> list[GridEnv]:
             raise TypeError(f"agents play GridGames envs; got {type(base).__name__}")
         out.append(base)
     return out
+
+
+@dataclass
+class Thought:
+    """What an agent weighed for one move, as a replay shows it; every part is optional.
+
+    ``moves`` are (action, weight) pairs, best first, and ``weight`` says what the weights
+    are ("probability", "visits", "gain"); ``value`` is the position's value where the
+    agent has one; ``facts`` are a few named figures ("nodes", "plan", "pushes left");
+    ``heat`` is a (rows, cols) float array in [0, 1] over the board ("mine probability"
+    for ``heat_name``), NaN where it says nothing; ``path`` is a planned route's cells."""
+
+    moves: list[tuple[int, float]] = field(default_factory=list)
+    weight: str = ""
+    value: float | None = None
+    facts: dict[str, Any] = field(default_factory=dict)
+    heat: np.ndarray | None = None
+    heat_name: str = ""
+    path: list[tuple[int, int]] = field(default_factory=list)
+
+    @staticmethod
+    def best(actions: Any, weights: Any, k: int = 5) -> list[tuple[int, float]]:
+        """The ``k`` actions of highest weight, best first (ties: the lower action)."""
+        actions, weights = np.asarray(actions), np.asarray(weights, dtype=np.float64)
+        order = np.lexsort((actions, -weights))[:k]
+        return [(int(actions[i]), float(weights[i])) for i in order]
 
 
 class Agent:
@@ -64,6 +95,13 @@ class Agent:
 
     def act(self, env: GridEnv, observation: np.ndarray) -> int:
         raise NotImplementedError
+
+    def thoughts(self, env: GridEnv, observation: np.ndarray) -> Thought:
+        """What the agent weighed for the move :meth:`act` has just chosen on ``env`` and
+        ``observation`` (called after ``act``, before the move is played). It reads what
+        ``act`` kept, or works it out again without drawing from the agent's generator, so
+        that asking never changes what the agent plays. By default: the legal moves."""
+        return Thought(facts={"legal moves": int(np.count_nonzero(env.action_masks()))})
 
     def label(self, env: GridEnv, observation: np.ndarray) -> tuple[int, np.ndarray]:
         """What a teacher says in this state (:mod:`agents.imitation`): the action

@@ -98,11 +98,14 @@ def evaluate(
     env_kwargs: dict[str, Any] | None = None,
     progress: bool = False,
     deterministic: bool = True,
+    record: Any = None,
 ) -> EvalResult:
     """Play ``episodes`` episodes of ``agent`` on ``env`` and summarise them.
 
     ``env`` is an id (made with ``env_kwargs``) or an env made by ``gymnasium.make``;
-    ``agent`` is a registered name or anything with SB3's ``predict`` signature.
+    ``agent`` is a registered name or anything with SB3's ``predict`` signature. A
+    :class:`agents.watch.Recorder` as ``record`` keeps the first episodes it asks for
+    (what is played does not change).
     """
     episodes = checks.integer("episodes", episodes, 1)
     seed = checks.integer("seed", seed, 0)
@@ -123,9 +126,11 @@ def evaluate(
     lengths: list[int] = []
     wins = 0
     start = time.perf_counter()
+    if record is not None:
+        record.describe(agent_name, env_kwargs or {})
     try:
         for i in range(episodes):
-            total, length, won = _play(e, player, seed + i, deterministic)
+            total, length, won = _play(e, player, seed + i, deterministic, record)
             wins += won
             returns.append(total)
             lengths.append(length)
@@ -143,20 +148,31 @@ def evaluate(
     )  # fmt: skip
 
 
-def _play(env: gym.Env, player: Any, seed: int, deterministic: bool) -> tuple[float, int, bool]:
+def _play(
+    env: gym.Env, player: Any, seed: int, deterministic: bool, record: Any = None
+) -> tuple[float, int, bool]:
     """One episode from ``env.reset(seed=seed)``: its return, its length and whether it
-    was won."""
+    was won; ``record`` (a recorder, or None) watches it."""
     obs, info = env.reset(seed=seed)
     if isinstance(player, Agent):
         player.reset()
-    total, length, done = 0.0, 0, False
+    watch = record is not None and record.begin(env, seed)
+    total, length, done, truncated = 0.0, 0, False, False
     while not done:
         action, _ = player.predict(obs, deterministic=deterministic)
-        obs, reward, terminated, truncated, info = env.step(int(np.asarray(action)))
+        action = int(np.asarray(action))
+        if watch:
+            record.before(env, player, obs, action)
+        obs, reward, terminated, truncated, info = env.step(action)
+        if watch:
+            record.after(env, float(reward))
         total += float(reward)
         length += 1
         done = terminated or truncated
-    return total, length, bool(info.get("is_success", False))
+    won = bool(info.get("is_success", False))
+    if watch:
+        record.end(won, bool(truncated and not terminated))
+    return total, length, won
 
 
 def load_policy(path: str, env_id: str, sample: bool = False) -> tuple[Agent, dict[str, Any]]:

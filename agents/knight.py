@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, Thought
 from agents.policies import register_policy
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
@@ -75,6 +75,21 @@ class DijkstraAgent(Agent):
                 best, best_key = action, key
         assert best is not None
         return best
+
+    def thoughts(self, env: GridEnv, observation: np.ndarray) -> Thought:
+        """The cheapest route from the knight to the exit (Dijkstra's distances, followed
+        down from the knight's cell), its cost and the energy the knight has."""
+        s: Any = env.game_state()
+        level, dist = s.level, exit_distances(s.level)
+        route = [tuple(s.knight)]
+        while route[-1] != tuple(level.exit) and len(route) <= dist.size:
+            r, c = route[-1]
+            steps = [(r + dr, c + dc) for (dr, dc), bit in zip(DIRECTIONS, ACTION_BITS, strict=True)
+                     if level.cells[r, c] & bit]  # fmt: skip
+            route.append(min(steps, key=lambda v: (
+                entry_cost(bool(level.monsters[v]), level.monster_cost) + dist[v], v)))  # fmt: skip
+        return Thought(path=route, facts={"cheapest route left": int(dist[s.knight]),
+                                          "energy": int(s.energy)})  # fmt: skip
 
 
 register_agent("dijkstra", DijkstraAgent, KNIGHT_IDS, "follows Dijkstra's cheapest route")

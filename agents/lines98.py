@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, Thought
 from agents.policies import register_policy
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
@@ -100,6 +100,15 @@ class GreedyAgent(Agent):
     def act(self, env: GridEnv, observation: np.ndarray) -> int:
         return self._pick(self.best(env))
 
+    def thoughts(self, env: GridEnv, observation: np.ndarray) -> Thought:
+        """The legal moves with the greatest gains (:func:`spawn_gains`)."""
+        s: Lines98State = env.game_state()
+        e: Any = env
+        moves = legal_moves(env)
+        gains = spawn_gains(s, moves, e.line_length, e.colours)
+        actions = [rules.move_to_action(int(a), int(b), s.board.size) for a, b in moves]
+        return Thought(moves=Thought.best(actions, gains), weight="gain")
+
     def label(self, env: GridEnv, observation: np.ndarray) -> tuple[int, np.ndarray]:
         """A random one of the tied best moves, and all of them."""
         best = self.best(env)
@@ -162,6 +171,7 @@ class LookaheadAgent(Agent):
         self.replies, self.futures = replies, futures
         self.reply_candidates, self.first_weight = reply_candidates, first_weight
         self.common_futures = bool(common_futures)
+        self._weighed: dict[int, Thought] = {}  # per env: the last move's candidates
         super().__init__(env, seed)
 
     def judge(self, state: Lines98State, length: int, colours: int) -> float:
@@ -263,17 +273,36 @@ class LookaheadAgent(Agent):
         e: Any = env
         length, colours = e.line_length, e.colours
         best = judged[0][1]
+        weighed = judged_values = {k: value for value, k, _ in judged}  # each candidate's worth
+        what = "the board it leaves, judged"
         if self.replies and judged[0][2].balls_cleared == s.balls_cleared:
             best_value = -np.inf
             common = self.common_futures and self.futures
             seeds = scratch.integers(2**63, size=self.futures).tolist() if common else None
+            replied = {}
             for value, k, after in judged[: self.replies]:
                 reply = self.reply_value(after, e.spawn, length, colours, scratch, deadline, seeds)
                 if reply is None:  # out of time: the best candidate finished so far
                     break
+                replied[k] = reply + self.first_weight * value
                 if reply + self.first_weight * value > best_value:
                     best, best_value = k, reply + self.first_weight * value
+            if replied:
+                weighed, what = replied, "its best reply, judged"
+        size = e.rows * e.cols
+        actions = [rules.move_to_action(int(moves[k, 0]), int(moves[k, 1]), size) for k in weighed]
+        replies = len(weighed) if weighed is not judged_values else 0
+        self._weighed[id(env)] = Thought(
+            Thought.best(actions, list(weighed.values())),
+            what,
+            facts={"candidates judged": len(judged), "replies weighed": replies},
+        )
         return best
+
+    def thoughts(self, env: GridEnv, observation: np.ndarray) -> Thought:
+        """The candidates it weighed for this move and what each was worth: the board it
+        leaves, or its best reply where it weighed replies."""
+        return self._weighed.get(id(env)) or super().thoughts(env, observation)
 
 
 class JudgeAgent(LookaheadAgent):

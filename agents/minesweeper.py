@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, Thought
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
 from grid_envs.core.grid import mirrored_cells
@@ -78,6 +78,25 @@ class MinesweeperSolverAgent(Agent):
 
     def act(self, env: GridEnv, observation: np.ndarray) -> int:
         return self._solver(env).act(view_from_observation(observation))
+
+    def thoughts(self, env: GridEnv, observation: np.ndarray) -> Thought:
+        """Each hidden cell's exact chance of a mine, given the numbers in view and the
+        mines it has proved (the solver's own reckoning, worked out again for the board in
+        view), and the cells proved safe still to reveal."""
+        solver = self._solver(env)
+        view = view_from_observation(observation)
+        flat = view.ravel().tolist()
+        heat = np.full(view.shape, np.nan)
+        if all(v == HIDDEN for v in flat):  # the first click: nothing known but the count
+            heat[:] = solver.mines / solver.size
+        else:
+            for cell, p in solver.probabilities(flat).items():
+                heat.flat[cell] = p
+            for cell in solver.known_mines:
+                heat.flat[cell] = 1.0
+        sure = sum(view.flat[c] == HIDDEN for c in solver.queue)
+        facts = {"mines proved": len(solver.known_mines), "safe cells queued": sure}
+        return Thought(heat=heat, heat_name="mine probability", facts=facts)
 
     def label(self, env: GridEnv, observation: np.ndarray) -> tuple[int, np.ndarray]:
         """The cell it reveals, and with it every hidden cell it has proved safe (any order

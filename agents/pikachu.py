@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, Thought
 from agents.policies import register_policy
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
@@ -87,19 +87,35 @@ class GreedyAgent(Agent):
         action = greedy_action(env.game_state().board)
         return 0 if action is None else action
 
+    def thoughts(self, env: GridEnv, observation: np.ndarray) -> Thought:
+        """The removable pairs by the length of the path that joins them, shortest first."""
+        board = env.game_state().board
+        pairs, lengths = removable_with_lengths(board)
+        actions = [pair_to_action(*pair, board.size) for pair in pairs]
+        return Thought(
+            moves=Thought.best(actions, -np.asarray(lengths, dtype=float)),
+            weight="minus the path's length", facts={"removable pairs": len(pairs)},
+        )  # fmt: skip
+
     def label(self, env: GridEnv, observation: np.ndarray) -> tuple[int, np.ndarray]:
         """The first of the pairs the shortest paths join, and all of them."""
         best = shortest_pairs(env.game_state().board) or [0]
         return best[0], self.one_hot(env, best)
 
 
-def most_mobile_pairs(board: np.ndarray) -> list[int]:
-    """The actions of the removable pairs that leave the most removable pairs behind (no
-    gravity: a pair that connects now connects after any removal), in board order."""
+def mobility(board: np.ndarray) -> tuple[list[tuple[int, int]], list[int]]:
+    """The removable pairs in board order, and the removable pairs each leaves behind (no
+    gravity: a pair that connects now connects after any removal)."""
     pairs = sorted(removable_pairs(board))
+    return pairs, [len(removable_pairs(remove(board, pair, "none"))) for pair in pairs]
+
+
+def most_mobile_pairs(board: np.ndarray) -> list[int]:
+    """The actions of the removable pairs that leave the most removable pairs behind, in
+    board order (:func:`mobility`)."""
+    pairs, left = mobility(board)
     if not pairs:
         return []
-    left = [len(removable_pairs(remove(board, pair, "none"))) for pair in pairs]
     most = max(left)
     return [pair_to_action(*pair, board.size) for pair, n in zip(pairs, left, strict=True)
             if n == most]  # fmt: skip
@@ -114,6 +130,13 @@ class MobilityAgent(Agent):
     def act(self, env: GridEnv, observation: np.ndarray) -> int:
         best = most_mobile_pairs(env.game_state().board)
         return best[0] if best else 0
+
+    def thoughts(self, env: GridEnv, observation: np.ndarray) -> Thought:
+        """Each removable pair with the number of removable pairs it leaves."""
+        board = env.game_state().board
+        pairs, left = mobility(board)
+        actions = [pair_to_action(*pair, board.size) for pair in pairs]
+        return Thought(moves=Thought.best(actions, left), weight="pairs left after it")
 
     def label(self, env: GridEnv, observation: np.ndarray) -> tuple[int, np.ndarray]:
         """The first of the pairs that leave the most moves, and all of them."""
@@ -163,6 +186,15 @@ class PlannerAgent(Agent):
             return pair_to_action(*current.next_pair(), board.size)
         action = greedy_action(board)
         return 0 if action is None else action
+
+    def thoughts(self, env: GridEnv, observation: np.ndarray) -> Thought:
+        """The pairs its plan still holds to clear the board, or that it found no clear
+        and plays greedy."""
+        current = self._plans.get(id(env))
+        if current is None:
+            return Thought(facts={"plan": "no clear found: the shortest path's pair"})
+        left = len(current.pairs) - (current.gravity == "none")  # this move's pair included
+        return Thought(facts={"pairs left in the plan after this move": max(left, 0)})
 
     def label(self, env: GridEnv, observation: np.ndarray) -> tuple[int, np.ndarray]:
         """The plan's next pair, and as its equals every legal pair not known to spoil the

@@ -8,7 +8,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, Thought
 from agents.runs import check_model_file, settings_of
 from grid_envs.core.base_env import GridEnv
 
@@ -136,3 +136,27 @@ class PolicyAgent(Agent):
         if self.sample:
             return int(sampled_actions(self.model, self.algo, observation[None], mask, self.rng)[0])
         return int(policy_actions(self.model, self.algo, observation[None], mask)[0])
+
+    def thoughts(self, env: GridEnv, observation: np.ndarray) -> Thought:
+        """The network's likeliest legal moves with their probabilities (masked softmax of
+        its logits) and its value of the position; a DQN model's best Q-values."""
+        import torch
+
+        from agents.imitation import _logits_and_values
+
+        if self.inputs is not None:  # the episode's start is known: observing again is pure
+            observation = self.inputs.observe(id(env), observation, env.game_state())
+        legal = np.flatnonzero(env.action_masks())
+        policy = self.model.policy
+        tensor, _ = policy.obs_to_tensor(observation[None])
+        with torch.inference_mode():
+            if self.algo == "dqn":
+                q = self.model.q_net(tensor)[0].float().cpu().numpy()
+                return Thought(moves=Thought.best(legal, q[legal]), weight="Q-value")
+            logits, values = _logits_and_values(policy, tensor)
+        scores = logits[0].float().cpu().numpy()[legal].astype(np.float64)
+        probs = np.exp(scores - scores.max())
+        probs /= probs.sum()
+        return Thought(
+            moves=Thought.best(legal, probs), weight="probability", value=float(values[0])
+        )

@@ -32,7 +32,7 @@ from typing import Any, cast
 import gymnasium as gym
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, Thought
 from agents.networks import grid_cnn_parts, require
 from agents.runs import (
     Interrupted,
@@ -426,6 +426,17 @@ class RLlibPolicyAgent(Agent):
         return agent
 
     def act(self, env: GridEnv, observation: np.ndarray) -> int:
+        return int(np.argmax(self._legal_logits(env, observation)))
+
+    def thoughts(self, env: GridEnv, observation: np.ndarray) -> Thought:
+        """The policy's likeliest legal moves with their probabilities."""
+        logits = self._legal_logits(env, observation)
+        legal = np.flatnonzero(np.isfinite(logits))
+        probs = np.exp(logits[legal] - logits[legal].max())
+        return Thought(moves=Thought.best(legal, probs / probs.sum()), weight="probability")
+
+    def _legal_logits(self, env: GridEnv, observation: np.ndarray) -> np.ndarray:
+        """The policy's logits, minus infinity on the actions the mask forbids."""
         import torch
         from ray.rllib.core.columns import Columns
 
@@ -436,8 +447,8 @@ class RLlibPolicyAgent(Agent):
         }
         with torch.no_grad():
             out = self.module.forward_inference({Columns.OBS: obs})
-        logits = out[Columns.ACTION_DIST_INPUTS][0].numpy()
-        return int(np.argmax(np.where(mask, logits, -np.inf)))
+        logits = out[Columns.ACTION_DIST_INPUTS][0].numpy().astype(np.float64)
+        return np.where(mask, logits, -np.inf)
 
 
 def settings_of(path: str | Path) -> dict[str, Any]:

@@ -65,7 +65,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, Thought
 from grid_envs.core.base_env import GridEnv
 
 VARIANTS = ("gumbel", "puct", "levin", "lds", "exact", "ordered")
@@ -475,7 +475,7 @@ class Search:
         self.evaluations = 0
         legal = np.flatnonzero(env.action_masks())
         logits, _ = self._evaluate([observation], [env.action_masks()])
-        policy = _softmax(logits[0][legal].astype(np.float64))
+        policy = prior = _softmax(logits[0][legal].astype(np.float64))
         action = int(legal[int(np.argmax(policy))])
         nodes = 0
         sim.restore(env.sample_world(self.rng))
@@ -489,9 +489,11 @@ class Search:
                 action, self.line = line[0], checked[1:]
                 policy = (legal == action).astype(np.float64)
             if status != "unsolvable":
-                return SearchResult(action, legal, policy, 0.0, nodes, self.evaluations)
+                return SearchResult(action, legal, policy, 0.0, nodes, self.evaluations,
+                                    extra={"status": status, "prior": prior})  # fmt: skip
         self._lost_next = sim.step(action)[0].tobytes()  # proved lost: so is the next one
-        return SearchResult(action, legal, policy, 0.0, nodes, self.evaluations)
+        return SearchResult(action, legal, policy, 0.0, nodes, self.evaluations,
+                            extra={"status": "unsolvable", "prior": prior})  # fmt: skip
 
     def _ordered(self, env: GridEnv, observation: np.ndarray) -> SearchResult:
         """The game's own search from the position in view (restored into the copy from
@@ -512,7 +514,9 @@ class Search:
             action = int(search(sim, logits[0], self.config.simulations, self.rng,
                                 self.config.replies))  # fmt: skip
         policy = (legal == action).astype(np.float64)
-        return SearchResult(action, legal, policy, 0.0, self.config.simulations, self.evaluations)
+        prior = _softmax(logits[0][legal].astype(np.float64))
+        return SearchResult(action, legal, policy, 0.0, self.config.simulations, self.evaluations,
+                            extra={"prior": prior})  # fmt: skip
 
     def _checked_line(self, env: GridEnv, line: list[int]) -> list[tuple[int, bytes]]:
         """A winning line with the observation each of its moves is played on (replayed on
@@ -764,6 +768,7 @@ class SearchAgent(Agent):
         self.model: Any = None  # the SB3 model behind the evaluator, where there is one
         self.config = config if config is not None else SearchConfig(**settings)
         self._searches: dict[int, Search] = {}
+        self._results: dict[int, SearchResult] = {}  # per env: its last move's answer
         super().__init__(env, seed)
 
     @classmethod
@@ -800,7 +805,34 @@ class SearchAgent(Agent):
         if found is None:
             found = self._searches[id(env)] = Search(self.evaluator, self.config, self.rng)
         found.rng = self.rng  # seed() replaces the agent's generator
-        return found.run(env, np.asarray(observation))
+        result = self._results[id(env)] = found.run(env, np.asarray(observation))
+        return result
 
     def act(self, env: GridEnv, observation: np.ndarray) -> int:
         return self.search(env, observation).action
+
+    def thoughts(self, env: GridEnv, observation: np.ndarray) -> Thought:
+        """What the search made of its last move: the moves its improved policy (gumbel),
+        its visits (puct) or the network's prior (exact, ordered) weighs most, the root's
+        value, and what it spent (simulations, nodes or candidates, network evaluations);
+        or that it plays out a winning line found earlier."""
+        result = self._results.get(id(env))
+        if result is None:
+            return super().thoughts(env, observation)
+        if result.from_line:
+            left = len(self._searches[id(env)].line)
+            return Thought(facts={"plays": "a winning line found earlier", "moves left": left})
+        variant = self.config.variant
+        prior = result.extra.get("prior")
+        weights, weight = (prior, "network's prior") if prior is not None else (
+            result.policy, {"puct": "visit share", "gumbel": "improved policy"}.get(
+                variant, "search's choice"))  # fmt: skip
+        spent = {"exact": "nodes", "ordered": "candidates"}.get(variant, "simulations")
+        facts: dict[str, Any] = {
+            spent: result.simulations,
+            "network evaluations": result.evaluations,
+        }
+        if "status" in result.extra:
+            facts["solver"] = result.extra["status"]
+        value = result.value if variant in ("gumbel", "puct") else None
+        return Thought(Thought.best(result.actions, weights), weight, value, facts)

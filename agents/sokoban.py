@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, Thought
 from agents.policies import register_policy
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
@@ -147,6 +147,21 @@ class SokobanSolverAgent(Agent):
     def act(self, env: GridEnv, observation: np.ndarray) -> int:
         return self._next(env)[0]
 
+    def thoughts(self, env: GridEnv, observation: np.ndarray) -> Thought:
+        """The plan it follows after this move (LURD, a push in capitals; pushes alone on
+        ``SokobanPush``) and the pushes left in it; or that it has no plan."""
+        plan = self._plans.get(id(env))
+        if plan is None or (not plan[0] and not env.game_state().boxes.any()):
+            return super().thoughts(env, observation)
+        rest = plan[0]
+        if not rest and (self.last_result is None or not self.last_result.solved):
+            status = getattr(self.last_result, "status", "no plan")
+            return Thought(facts={"plan": f"none ({status}): a random move"})
+        pushes = len(rest) if isinstance(env, SokobanPushEnv) else sum(a >= 4 for a in rest)
+        text = str(len(rest)) + " pushes" if isinstance(env, SokobanPushEnv) else (
+            rules.actions_to_lurd(rest) or "solved by this move")  # fmt: skip
+        return Thought(facts={"plan after this move": _shortened(text), "pushes left": pushes})
+
     def label(self, env: GridEnv, observation: np.ndarray) -> tuple[int, np.ndarray]:
         """The plan's next action; where that is a step of the walk to the next push,
         every step that shortens that walk as much (the plan's walk is one shortest path
@@ -251,12 +266,34 @@ class SokobanOptimalAgent(SokobanSolverAgent):
     def act(self, env: GridEnv, observation: np.ndarray) -> int:
         return self.label(env, observation)[0]
 
+    def thoughts(self, env: GridEnv, observation: np.ndarray) -> Thought:
+        """The moves that start a fewest-moves solution here, and how many moves that is
+        (read again from the room's table, which the move just chosen was read from)."""
+        good = self.best(env)
+        if good is None:
+            return super().thoughts(env, observation)
+        s = env.game_state()
+        cols = s.floor.shape[1]
+        table = self._tables[id(env)][1]
+        assert table is not None
+        key = position_key(rules.bits(s.boxes), s.player[0] * cols + s.player[1], s.floor.size)
+        left = int(table[key])
+        return Thought(
+            moves=[(a, 1.0) for a in good], weight="starts a fewest-moves solution",
+            facts={"fewest moves to solve": left if left >= 0 else "none: unsolvable"},
+        )  # fmt: skip
+
     def label(self, env: GridEnv, observation: np.ndarray) -> tuple[int, np.ndarray]:
         good = self.best(env)
         if good is None:
             return super().label(env, observation)
         action = good[self.rng.integers(len(good))]
         return action, self.one_hot(env, good)
+
+
+def _shortened(text: str, most: int = 60) -> str:
+    """``text`` cut to ``most`` characters, an ellipsis saying so."""
+    return text if len(text) <= most else text[: most - 1] + "…"
 
 
 register_agent(

@@ -621,6 +621,16 @@ def _eval_arguments(p: argparse.ArgumentParser) -> None:
                    help="--agent search, ordered: the replies the game's search weighs "
                    "after each candidate (Lines98: 8 by default; 0: each candidate's board "
                    "alone, the judge's first step)")  # fmt: skip
+    p.add_argument("--record", default=None, metavar="PATH",
+                   help="write the first episodes played to PATH: .gif, .mp4 or .html (a "
+                   "replay with what the agent weighed); needs the video extra")  # fmt: skip
+    p.add_argument("--record-episodes", type=count(1), default=None, metavar="N",
+                   help="--record: the episodes it holds (default 1)")  # fmt: skip
+    p.add_argument("--record-fps", type=above_zero("number of moves a second"), default=None,
+                   metavar="MOVES",
+                   help="--record: moves a second of a GIF or MP4 (default 4)")  # fmt: skip
+    p.add_argument("--force", action="store_true",
+                   help="--record: replace the file if it exists")  # fmt: skip
 
 
 @command("eval", _eval_arguments, help="evaluate an agent: win rate, return, length, speed")
@@ -630,6 +640,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     name = env_id(args.env)
     kwargs = parse_settings(args.set, name)
+    recorder = _recorder(args)
     agent, board = _eval_agent(args, name)
     kwargs = {**board, **kwargs}
     if not isinstance(agent, str):  # a network: a model, an RLlib policy or a search
@@ -646,7 +657,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
         seed=args.seed,
         env_kwargs=kwargs,
         progress=not args.no_progress,
+        record=recorder,
     )
+    if recorder is not None:
+        from agents.watch import write_recording
+
+        assert recorder.recording is not None
+        path = write_recording(recorder.recording, args.record, force=args.force)
+        kept = len(recorder.recording.episodes)
+        print(f"recorded {kept} episode{'s' * (kept != 1)}: {path}", file=sys.stderr)
     if kwargs:  # the board played, where it is not the registered one
         result.env = f"{name} ({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})"
     if args.json:
@@ -660,6 +679,25 @@ def cmd_eval(args: argparse.Namespace) -> int:
             f"length {result.mean_length:.1f}  {result.steps_per_second:,.0f} steps/s"
         )
     return 0
+
+
+def _recorder(args: argparse.Namespace) -> Any:
+    """The recorder ``--record`` asks for (None without it), its file checked before any
+    episode is played: a known suffix, a folder that exists, not a file already there
+    (unless ``--force``), the libraries of its format installed."""
+    if args.record is None:
+        refuse({"--record-episodes": args.record_episodes, "--record-fps": args.record_fps,
+                "--force": args.force}, "options of --record; name the file")  # fmt: skip
+        return None
+    from agents.watch import Recorder, check_target
+
+    check_target(args.record, args.force)
+    if args.record_episodes is not None and args.record_episodes > args.episodes:
+        raise ValueError(
+            f"--record-episodes {args.record_episodes}: only {args.episodes} episodes are "
+            f"played (--episodes)"
+        )
+    return Recorder(args.record_episodes or 1, args.record_fps or 4.0)
 
 
 def _eval_agent(args: argparse.Namespace, name: str) -> tuple[Any, dict[str, Any]]:
@@ -864,7 +902,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except (ValueError, OSError, checks.NoLevelFound) as exc:
+    except (ValueError, OSError, ImportError, checks.NoLevelFound) as exc:
         print(f"grid-games: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:  # training saves what it has and says where
