@@ -334,15 +334,16 @@ class JudgeAgent(LookaheadAgent):
 def lookahead_with_prior(
     env: GridEnv, logits: np.ndarray, candidates: int, rng: np.random.Generator,
     replies: int | None = None,
-) -> int:  # fmt: skip
+) -> tuple[int, Thought]:  # fmt: skip
     """The look-ahead's move (:class:`LookaheadAgent`, its weights, and its replies unless
     ``replies`` says how many: 0 is the judge's first step alone) with its ``candidates``
     proposed by a network: the legal moves its ``logits`` (over all actions) rank first,
     in that order, in place of :func:`candidate_order`. No clock: a seed gives the same
-    move on any machine. The search's ``variant="ordered"``."""
+    move on any machine. The search's ``variant="ordered"``. Returns the move and what the
+    look-ahead weighed for it (its :meth:`~LookaheadAgent.thoughts`)."""
     moves = legal_moves(env)
     if not len(moves):
-        return 0
+        return 0, Thought()
     e: Any = env
     size = e.rows * e.cols
     order = np.argsort(-logits[moves[:, 0] * size + moves[:, 1]], kind="stable")
@@ -351,7 +352,8 @@ def lookahead_with_prior(
     if replies is not None:
         agent.replies = replies
     best = agent.choose(env, moves, math.inf, order)
-    return rules.move_to_action(int(moves[best, 0]), int(moves[best, 1]), size)
+    action = rules.move_to_action(int(moves[best, 0]), int(moves[best, 1]), size)
+    return action, agent.thoughts(env, np.empty(0))
 
 
 def judged_values(env: GridEnv, observations: np.ndarray) -> np.ndarray:

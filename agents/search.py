@@ -32,7 +32,8 @@ baselines), the network's logits ordering the choices it tries and ``simulations
 budget: it clears, proves the position lost, or runs out, and the agent plays the line,
 the prior's move on a lost position, or the prior's move and a new search next move.
 ``variant="ordered"`` hands the position to the game's own search (``ORDERED_SEARCH``
-beside its baselines; Lines98: the look-ahead), with the ``simulations`` legal moves the
+beside its baselines, which returns its move and what it weighed for it, a
+:class:`~agents.base.Thought`; Lines98: the look-ahead), with the ``simulations`` legal moves the
 network's logits rank first as its candidates, in that order, in place of the game's own
 choice of candidates, and ``replies`` its depth where given (Lines98: the replies weighed
 after each candidate; 0 judges each candidate's own board alone); it has no clock, so a
@@ -507,16 +508,17 @@ class Search:
         mask = env.action_masks()
         legal = np.flatnonzero(mask)
         logits, _ = self._evaluate([observation], [mask])
+        prior = _softmax(logits[0][legal].astype(np.float64))
+        extra: dict[str, Any] = {"prior": prior}
         if self.config.simulations == 0:
             action = int(legal[int(np.argmax(logits[0][legal]))])
         else:
             sim.restore(env.sample_world(self.rng))
-            action = int(search(sim, logits[0], self.config.simulations, self.rng,
-                                self.config.replies))  # fmt: skip
+            action, extra["weighed"] = search(sim, logits[0], self.config.simulations, self.rng,
+                                              self.config.replies)  # fmt: skip
         policy = (legal == action).astype(np.float64)
-        prior = _softmax(logits[0][legal].astype(np.float64))
         return SearchResult(action, legal, policy, 0.0, self.config.simulations, self.evaluations,
-                            extra={"prior": prior})  # fmt: skip
+                            extra=extra)  # fmt: skip
 
     def _checked_line(self, env: GridEnv, line: list[int]) -> list[tuple[int, bytes]]:
         """A winning line with the observation each of its moves is played on (replayed on
@@ -823,15 +825,16 @@ class SearchAgent(Agent):
             left = len(self._searches[id(env)].line)
             return Thought(facts={"plays": "a winning line found earlier", "moves left": left})
         variant = self.config.variant
+        facts: dict[str, Any] = {"network evaluations": result.evaluations}
+        weighed = result.extra.get("weighed")
+        if weighed is not None:  # the game's own search says what it weighed
+            return Thought(weighed.moves, weighed.weight, weighed.value, weighed.facts | facts)
         prior = result.extra.get("prior")
         weights, weight = (prior, "network's prior") if prior is not None else (
             result.policy, {"puct": "visit share", "gumbel": "improved policy"}.get(
                 variant, "search's choice"))  # fmt: skip
         spent = {"exact": "nodes", "ordered": "candidates"}.get(variant, "simulations")
-        facts: dict[str, Any] = {
-            spent: result.simulations,
-            "network evaluations": result.evaluations,
-        }
+        facts = {spent: result.simulations, **facts}
         if "status" in result.extra:
             facts["solver"] = result.extra["status"]
         value = result.value if variant in ("gumbel", "puct") else None

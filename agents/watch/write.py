@@ -71,8 +71,11 @@ def _written(path: Path) -> Iterator[Path]:
     handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=path.suffix)
     os.close(handle)
     partial = Path(name)
+    umask = os.umask(0)
+    os.umask(umask)
     try:
         yield partial
+        partial.chmod(0o666 & ~umask)  # a file as any other the user writes, not mkstemp's 0600
         os.replace(partial, path)
     finally:
         partial.unlink(missing_ok=True)

@@ -104,6 +104,18 @@ def test_a_search_shows_what_it_spent_and_weighed() -> None:
     first = _thoughts("GridGames/Pikachu-v0", agent)[0]
     assert first.weight == "network's prior" and first.facts["nodes"] >= 1
     assert first.facts["solver"] in ("cleared", "unsolvable", "gave_up")
+    lines = "GridGames/Lines98-v0"  # ordered: the look-ahead's judgements of its candidates
+    for replies, weight in ((0, "the board it leaves, judged"), (2, "its best reply, judged")):
+        agent = _network(lines, search=True, simulations=3, replies=replies)
+        recorder = Recorder()
+        evaluate(lines, agent, episodes=1, seed=3, env_kwargs={"time_limit": 4}, record=recorder)
+        assert recorder.recording is not None
+        thoughts = [s.thought for s in recorder.recording.episodes[0].steps]
+        assert all(th.facts["candidates judged"] == 3 for th in thoughts)
+        for th in thoughts:  # with replies: the candidates whose replies it weighed
+            assert len(th.moves) == (th.facts["replies weighed"] or 3)
+        assert {th.weight for th in thoughts} <= {weight, "the board it leaves, judged"}
+        assert any(th.weight == weight for th in thoughts)
 
 
 def test_the_minesweeper_solver_shows_its_mine_probabilities() -> None:
