@@ -58,6 +58,18 @@ def test_every_registered_id_has_its_page_in_the_nav() -> None:
         assert (DOCS / "assets" / f"{spec.name}.gif").stat().st_size > 1000
 
 
+def test_every_game_has_its_recorded_best_agent_on_the_watch_page() -> None:
+    """The watch page shows each game's recorded episode (a GIF inline, the HTML replay
+    linked) with the command that made it."""
+    page = (DOCS / "watch.md").read_text()
+    for spec in grid_envs.game_specs():
+        for suffix in (".gif", ".html"):
+            asset = DOCS / "assets" / "replays" / f"{spec.name}{suffix}"
+            assert asset.stat().st_size > 1000, asset
+            assert f"assets/replays/{spec.name}{suffix}" in page
+        assert f"--record docs/assets/replays/{spec.name}.html" in page
+
+
 def test_every_command_has_its_entry() -> None:
     reference = hooks.cli_reference()
     names = hooks.commands(build_parser())
