@@ -352,12 +352,14 @@ def training_env(config: TrainConfig, monitor_dir: str | None = None) -> Any:
     if uses_batch(config):
         from agents.batched import BatchedVecEnv
 
-        return BatchedVecEnv(
+        batch = BatchedVecEnv(
             config.env_id, config.n_envs, config.env_kwargs, config.shaping, config.gamma,
             monitor_file=monitor_dir, shaping_scale=config.shaping_scale,
             shaping_at_loss=config.shaping_at_loss,
             potential_input=config.potential_input,
         )  # fmt: skip
+        batch.seed(config.seed)  # env i's episodes from seed + i, as make_env_fn seeds them
+        return batch
     return make_vec_env(config, config.n_envs, monitor_dir=monitor_dir)
 
 

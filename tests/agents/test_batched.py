@@ -130,6 +130,26 @@ def test_same_seed_same_training_data_on_either_path() -> None:
             assert np.array_equal(a, b)
 
 
+@pytest.mark.parametrize("precision", ["fp32", "auto"])
+def test_a_run_repeats_itself_with_the_same_seed_precision_and_threads(
+    tmp_path: Path, precision: str
+) -> None:
+    """``train`` twice, teaching and PPO on the batch: the same model, bit for bit, and the
+    same evaluations (the batch it trains on is seeded from the run's seed)."""
+    from stable_baselines3.common.save_util import load_from_zip_file
+
+    config = default_config(
+        "GridGames/Minesweeper-v0", timesteps=1024, n_envs=16, n_steps=16, batch_size=128,
+        env_kwargs={"rows": 5, "cols": 5, "mines": 3}, eval_freq=512, eval_episodes=16,
+        threads=1, precision=precision, teacher="solver", teacher_states=400, dagger_rounds=2,
+    )  # fmt: skip
+    runs = [train(config, tmp_path / name, progress=False) for name in ("a", "b")]
+    params = [load_from_zip_file(str(run.model_path))[1]["policy"] for run in runs]
+    assert params[0].keys() == params[1].keys()
+    assert all(np.array_equal(params[0][k].numpy(), params[1][k].numpy()) for k in params[0])
+    assert runs[0].curve == runs[1].curve
+
+
 def test_batched_evaluation_plays_each_envs_first_episode() -> None:
     kwargs = {"rows": 5, "cols": 5, "mines": 4}
     config = TrainConfig("GridGames/Minesweeper-v0", n_envs=4, n_steps=16, env_kwargs=kwargs)
