@@ -22,7 +22,6 @@ kind of agent) and ``learning_curves.png`` (taught and scratch runs on one axis 
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -161,11 +160,9 @@ def _trained_row(
     taught = f"{run.teacher}-taught " if run.teacher else ""
     limit = f" or {run.time_limit:.0f} s" if run.time_limit else ""
     log(f"{env_id}: training {taught}MaskablePPO for {run.timesteps} steps{limit}")
-    start = time.perf_counter()
     trained = train(run, out / "runs" / f"{env_id.split('/')[1]}-{how}", progress)
-    result.train_seconds[f"{env_id} {how}"] = (
-        run_seconds(trained.settings_path) if trained.already_done else time.perf_counter() - start
-    )
+    # every session's, teaching included: a run that went on from an earlier one counts both
+    result.train_seconds[f"{env_id} {how}"] = run_seconds(trained.settings_path)
     result.curves.setdefault(env_id, {})[how] = trained.curve
     path, at = best_model(trained.model_path, trained.curve)
     agent = PolicyAgent.load(path, sample=sample)

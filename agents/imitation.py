@@ -23,7 +23,8 @@ state, not only in the states of its own games. That makes it a teacher:
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -218,6 +219,7 @@ class _Labeller:
         self.agreed = 0
         self.done: list[_Episode] = []
         self.stats = LabelStats()
+        self.tick: Callable[[int], Any] = _no_tick  # told of each state as it is labelled
 
     def start(self, i: int) -> _Episode:
         obs, _ = self.envs[i].reset(seed=self.seed + self.started * self.stride)
@@ -253,6 +255,7 @@ class _Labeller:
         labelled = 0
         while active:
             observations, masks, labels, good, played = self.moves(live, active)
+            self.tick(len(active))
             still = []
             for j, i in enumerate(active):
                 ep = live[i]
@@ -286,8 +289,10 @@ def label_states(
     env_id: str, teacher: str, states: int, *, seed: int = 0,
     env_kwargs: dict[str, Any] | None = None, learner: Any = None, beta: float = 1.0,
     n_envs: int = 16, gamma: float = 0.99, workers: int = 1, stride: int = 1,
+    tick: Callable[[int], Any] | None = None,
 ) -> tuple[Labels, LabelStats]:  # fmt: skip
-    """At least ``states`` labelled states from whole episodes on ``n_envs`` single envs.
+    """At least ``states`` labelled states from whole episodes on ``n_envs`` single envs;
+    ``tick(n)`` is told of the states as they are labelled (a progress bar's ``update``).
 
     The k-th episode started is seeded ``seed + k * stride``. In each state the teacher
     names its action; the action played is the teacher's with probability ``beta``, else
@@ -307,11 +312,14 @@ def label_states(
         raise ValueError("beta < 1 needs a learner to move")
     if workers < 1 or stride < 1:
         raise ValueError(f"workers and stride must be at least 1, got {workers} and {stride}")
-    if workers > 1:
-        return _label_in_parallel(
+    if workers > 1:  # the workers label apart: told once, when all are back
+        found = _label_in_parallel(
             env_id, teacher, states, seed, env_kwargs, learner, beta, n_envs, gamma, workers
         )
+        (tick or _no_tick)(len(found[0]))
+        return found
     labeller = _Labeller(env_id, teacher, seed, env_kwargs, learner, beta, n_envs, stride)
+    labeller.tick = tick or _no_tick
     episodes = labeller.run(states)
     stats = labeller.stats
     labelled = sum(len(e.actions) for e in episodes)
@@ -433,12 +441,13 @@ def cloning_step(
 def clone(
     model: Any, labels: Labels, epochs: int = 4, batch_size: int = 256, seed: int = 0,
     value_coef: float = 0.5, max_grad_norm: float = 0.5, lr: float | None = None,
-    symmetries: list[Symmetry] | None = None,
+    symmetries: list[Symmetry] | None = None, tick: Callable[[int], Any] | None = None,
 ) -> float:  # fmt: skip
     """Fit ``model``'s policy to ``labels`` with its own optimiser, at step size ``lr``
     (None: the model's own; PPO's is restored after); the share of the labelled states
     where its greedy legal action is the teacher's, after fitting. With ``symmetries``
-    (:func:`board_symmetries`) each minibatch is seen through a random one of them."""
+    (:func:`board_symmetries`) each minibatch is seen through a random one of them.
+    ``tick(n)`` is told of the states each minibatch fits."""
     policy = model.policy
     groups = policy.optimizer.param_groups
     kept = [group["lr"] for group in groups]
@@ -455,6 +464,8 @@ def clone(
                 part, index = _minibatch(labels, order[start : start + batch_size],
                                          symmetries, rng)  # fmt: skip
                 cloning_step(policy, part, index, 1.0, value_coef, max_grad_norm)
+                if tick is not None:
+                    tick(len(index))
     finally:
         for group, value in zip(groups, kept, strict=True):
             group["lr"] = value
@@ -488,7 +499,7 @@ def teach(
     gamma: float = 0.99, log: Any = None, lr: float | None = 3e-3,
     symmetries: list[Symmetry] | None = None, workers: int = 1, warm: str | None = None,
     warm_states: int = 0, so_far: TeachResult | None = None,
-    on_round: Callable[[TeachResult], None] | None = None,
+    on_round: Callable[[TeachResult], None] | None = None, progress: bool = False,
 ) -> TeachResult:  # fmt: skip
     """Behaviour cloning, then DAgger: ``states`` labelled states in all, split over
     ``rounds`` rounds. Round 0 is the teacher's own play; in every later round the learner
@@ -505,7 +516,8 @@ def teach(
 
     ``on_round`` is called with the teaching so far after every round (to keep it); given
     back as ``so_far``, with ``model`` as it was then, the teaching goes on from the next
-    round and ends as it would have without the stop."""
+    round and ends as it would have without the stop. With ``progress``, a bar on stderr
+    follows each round: its states labelled, then the states each cloning pass fits."""
     check_teaching(env_id, teacher, states, rounds)
     per_round = max(1, states // rounds)
     labels = so_far.labels if so_far is not None else None
@@ -514,11 +526,14 @@ def teach(
     if warm is not None and not any(line["round"] == "warm" for line in history):
         check_teaching(env_id, warm, warm_states, 1)
         start = time.perf_counter()
-        new, stats = label_states(
-            env_id, warm, warm_states, seed=seed + TEACHER_SEED + MAX_ROUNDS * ROUND_SEEDS,
-            env_kwargs=env_kwargs, gamma=gamma, workers=workers, n_envs=side_by_side(warm_states),
-        )  # fmt: skip
-        acc = clone(model, new, epochs, batch_size, seed + MAX_ROUNDS, lr=lr, symmetries=symmetries)
+        with round_bar(progress, "warm round", warm_states * (1 + epochs)) as tick:
+            new, stats = label_states(
+                env_id, warm, warm_states, seed=seed + TEACHER_SEED + MAX_ROUNDS * ROUND_SEEDS,
+                env_kwargs=env_kwargs, gamma=gamma, workers=workers,
+                n_envs=side_by_side(warm_states), tick=tick,
+            )  # fmt: skip
+            acc = clone(model, new, epochs, batch_size, seed + MAX_ROUNDS, lr=lr,
+                        symmetries=symmetries, tick=tick)  # fmt: skip
         history.append(_round("warm", warm, new, len(new), stats, acc, start))
         if log is not None:
             log(history[-1])
@@ -527,13 +542,17 @@ def teach(
     for r in range(done, rounds):
         start = time.perf_counter()
         learner = None if r == 0 and warm is None else model
-        new, stats = label_states(
-            env_id, teacher, per_round, seed=seed + TEACHER_SEED + r * ROUND_SEEDS,
-            env_kwargs=env_kwargs, learner=learner, beta=1.0 if learner is None else 0.0,
-            gamma=gamma, workers=workers, n_envs=side_by_side(per_round),
-        )  # fmt: skip
-        labels = new if labels is None else labels.extend(new)
-        acc = clone(model, labels, epochs, batch_size, seed + r, lr=lr, symmetries=symmetries)
+        so_far_states = (0 if labels is None else len(labels)) + per_round
+        with round_bar(progress, f"teaching round {r + 1}/{rounds}",
+                       per_round + epochs * so_far_states) as tick:  # fmt: skip
+            new, stats = label_states(
+                env_id, teacher, per_round, seed=seed + TEACHER_SEED + r * ROUND_SEEDS,
+                env_kwargs=env_kwargs, learner=learner, beta=1.0 if learner is None else 0.0,
+                gamma=gamma, workers=workers, n_envs=side_by_side(per_round), tick=tick,
+            )  # fmt: skip
+            labels = new if labels is None else labels.extend(new)
+            acc = clone(model, labels, epochs, batch_size, seed + r, lr=lr,
+                        symmetries=symmetries, tick=tick)  # fmt: skip
         moved_by = "teacher" if learner is None else "learner"
         history.append(_round(r, moved_by, new, len(labels), stats, acc, start))
         if log is not None:
@@ -541,6 +560,28 @@ def teach(
         if on_round is not None:
             on_round(TeachResult(labels, history))
     return TeachResult(labels, history)
+
+
+def _no_tick(n: int) -> None:
+    """Told nothing: no progress bar."""
+
+
+@contextmanager
+def round_bar(show: bool, what: str, total: int) -> Iterator[Callable[[int], Any]]:
+    """A progress bar on stderr for one teaching round (tqdm, the train extra's), handing
+    out its ``update``: labelled states, then the states each cloning pass fits, count
+    towards ``total``. It is left off the screen once the round ends (the round's line says
+    what it did); without ``show``, or without tqdm, nothing is drawn."""
+    if not show:
+        yield _no_tick
+        return
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        yield _no_tick
+        return
+    with tqdm(total=total, desc=what, unit="state", leave=False, dynamic_ncols=True) as bar:
+        yield bar.update
 
 
 def _round(

@@ -42,11 +42,12 @@ class TrainResult:
     model_path: Path
     settings_path: Path
     timesteps: int
-    seconds: float
+    seconds: float  # PPO's wall seconds over every session of the run
     resumed_from: str | None
     curve: list[tuple[int, float, float]]  # (timesteps, mean eval return, eval win rate)
     already_done: bool = False  # the folder held a finished run of these steps: not retrained
     seconds_before: float = 0.0  # that run's training seconds
+    teacher_seconds: float = 0.0  # the teaching's wall seconds, every round of every session
 
 
 class Interrupted(KeyboardInterrupt):
@@ -164,6 +165,7 @@ def finished_result(out: Path, steps: int) -> TrainResult:
     return TrainResult(
         out / "model.zip", out / "settings.json", steps, 0.0, None, read_curve(out),
         already_done=True, seconds_before=float(settings.get("seconds", 0.0)),
+        teacher_seconds=float(settings.get("teacher_seconds", 0.0)),
     )  # fmt: skip
 
 

@@ -50,6 +50,7 @@ from agents.runs import (
     finished_result,
     latest_checkpoint,
     read_curve,
+    read_json,
     run_lock,
     saved_steps,
 )
@@ -410,10 +411,11 @@ def _train(config: TrainConfig, out: Path, progress: bool) -> TrainResult:
     (out / "monitor").mkdir(exist_ok=True)
     venv = training_env(config, monitor_dir=str(out / "monitor"))
     model.set_env(venv)
-    callbacks, teacher_seconds = _callbacks(config, out, model, resume, began)
+    callbacks, teacher_seconds = _callbacks(config, out, model, resume, began, progress)
     start = time.perf_counter()
     interrupted = _learn(config, out, model, callbacks, progress, resume)
-    seconds = time.perf_counter() - start
+    # PPO's seconds over the run's sessions: a run that goes on adds its own to those before
+    seconds = time.perf_counter() - start + (_ppo_seconds_before(out) if resume else 0.0)
     venv.close()
     model_path = out / "model.zip"
     model.save(model_path)
@@ -427,6 +429,7 @@ def _train(config: TrainConfig, out: Path, progress: bool) -> TrainResult:
         "torch_threads": threads,
         "device": str(model.device),
         "teacher_seconds": round(teacher_seconds, 1),
+        "session_seconds": round(time.perf_counter() - began, 1),
         "stopped_at_time_limit": bool(
             config.time_limit is not None and model.num_timesteps < config.timesteps
         ),
@@ -442,7 +445,17 @@ def _train(config: TrainConfig, out: Path, progress: bool) -> TrainResult:
         seconds,
         str(resume) if resume else None,
         read_curve(out),
+        teacher_seconds=teacher_seconds,
     )
+
+
+def _ppo_seconds_before(out: Path) -> float:
+    """The PPO seconds the run's earlier sessions wrote in ``settings.json`` (0 where there
+    is none: a run killed before it wrote one)."""
+    path = out / "settings.json"
+    if not path.exists():
+        return 0.0
+    return float(read_json(path).get("seconds", 0.0))
 
 
 def _check_config(config: TrainConfig) -> None:
@@ -508,10 +521,15 @@ def _load_or_build(config: TrainConfig, out: Path, resume: Path | None) -> Any:
 
 
 def _callbacks(
-    config: TrainConfig, out: Path, model: Any, resume: Path | None, began: float
+    config: TrainConfig,
+    out: Path,
+    model: Any,
+    resume: Path | None,
+    began: float,
+    progress: bool = False,
 ) -> tuple[list[Any], float]:
     """Checkpoints, evaluation, the teacher's cloning (taught here first, on a fresh run)
-    and the time limit; with the seconds the teaching took."""
+    and the time limit; with the seconds the teaching took, every session's."""
     from stable_baselines3.common.callbacks import CheckpointCallback
 
     per_env = max(1, config.n_envs)
@@ -523,7 +541,7 @@ def _callbacks(
     ]
     teacher_seconds = 0.0
     if config.teacher:
-        teacher_seconds, cloning = _taught(config, model, out, fresh=resume is None)
+        teacher_seconds, cloning = _taught(config, model, out, resume is None, progress)
         callbacks.append(cloning)
     if config.time_limit is not None:
         callbacks.append(_time_limit(began + config.time_limit))
@@ -574,22 +592,25 @@ def _check_teacher(config: TrainConfig) -> None:
         )
 
 
-def _taught(config: TrainConfig, model: Any, out: Path, fresh: bool) -> tuple[float, Any]:
+def _taught(
+    config: TrainConfig, model: Any, out: Path, fresh: bool, progress: bool = False
+) -> tuple[float, Any]:
     """Clone the teacher into a fresh model (DAgger rounds; the labels kept in
     ``teacher/labels.npz``, the rounds in ``teacher/rounds.json``, the cloned policy in
     ``teacher/cloned.zip``, each round's as it ends, so that a stopped teaching goes on from
     its last finished round); on a resume of PPO, read the labels back. The seconds it took
-    and the callback that keeps cloning while PPO fine-tunes."""
+    and the callback that keeps cloning while PPO fine-tunes. The seconds are the
+    rounds' own, as ``rounds.json`` keeps them: those of an earlier session count too."""
     from agents.imitation import CloningCallback, board_symmetries, teach
 
     folder = out / "teacher"
-    start = time.perf_counter()
     actions = SYMMETRIES.get(config.env_id)
     shape = model.observation_space.shape
     symmetries = board_symmetries(shape, actions) if actions is not None else None
     kept = _kept_teaching(folder)
     if not fresh and kept is not None and kept.labels is not None:
         labels = kept.labels  # PPO goes on from its checkpoint: the labels alone
+        rounds = kept.rounds
     else:
         if kept is not None:  # the model as the last finished round left it
             model.set_parameters(str(folder / "cloned.zip"), exact_match=True, device=model.device)
@@ -601,14 +622,15 @@ def _taught(config: TrainConfig, model: Any, out: Path, fresh: bool) -> tuple[fl
             lr=config.teacher_lr, symmetries=symmetries, workers=config.teacher_workers,
             warm=config.warm_teacher, warm_states=config.warm_states, so_far=kept,
             on_round=lambda so_far: _keep_teaching(folder, model, so_far),
+            progress=progress,
         )  # fmt: skip
         assert result.labels is not None
-        labels = result.labels
+        labels, rounds = result.labels, result.rounds
     decay = config.cloning_decay if config.cloning_decay is not None else config.timesteps // 2
     cloning = CloningCallback(
         labels, config.cloning_coef, decay, seed=config.seed, symmetries=symmetries
     )
-    return time.perf_counter() - start, cloning
+    return float(sum(line["seconds"] for line in rounds)), cloning
 
 
 def _keep_teaching(folder: Path, model: Any, so_far: Any) -> None:
@@ -627,7 +649,6 @@ def _kept_teaching(folder: Path) -> Any:
     """The teaching ``folder`` holds (a ``TeachResult`` of its finished rounds), or None
     where it holds none, or files that do not agree (then teaching starts over)."""
     from agents.imitation import Labels, TeachResult
-    from agents.runs import read_json
 
     paths = [folder / name for name in ("rounds.json", "cloned.zip")]
     if not all(p.exists() for p in paths):

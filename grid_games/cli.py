@@ -425,7 +425,10 @@ def cmd_train(args: argparse.Namespace) -> int:
             f"--timesteps to go on from it"
         )
     else:
-        print(f"trained {result.timesteps} steps in {result.seconds:.0f} s{resumed}")
+        taught = result.teacher_seconds
+        split = f": teaching {taught:.0f} s, PPO {result.seconds:.0f} s" if config.teacher else ""
+        print(f"trained {result.timesteps} steps in {result.seconds + taught:.0f} s{split}"
+              f"{resumed}")  # fmt: skip
         if config.algo != "dqn" and result.timesteps > config.timesteps:
             rollout = config.n_envs * config.n_steps
             print(

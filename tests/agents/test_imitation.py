@@ -400,3 +400,43 @@ def test_a_stopped_teaching_goes_on_from_its_last_finished_round(
     params = [PolicyAgent.load(tmp_path / run / "teacher" / "cloned.zip").model.policy.state_dict()
               for run in ("whole", "stopped")]  # fmt: skip
     assert all(torch.equal(params[0][k], params[1][k]) for k in params[0])
+    # the time the rerun reports holds the rounds the stopped session taught
+    settings = json.loads((tmp_path / "stopped" / "settings.json").read_text())
+    assert settings["teacher_seconds"] == pytest.approx(sum(r["seconds"] for r in rounds), abs=0.2)
+
+
+def test_a_run_that_goes_on_reports_the_time_of_every_session(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """More steps asked of a finished taught run: its teaching seconds are kept and its PPO
+    seconds add up, in settings.json and in what train prints."""
+    from grid_games import cli
+
+    argv = ["train", "Knight-v0", "--set", "rows=5", "--set", "cols=5", "--teacher",
+            "dijkstra", "--teacher-steps", "300", "--dagger-rounds", "2", "--n-envs", "4",
+            "--n-steps", "32", "--eval-freq", "128", "--threads", "1", "--no-progress",
+            "--out", str(tmp_path / "run")]  # fmt: skip
+    assert cli.main([*argv, "--timesteps", "128"]) == 0
+    first = json.loads((tmp_path / "run" / "settings.json").read_text())
+    out = capsys.readouterr().out
+    taught, ppo = first["teacher_seconds"], first["seconds"]
+    assert taught > 0 and f": teaching {taught:.0f} s, PPO {ppo:.0f} s" in out
+    assert cli.main([*argv, "--timesteps", "256"]) == 0
+    again = json.loads((tmp_path / "run" / "settings.json").read_text())
+    assert again["teacher_seconds"] == taught
+    assert ppo < again["seconds"] <= ppo + again["session_seconds"] + 0.1
+    assert f"teaching {taught:.0f} s" in capsys.readouterr().out
+
+
+def test_each_teaching_round_shows_a_progress_bar(capsys: pytest.CaptureFixture[str]) -> None:
+    """With ``progress``, a bar follows each round's labelling and cloning on stderr;
+    without it nothing is drawn."""
+    from agents.imitation import teach
+
+    kwargs = fixed_maze()
+    teach(knight_model(kwargs), KNIGHT, "dijkstra", 200, rounds=2, env_kwargs=kwargs,
+          epochs=1, progress=True)  # fmt: skip
+    err = capsys.readouterr().err
+    assert "teaching round 1/2" in err and "teaching round 2/2" in err and "state" in err
+    teach(knight_model(kwargs), KNIGHT, "dijkstra", 200, rounds=2, env_kwargs=kwargs, epochs=1)
+    assert "teaching round" not in capsys.readouterr().err
