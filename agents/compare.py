@@ -52,6 +52,8 @@ class Comparison:
     configs: dict[str, TrainConfig]  # env -> the taught run's configuration
     out: Path
     networks: dict[str, Path] = field(default_factory=dict)  # env -> the taught network
+    # "<env> taught" / "<env> scratch" -> the arithmetic it ran in ("2 torch threads, bf16")
+    arithmetic: dict[str, str] = field(default_factory=dict)
 
 
 def best_model(model_path: Path, curve: Curve) -> tuple[Path, int | None]:
@@ -81,11 +83,12 @@ def kind_of(label: str) -> str:
 
 
 def compare_config(
-    env_id: str, budget: float = 1.0, timesteps: int | None = None, seed: int = 0
-) -> TrainConfig:
+    env_id: str, budget: float = 1.0, timesteps: int | None = None, seed: int = 0,
+    threads: int | None = None, precision: str = "auto",
+) -> TrainConfig:  # fmt: skip
     """The taught run ``compare`` trains for ``env_id``: its :data:`COMPARE` row over the
     game's defaults, with the labelled states and PPO steps scaled by ``budget`` (or the
-    steps given)."""
+    steps given), on ``threads`` torch threads (None: every core) in ``precision``."""
     if budget <= 0:
         raise ValueError(f"budget must be above 0, got {budget}")
     row = {k: v for k, v in COMPARE.get(env_id, {}).items() if k not in PLAY_KEYS}
@@ -95,8 +98,9 @@ def compare_config(
         planned_states = row.get("teacher_states", 20_000)
         row["teacher_states"] = max(MIN_TEACHER_STATES, round(planned_states * budget))
     return default_config(
-        env_id, **row, timesteps=steps, seed=seed, eval_freq=max(1_000, steps // 8)
-    )
+        env_id, **row, timesteps=steps, seed=seed, eval_freq=max(1_000, steps // 8),
+        threads=threads, precision=precision,
+    )  # fmt: skip
 
 
 def run_compare(
@@ -110,7 +114,12 @@ def run_compare(
     scratch: bool = False,
     progress: bool = True,
     log: Any = print,
+    threads: int | None = None,
+    precision: str = "auto",
 ) -> Comparison:
+    """Every game's baselines, a taught-then-tuned policy (and a scratch one with
+    ``scratch``) and its search row, evaluated on held-out seeds, written to ``out``. The
+    same seed, ``threads`` and ``precision`` give the same figures on a machine."""
     budget = checks.real("budget", budget)
     episodes = checks.integer("episodes", episodes, 1)
     seed = checks.integer("seed", seed, 0)
@@ -120,7 +129,7 @@ def run_compare(
     out.mkdir(parents=True, exist_ok=True)
     result = Comparison([], {}, {}, {}, out)
     for env_id in envs:
-        config = compare_config(env_id, budget, timesteps, seed)
+        config = compare_config(env_id, budget, timesteps, seed, threads, precision)
         result.configs[env_id] = config
         kwargs = config.env_kwargs
         play = COMPARE.get(env_id, {})
@@ -163,6 +172,12 @@ def _trained_row(
     trained = train(run, out / "runs" / f"{env_id.split('/')[1]}-{how}", progress)
     # every session's, teaching included: a run that went on from an earlier one counts both
     result.train_seconds[f"{env_id} {how}"] = run_seconds(trained.settings_path)
+    settings = read_json(trained.settings_path)
+    threads = int(settings.get("torch_threads", 0))
+    result.arithmetic[f"{env_id} {how}"] = (
+        f"{threads} torch thread{'s' * (threads != 1)}, "
+        f"{'bf16' if settings.get('bf16') else 'fp32'}"
+    )
     result.curves.setdefault(env_id, {})[how] = trained.curve
     path, at = best_model(trained.model_path, trained.curve)
     agent = PolicyAgent.load(path, sample=sample)
@@ -274,7 +289,9 @@ def report(comparison: Comparison) -> str:
         text += "\n".join(found)
     if comparison.train_seconds:
         text += "\n\nTraining wall time, teaching included: " + ", ".join(
-            f"{e.split('/')[1]} {s:.0f} s" for e, s in comparison.train_seconds.items()
+            f"{e.split('/')[1]} {s:.0f} s"
+            + (f" ({comparison.arithmetic[e]})" if e in comparison.arithmetic else "")
+            for e, s in comparison.train_seconds.items()
         )
     return text
 
@@ -293,6 +310,7 @@ def write_outputs(comparison: Comparison, episodes: int) -> None:
                 "results": results,
                 "curves": comparison.curves,
                 "train_seconds": comparison.train_seconds,
+                "arithmetic": comparison.arithmetic,
                 "configs": {e: asdict(c) for e, c in comparison.configs.items()},
             },
             indent=2,

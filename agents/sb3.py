@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import time
@@ -560,13 +561,15 @@ def _learn(
     if remaining <= 0:
         return False
     try:
-        model.learn(
-            remaining,
-            callback=CallbackList(callbacks),
-            progress_bar=progress and _has_bar(),
-            reset_num_timesteps=resume is None,
-            tb_log_name=config.algo,
-        )
+        # SB3's bar draws on stdout: sent to stderr with the teaching's, stdout keeps results
+        with contextlib.redirect_stdout(sys.stderr):
+            model.learn(
+                remaining,
+                callback=CallbackList(callbacks),
+                progress_bar=progress and _has_bar(),
+                reset_num_timesteps=resume is None,
+                tb_log_name=config.algo,
+            )
     except KeyboardInterrupt:
         model.save(out / "checkpoints" / f"model_{model.num_timesteps}_steps.zip")
         return True

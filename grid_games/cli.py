@@ -503,6 +503,10 @@ def _compare_arguments(p: argparse.ArgumentParser) -> None:
     seed_argument(p, "the runs' seed; the held-out episodes are seeded from it")
     p.add_argument("--out", default=None, help="default: compare-DATE-TIME")
     p.add_argument("--no-train", action="store_true", help="baselines only")
+    threads_argument(p, "torch threads of the training (default: every core this process "
+                     "may use); with --precision, what fixes its figures on a machine")  # fmt: skip
+    p.add_argument("--precision", choices=("auto", "bf16", "fp32"), default=None,
+                   help="the networks' arithmetic (as train's; default auto)")  # fmt: skip
     progress_argument(p)
 
 
@@ -520,12 +524,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise ValueError(f"--out {out!r} is a file; compare writes a folder")
     if args.no_train:
         refuse({"--budget": args.budget != 1.0, "--timesteps": args.timesteps,
-                "--scratch": args.scratch},
+                "--scratch": args.scratch, "--threads": args.threads,
+                "--precision": args.precision},
                "options of the training --no-train leaves out")  # fmt: skip
     result = run_compare(
         envs, budget=args.budget, timesteps=args.timesteps, episodes=args.episodes,
         seed=args.seed, out=out, train_models=not args.no_train, scratch=args.scratch,
         progress=not args.no_progress, log=lambda msg: print(msg, file=sys.stderr, flush=True),
+        threads=args.threads, precision=args.precision or "auto",
     )  # fmt: skip
     print(report(result))
     print(f"\nwritten to {result.out}/: table.md, results.json, results.png, learning_curves.png")

@@ -145,6 +145,91 @@ def test_the_tutorial_python_prints_what_the_page_shows() -> None:
     assert done.stdout.strip() == shown.strip()
 
 
+NUMBER = re.compile(r"(-?\d[\d,]*(?:\.\d+)?)")
+
+
+def _is_time(after: str, last_in_row: bool) -> bool:
+    """Whether the number before ``after`` is a time or a speed: the machine's."""
+    return bool(re.match(r" s\b|s\b| steps/s| ep/s", after)) or (last_in_row and after == " |")
+
+
+def _learned(line: str) -> bool:
+    """A line of figures a network's training decides (held to a band, not exactly)."""
+    return bool(re.search(r"maskable-ppo|search \(|eval at", line))
+
+
+def _band(number: str, after: str) -> float:
+    """How far a learned figure may lie from the page's on another machine: 15 points of
+    a percentage or a win rate, half a unit of a return or a length."""
+    if after.startswith("%"):
+        return 15
+    value = float(number.replace(",", ""))
+    if "." in number:
+        return 0.15 if abs(value) <= 1 and len(number.split(".")[1]) == 3 else 0.5
+    return 0
+
+
+def assert_printed_as_shown(printed: str, shown: str) -> None:
+    """``printed`` holds the page's ``shown`` lines in order: the words exactly, every
+    figure exactly but the machine's (times, speeds) and a network's (a band, _band)."""
+    lines = [line for line in printed.splitlines() if line.strip()]
+    expected = [line for line in shown.splitlines() if line.strip()]
+    assert len(lines) == len(expected), printed
+    for got, want in zip(lines, expected, strict=True):
+        got_parts, want_parts = NUMBER.split(got.strip()), NUMBER.split(want.strip())
+        words = (got_parts[0::2], want_parts[0::2])
+        assert words[0] == words[1], f"\n{got}\n{want}"
+        numbers = list(zip(got_parts[1::2], want_parts[1::2], strict=True))
+        for k, (a, b) in enumerate(numbers):
+            after = want_parts[2 * k + 2]
+            if _is_time(after, k == len(numbers) - 1 and want.startswith("|")):
+                continue
+            if _learned(want) and "best at" not in want_parts[2 * k]:
+                band = _band(b, after)
+                x, y = float(a.replace(",", "")), float(b.replace(",", ""))
+                assert abs(x - y) <= band, f"{a} against the page's {b} in\n{got}\n{want}"
+            elif not (_learned(want) and "best at" in want_parts[2 * k]):
+                assert a == b, f"{a} against the page's {b} in\n{got}\n{want}"
+
+
+def test_the_tutorial_prints_what_the_page_shows(tmp_path: Path) -> None:
+    """Every command of the tutorial, in order, in a fresh folder, with this interpreter's
+    ``grid-games``: what each block prints is what the page shows, by the page's rules
+    (:func:`assert_printed_as_shown`)."""
+    text = (DOCS / "tutorial.md").read_text()
+    steps = re.findall(r"```bash\n((?:(?!```).)*?)```\n\n```text\n(.*?)```", text, re.S)
+    assert len(steps) >= 4
+    bin_dir = str(Path(sys.executable).parent)
+    env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", "")}
+    for commands, shown in steps:
+        printed = ""
+        for line in commands.strip().splitlines():
+            assert line.startswith("grid-games "), line
+            done = subprocess.run(line, shell=True, cwd=tmp_path, env=env, capture_output=True,
+                                  text=True, timeout=900)  # fmt: skip
+            assert done.returncode == 0, f"{line}\n{done.stderr[-2000:]}"
+            printed += done.stdout
+        assert_printed_as_shown(printed, shown)
+
+
+def test_the_page_rules_hold_words_and_figures_and_let_times_go() -> None:
+    """The rules themselves: a word, a seeded figure or a band too far fails."""
+    shown = "agent=solver  win rate 0.960 [95% CI 0.923-0.980]  length 9.2  6,957 steps/s"
+    assert_printed_as_shown(shown.replace("6,957", "12,001"), shown)
+    for changed in (shown.replace("0.960", "0.955"), shown.replace("solver", "random")):
+        with pytest.raises(AssertionError):
+            assert_printed_as_shown(changed, shown)
+    learned = "  eval at    4992: return    1.53  win rate 82%"
+    assert_printed_as_shown(learned.replace("82%", "70%").replace("1.53", "1.31"), learned)
+    for changed in (learned.replace("82%", "60%"), learned.replace("4992", "5000")):
+        with pytest.raises(AssertionError):
+            assert_printed_as_shown(changed, learned)
+    timed = "trained 10240 steps in 48 s: teaching 17 s, PPO 31 s"
+    assert_printed_as_shown(timed.replace("48", "95").replace("31", "78"), timed)
+    with pytest.raises(AssertionError):
+        assert_printed_as_shown(timed.replace("10240", "10241"), timed)
+
+
 def test_the_tutorial_commands_are_the_commands_there_are() -> None:
     """Each command the tutorial runs parses, as written, with the command line's parser."""
     text = (DOCS / "tutorial.md").read_text()
