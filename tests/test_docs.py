@@ -212,6 +212,35 @@ def test_the_tutorial_prints_what_the_page_shows(tmp_path: Path) -> None:
         assert_printed_as_shown(printed, shown)
 
 
+def test_the_getting_started_page_runs_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every block of the page in order, in a fresh folder: the Python in one namespace,
+    each command line with this interpreter's ``grid-games`` (``play`` given ``q`` to
+    quit). The set-up lines, which build environments, are CI's own job; ``play --window``
+    needs a person at a window (``tests/test_cli.py`` drives one with posted keys)."""
+    text = (DOCS / "getting-started.md").read_text()
+    blocks = re.findall(r"```(bash|python)\n(.*?)```", text, re.S)
+    monkeypatch.chdir(tmp_path)
+    bin_dir = str(Path(sys.executable).parent)
+    env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", "")}
+    namespace: dict[str, object] = {"__name__": "getting_started"}
+    ran = 0
+    for kind, code in blocks:
+        if kind == "python":
+            exec(compile(code, "getting-started.md", "exec"), namespace)
+            continue
+        for line in code.strip().splitlines():
+            if "venv" in line or "--window" in line:
+                continue
+            assert line.startswith("grid-games "), line
+            done = subprocess.run(line, shell=True, cwd=tmp_path, env=env, input="q\n",
+                                  capture_output=True, text=True, timeout=600)  # fmt: skip
+            assert done.returncode == 0, f"{line}\n{done.stderr[-2000:]}"
+            ran += 1
+    assert ran >= 10 and (tmp_path / "my_levels.xsb").is_file()
+
+
 def test_the_page_rules_hold_words_and_figures_and_let_times_go() -> None:
     """The rules themselves: a word, a seeded figure or a band too far fails."""
     shown = "agent=solver  win rate 0.960 [95% CI 0.923-0.980]  length 9.2  6,957 steps/s"
