@@ -245,7 +245,8 @@ def learning_loss(policy: Any, data: Positions, index: np.ndarray, value_coef: f
     positions ``index`` seen through ``symmetry`` (see :func:`agents.imitation.mirrored`)."""
     import torch
 
-    from agents.imitation import _logits_and_values, _masked_log_probs
+    from agents.imitation import _masked_log_probs
+    from agents.networks import logits_and_values
     from grid_envs.core.grid import mirror_board
 
     n_actions = int(policy.action_space.n)
@@ -259,7 +260,7 @@ def learning_loss(policy: Any, data: Positions, index: np.ndarray, value_coef: f
         actions = to[actions]
     device = policy.device
     tensor, _ = policy.obs_to_tensor(obs)
-    logits, values = _logits_and_values(policy, tensor)
+    logits, values = logits_and_values(policy, tensor)
     log_probs = _masked_log_probs(logits, torch.as_tensor(masks, device=device))
     taken = log_probs.gather(1, torch.as_tensor(actions, device=device))
     weights = torch.as_tensor(data.probs[index], device=device)

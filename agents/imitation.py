@@ -35,6 +35,7 @@ import numpy as np
 import torch
 from stable_baselines3.common.callbacks import BaseCallback
 
+from agents.networks import logits_and_values
 from agents.registry import describe_agent, make_agent
 from grid_envs.core.grid import mirror_board
 
@@ -395,18 +396,6 @@ def _masked_log_probs(logits: Any, masks: Any) -> Any:
     return torch.log_softmax(logits.masked_fill(~masks, -1e9), dim=1)
 
 
-def _logits_and_values(policy: Any, obs: Any) -> tuple[Any, Any]:
-    """An actor-critic's action logits and values from one pass of its features extractor
-    (``get_distribution`` and ``predict_values`` would run it once each)."""
-    features = policy.extract_features(obs)
-    if policy.share_features_extractor:
-        latent_pi, latent_vf = policy.mlp_extractor(features)
-    else:
-        latent_pi = policy.mlp_extractor.forward_actor(features[0])
-        latent_vf = policy.mlp_extractor.forward_critic(features[1])
-    return policy.action_net(latent_pi), policy.value_net(latent_vf).flatten()
-
-
 def cloning_loss(policy: Any, labels: Labels, index: np.ndarray, value_coef: float = 0.5) -> Any:
     """Cross-entropy of the teacher's actions over the legal ones (minus the log of the
     probability the policy puts on all the actions the teacher rates best, where it names
@@ -416,7 +405,7 @@ def cloning_loss(policy: Any, labels: Labels, index: np.ndarray, value_coef: flo
     obs, _ = policy.obs_to_tensor(labels.observations[index])
     masks = torch.as_tensor(labels.masks[index], device=device)
     targets = torch.as_tensor(labels.targets(index), device=device)
-    logits, values = _logits_and_values(policy, obs)
+    logits, values = logits_and_values(policy, obs)
     log_probs = _masked_log_probs(logits, masks)
     loss = -torch.logsumexp(log_probs.masked_fill(~targets, -1e9), dim=1).mean()
     if value_coef:
@@ -524,17 +513,9 @@ def teach(
     history = list(so_far.rounds) if so_far is not None else []
     done = sum(line["round"] != "warm" for line in history)
     if warm is not None and not any(line["round"] == "warm" for line in history):
-        check_teaching(env_id, warm, warm_states, 1)
-        start = time.perf_counter()
-        with round_bar(progress, "warm round", warm_states * (1 + epochs)) as tick:
-            new, stats = label_states(
-                env_id, warm, warm_states, seed=seed + TEACHER_SEED + MAX_ROUNDS * ROUND_SEEDS,
-                env_kwargs=env_kwargs, gamma=gamma, workers=workers,
-                n_envs=side_by_side(warm_states), tick=tick,
-            )  # fmt: skip
-            acc = clone(model, new, epochs, batch_size, seed + MAX_ROUNDS, lr=lr,
-                        symmetries=symmetries, tick=tick)  # fmt: skip
-        history.append(_round("warm", warm, new, len(new), stats, acc, start))
+        warmed = _warm_round(model, env_id, warm, warm_states, seed, env_kwargs, epochs,
+                             batch_size, gamma, lr, symmetries, workers, progress)  # fmt: skip
+        history.append(warmed)
         if log is not None:
             log(history[-1])
         if on_round is not None:
@@ -560,6 +541,26 @@ def teach(
         if on_round is not None:
             on_round(TeachResult(labels, history))
     return TeachResult(labels, history)
+
+
+def _warm_round(
+    model: Any, env_id: str, warm: str, states: int, seed: int, env_kwargs: dict[str, Any] | None,
+    epochs: int, batch_size: int, gamma: float, lr: float | None,
+    symmetries: list[Symmetry] | None, workers: int, progress: bool,
+) -> dict[str, Any]:  # fmt: skip
+    """:func:`teach`'s warm round: ``model`` cloned on ``states`` states of the ``warm``
+    teacher's own play; the round's line."""
+    check_teaching(env_id, warm, states, 1)
+    start = time.perf_counter()
+    with round_bar(progress, "warm round", states * (1 + epochs)) as tick:
+        new, stats = label_states(
+            env_id, warm, states, seed=seed + TEACHER_SEED + MAX_ROUNDS * ROUND_SEEDS,
+            env_kwargs=env_kwargs, gamma=gamma, workers=workers, n_envs=side_by_side(states),
+            tick=tick,
+        )  # fmt: skip
+        acc = clone(model, new, epochs, batch_size, seed + MAX_ROUNDS, lr=lr,
+                    symmetries=symmetries, tick=tick)  # fmt: skip
+    return _round("warm", warm, new, len(new), stats, acc, start)
 
 
 def _no_tick(n: int) -> None:

@@ -144,3 +144,15 @@ def small_grid_cnn() -> type:
                 return self.linear(self.cnn(observations.float() * self.scale)).float()
 
     return SmallGridCNN
+
+
+def logits_and_values(policy: Any, obs: Any) -> tuple[Any, Any]:
+    """An actor-critic's action logits and values from one pass of its features extractor
+    (``get_distribution`` and ``predict_values`` would run it once each)."""
+    features = policy.extract_features(obs)
+    if policy.share_features_extractor:
+        latent_pi, latent_vf = policy.mlp_extractor(features)
+    else:
+        latent_pi = policy.mlp_extractor.forward_actor(features[0])
+        latent_vf = policy.mlp_extractor.forward_critic(features[1])
+    return policy.action_net(latent_pi), policy.value_net(latent_vf).flatten()

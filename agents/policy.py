@@ -142,7 +142,7 @@ class PolicyAgent(Agent):
         its logits) and its value of the position; a DQN model's best Q-values."""
         import torch
 
-        from agents.imitation import _logits_and_values
+        from agents.networks import logits_and_values
 
         if self.inputs is not None:  # the episode's start is known: observing again is pure
             observation = self.inputs.observe(id(env), observation, env.game_state())
@@ -153,7 +153,7 @@ class PolicyAgent(Agent):
             if self.algo == "dqn":
                 q = self.model.q_net(tensor)[0].float().cpu().numpy()
                 return Thought(moves=Thought.best(legal, q[legal]), weight="Q-value")
-            logits, values = _logits_and_values(policy, tensor)
+            logits, values = logits_and_values(policy, tensor)
         scores = logits[0].float().cpu().numpy()[legal].astype(np.float64)
         probs = np.exp(scores - scores.max())
         probs /= probs.sum()

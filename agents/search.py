@@ -98,12 +98,12 @@ class ModelEvaluator:
     def __call__(self, observations: np.ndarray, masks: np.ndarray) -> Evaluation:
         import torch
 
-        from agents.imitation import _logits_and_values
+        from agents.networks import logits_and_values
 
         policy = self.model.policy
         with torch.inference_mode():
             obs, _ = policy.obs_to_tensor(observations)
-            logits, values = _logits_and_values(policy, obs)
+            logits, values = logits_and_values(policy, obs)
         return logits.float().cpu().numpy(), values.float().cpu().numpy()
 
 
