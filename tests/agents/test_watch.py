@@ -228,3 +228,29 @@ def replay_data_of(path: Path) -> dict[str, Any]:
     assert found is not None
     data: dict[str, Any] = json.loads(found[1])
     return data
+
+
+@pytest.mark.pretrained
+def test_the_shipped_sokoban_search_records_as_gif_mp4_and_html(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The command the docs show, in all three formats: each file opens and holds the
+    episode played (the MP4 and the GIF a frame a move plus the first)."""
+    import imageio.v3 as iio
+    import imageio_ffmpeg
+
+    argv = ["eval", "Sokoban-v0", "--agent", "search", "--model", "pretrained",
+            "--episodes", "1", "--no-progress", "--json"]  # fmt: skip
+    moves = []
+    for suffix in (".html", ".gif", ".mp4"):
+        path = tmp_path / f"out{suffix}"
+        assert cli.main([*argv, "--record", str(path)]) == 0
+        moves.append(json.loads(capsys.readouterr().out)["mean_length"])
+        if suffix == ".html":
+            steps = replay_data_of(path)["episodes"][0]["steps"]
+            assert len(steps) == moves[-1] and steps[0]["thought"]["facts"]
+        elif suffix == ".gif":
+            assert iio.improps(path, index=None).shape[0] == moves[-1] + 1
+        else:
+            assert imageio_ffmpeg.count_frames_and_secs(str(path))[0] == moves[-1] + 1
+    assert len(set(moves)) == 1  # the same episode each time
