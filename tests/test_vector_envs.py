@@ -449,3 +449,56 @@ def test_batched_game_state_is_the_single_envs_state(env_id: str, kwargs: dict[s
     with pytest.raises(IndexError):
         vec.unwrapped.game_state(n)
     assert copy is not vec.unwrapped.game_state(0)
+
+
+# one id per game, and the players whose episodes end won, lost or unfinished
+LAST_STEP = [
+    ("GridGames/Sokoban-Small-v0", {}, ("optimal", "random")),
+    ("GridGames/Minesweeper-v0", {"rows": 5, "cols": 5, "mines": 4}, ("solver", "random")),
+    ("GridGames/Knight-v0", {}, ("dijkstra", "random")),
+    ("GridGames/Lines98-Small-v0", {"time_limit": 400}, ("greedy", "random")),
+    ("GridGames/Pikachu-v0", {}, ("planner", "random")),
+]
+
+
+@pytest.mark.parametrize("env_id, kwargs, players", LAST_STEP, ids=[i for i, _, _ in LAST_STEP])
+def test_an_episode_on_its_last_allowed_step_ends_alike_in_the_batch(
+    env_id: str, kwargs: dict[str, Any], players: tuple[str, ...]
+) -> None:
+    """Episodes that end won, lost or not at all on the last step the limit allows, the
+    env's own ``time_limit`` or make's ``max_episode_steps``: the batch gives the single
+    env's ``terminated`` and ``truncated`` at every step (a game won on its last step is
+    won, not truncated; make's ``TimeLimit`` truncates at its step whatever happened)."""
+    from agents import make_agent
+
+    episodes = []  # (seed, actions, won, terminated)
+    for seed in range(4):
+        for name in players:
+            env = gym.make(env_id, **kwargs)
+            agent = make_agent(name, env, seed=seed)
+            obs, _ = env.reset(seed=seed)
+            actions, done = [], False
+            while not done:
+                actions.append(int(agent.predict(obs)[0]))
+                obs, _, terminated, truncated, info = env.step(actions[-1])
+                done = terminated or truncated
+            episodes.append((seed, actions, info["is_success"], terminated))
+    kinds = {("won" if won else "lost") if ended else "unfinished" for _, _, won, ended in episodes}
+    assert {"won", "lost"} <= kinds, kinds
+    for seed, actions, _, _ in episodes:
+        for limit in (len(actions), len(actions) - 1):  # its last step; one step before it
+            if limit < 1:
+                continue
+            for setting in ({"time_limit": limit}, {"max_episode_steps": limit}):
+                made = {**kwargs, **setting}
+                single = gym.make(env_id, **made)
+                batch = gym.make_vec(env_id, 1, vectorization_mode="vector_entry_point", **made)
+                single.reset(seed=seed)
+                batch.reset(seed=seed)
+                for t, action in enumerate(actions[:limit]):
+                    _, r, te, tr, _ = single.step(action)
+                    _, rs, tes, trs, _ = batch.step(np.array([action]))
+                    assert (bool(tes[0]), bool(trs[0])) == (te, tr), (seed, limit, setting, t)
+                    assert rs[0] == pytest.approx(r)
+                    if te or tr:
+                        break

@@ -89,8 +89,13 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.n_actions = int(template.action_space.n)
+        # the one given to make_vec, which gymnasium.make puts in a TimeLimit wrapper
+        self.wrapper_steps = (
+            None if max_episode_steps is None
+            else checks.integer("max_episode_steps", max_episode_steps, 1)
+        )  # fmt: skip
         # the single env's own time limit, or a shorter one given to make_vec
-        limits = [n for n in (template.time_limit, max_episode_steps) if n is not None]
+        limits = [n for n in (template.time_limit, self.wrapper_steps) if n is not None]
         self.max_episode_steps = min(limits) if limits else None
         self.illegal_reward = template.illegal_reward
         self.render_mode = render_mode
@@ -239,9 +244,7 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             if len(stuck):  # a live position with no legal action ends the episode
                 rewards[stuck] += self._no_legal_action(stuck)
                 terminated[stuck] = True
-        truncated = np.zeros(self.num_envs, dtype=bool)
-        if self.max_episode_steps is not None:
-            truncated = active & (self.steps >= self.max_episode_steps)
+        truncated = self._truncated(active, terminated)
         ended = terminated | truncated
         infos = self._all_infos(illegal, terminated)
         obs = self._observations()
@@ -250,6 +253,20 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         elif ended.any():
             obs, infos = self._restart_now(ended, illegal, obs, infos)
         return obs, rewards, terminated, truncated, infos
+
+    def _truncated(self, active: np.ndarray, terminated: np.ndarray) -> np.ndarray:
+        """The envs whose episode the time limit ends now, as a single env ends it: its own
+        limit truncates an episode that did not end otherwise (a game won on its last
+        allowed step is won, not truncated), and a ``max_episode_steps`` given to
+        ``make_vec`` truncates at that step whatever else happened, as the ``TimeLimit``
+        wrapper ``gymnasium.make`` adds for it does."""
+        own = self.template.time_limit
+        truncated = np.zeros(self.num_envs, dtype=bool)
+        if own is not None:
+            truncated |= ~terminated & (self.steps >= own)
+        if self.wrapper_steps is not None:
+            truncated |= self.steps >= self.wrapper_steps
+        return active & truncated
 
     def _restart_now(
         self, ended: np.ndarray, illegal: np.ndarray, obs: np.ndarray, infos: dict[str, Any]
