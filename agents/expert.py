@@ -117,8 +117,10 @@ class Positions:
 
     @classmethod
     def load(cls, path: Path) -> Positions:
-        with np.load(path) as saved:
-            return cls(*(saved[name] for name in cls.NAMES))
+        from agents.runs import read_arrays
+
+        saved = read_arrays(path, cls.NAMES)
+        return cls(*(saved[name] for name in cls.NAMES))
 
 
 @dataclass

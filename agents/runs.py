@@ -207,14 +207,34 @@ def check_same_run(
         path.write_text(json.dumps(asdict(config), indent=2))
 
 
+def read_arrays(
+    path: Path, names: tuple[str, ...], optional: tuple[str, ...] = ()
+) -> dict[str, np.ndarray]:
+    """The arrays ``names`` (and those of ``optional`` it holds) of a run folder's ``.npz``
+    file, read whole: a file cut short, edited or missing one of them is named as damaged in
+    one line, rather than read as a run's data or raised as a zip library's error."""
+    import zipfile
+
+    try:
+        with np.load(path, allow_pickle=False) as saved:
+            arrays = {name: saved[name] for name in names}
+            arrays |= {name: saved[name] for name in optional if name in saved.files}
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+        raise ValueError(
+            f"{path} is damaged ({type(error).__name__}: {error}); delete it, or the run "
+            f"folder, to start that part again"
+        ) from None
+    return arrays
+
+
 def read_curve(out: Path) -> list[tuple[int, float, float]]:
     """(timesteps, mean return, success rate) of each evaluation, from eval/evaluations.npz."""
     path = Path(out) / "eval" / "evaluations.npz"
     if not path.exists():
         return []
-    data = np.load(path)
+    data = read_arrays(path, ("timesteps", "results"), ("successes",))
     steps, results = data["timesteps"], data["results"]
-    successes = data["successes"] if "successes" in data.files else np.zeros_like(results)
+    successes = data.get("successes", np.zeros_like(results))
     return [
         (int(t), float(r.mean()), float(np.mean(s)) if len(s) else 0.0)
         for t, r, s in zip(steps, results, successes, strict=True)

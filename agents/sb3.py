@@ -50,6 +50,7 @@ from agents.runs import (
     checkpoint_steps,
     finished_result,
     latest_checkpoint,
+    read_arrays,
     read_curve,
     read_json,
     run_lock,
@@ -660,8 +661,9 @@ def _kept_teaching(folder: Path) -> Any:
     taught = [line for line in rounds if line["round"] != "warm"]
     labels = None
     if (folder / "labels.npz").exists():
-        with np.load(folder / "labels.npz") as saved:
-            labels = Labels(*(saved[f"arr_{i}"] for i in range(len(saved.files))))
+        names = tuple(f"arr_{i}" for i in range(len(Labels.__dataclass_fields__)))
+        saved = read_arrays(folder / "labels.npz", names[:4], names[4:])
+        labels = Labels(*saved.values())
     if taught and (labels is None or len(labels) != taught[-1]["total_states"]):
         return None
     return TeachResult(labels, rounds)

@@ -52,6 +52,7 @@ def bench_envs() -> tuple[str, ...]:
 
 
 BATCHES = (1, 64, 1024, 4096)
+MIN_WINDOW = 0.01  # seconds: a shorter window may time no step at all
 WARM_UP_STEPS = 20  # batched steps before the timing: the steady state is what training sees
 BENCH_KWARGS: dict[str, dict[str, Any]] = {}
 
@@ -262,6 +263,10 @@ def bench(
     """Every figure of the module doc, as a dict ready for JSON. ``settings``: per env id,
     keyword arguments beyond the registered ones (by default :data:`BENCH_KWARGS`); ``envs``:
     by default :func:`bench_envs`."""
+    if not window >= MIN_WINDOW:
+        raise ValueError(
+            f"a timed window must last at least {MIN_WINDOW} s to count any step, got {window} s"
+        )
     envs = bench_envs() if envs is None else envs
     settings = BENCH_KWARGS if settings is None else settings
     games, references = [], []

@@ -59,11 +59,20 @@ def parse_settings(items: Sequence[str], env: str | None = None) -> dict[str, An
             out[key] = json.loads(raw)
         except json.JSONDecodeError:
             out[key] = raw
+    if "render_mode" in out:
+        raise ValueError(
+            "--set render_mode: the command chooses how the game is drawn (play: --window for "
+            "a window; eval: --record for a video or a replay)"
+        )
     return checks.env_kwargs(env, out) if env else out
 
 
-def count(least: int) -> Callable[[str], int]:
-    """An argparse type: a whole number of at least ``least``."""
+#: the largest whole number an option takes (a seed, a count): numpy's and torch's int64
+MOST = 2**63 - 1
+
+
+def count(least: int, most: int = MOST) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``least`` to ``most``."""
 
     def parse(text: str) -> int:
         try:
@@ -72,6 +81,8 @@ def count(least: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
         if value < least:
             raise argparse.ArgumentTypeError(f"must be at least {least}, got {value}")
+        if value > most:
+            raise argparse.ArgumentTypeError(f"must be at most {most:,}, got {value:,}")
         return value
 
     parse.__name__ = f"a whole number >= {least}"
@@ -898,25 +909,44 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--version", action="version", version=f"grid-games {grid_envs.__version__}"
     )
+    parser.add_argument("--debug", action="store_true",
+                        help="show the traceback of an error instead of its one line")  # fmt: skip
     sub = parser.add_subparsers(dest="command", required=True)
     for name, (arguments, options) in ARGUMENTS.items():
         arguments(sub.add_parser(name, **options))
     return parser
 
 
+#: what Ctrl-C leaves behind in each command that writes, when it says nothing itself
+KEPT_AT_CTRL_C = {
+    "eval": "nothing was written", "compare": "the runs finished so far are in its folder "
+    "(rerunning the command goes on from them)", "demos": "no dataset was written",
+    "generate": "no file was written", "solve": "the levels before it were printed",
+    "bench": "nothing was written", "play": "the game was left", "list": "nothing was written",
+}  # fmt: skip
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command. Every expected failure (bad arguments, files, folders, models)
-    is one line on stderr and exit code 2; Ctrl-C is one line and 130; a traceback means
-    a bug."""
+    """Run one command. Every failure is one line on stderr naming the command: an
+    expected one (bad arguments, files, folders, models, settings) exits 2, anything else
+    1 (a bug: ``--debug`` shows its traceback); Ctrl-C says what was kept and exits 130."""
     args = build_parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except (ValueError, OSError, ImportError, checks.NoLevelFound) as exc:
-        print(f"grid-games: {exc}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt as exc:  # training saves what it has and says where
-        print(f"grid-games: {exc or 'interrupted'}", file=sys.stderr)
+        kept = str(exc) or KEPT_AT_CTRL_C.get(args.command, "nothing more was saved")
+        print(f"grid-games {args.command}: interrupted; {kept}", file=sys.stderr)
         return 130
+    except Exception as exc:
+        if args.debug:
+            raise
+        if isinstance(exc, (ValueError, OSError, ImportError, checks.NoLevelFound)):
+            print(f"grid-games: {exc}", file=sys.stderr)
+            return 2
+        what = f"{type(exc).__name__}: {exc}".strip().splitlines()[0][:400]
+        print(f"grid-games {args.command}: {what} (an error of grid-games itself; rerun with "
+              f"--debug for where, and report it)", file=sys.stderr)  # fmt: skip
+        return 1
 
 
 if __name__ == "__main__":

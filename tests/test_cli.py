@@ -268,6 +268,13 @@ def test_train_policy_choices_are_the_trainers_policies() -> None:
         (["compare", "--no-train", "--out", "{tmp}/file.txt"], "is a file; compare writes"),
         (["compare", "--no-train", "--scratch", "--budget", "2"],
          "--budget, --scratch: options of the training --no-train leaves out"),
+        (["play", "Knight-v0", "--set", "render_mode=ansi"],
+         "--set render_mode: the command chooses how the game is drawn"),
+        (["demos", "Knight-v0", "--seed", str(2**64)], "--seed: must be at most"),
+        (["eval", "Lines98-v0", "--set", "target_score=100000000000000000000"],
+         "target_score must be between 1 and 9223372036854775807"),
+        (["bench", "--seconds", "1e-300", "--envs", "Knight-v0"],
+         "a timed window must last at least 0.01 s"),
     ],
 )  # fmt: skip
 def test_expected_failures_are_one_line_and_exit_2(
@@ -330,6 +337,31 @@ def typed_options() -> list[tuple[str, str]]:
     return [(name, action.option_strings[0]) for name, sub in commands.choices.items()
             for action in sub._actions
             if action.option_strings and action.nargs != 0 and action.type is not None]  # fmt: skip
+
+
+def test_ctrl_c_and_errors_of_the_package_itself_are_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C names the command and what it kept; an error that is not a refusal (a bug)
+    is one line naming the command and exits 1; --debug shows its traceback instead."""
+
+    def stop(_: object) -> int:
+        raise KeyboardInterrupt
+
+    def broken(_: object) -> int:
+        raise ZeroDivisionError("float division by zero")
+
+    monkeypatch.setitem(cli.COMMANDS, "generate", stop)
+    assert cli.main(["generate", "knight", "--out", "x.txt"]) == 130
+    err = capsys.readouterr().err
+    assert err.strip() == "grid-games generate: interrupted; no file was written"
+    monkeypatch.setitem(cli.COMMANDS, "list", broken)
+    assert cli.main(["list"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("grid-games list: ZeroDivisionError: float division by zero")
+    assert "--debug" in err and len(err.strip().splitlines()) == 1
+    with pytest.raises(ZeroDivisionError):
+        cli.main(["--debug", "list"])
 
 
 def test_every_command_has_a_refused_form() -> None:

@@ -40,11 +40,18 @@ MAX_LEVELS = 100_000
 MAX_BATCH = 1_048_576
 
 
+#: The largest integer a setting may hold: what a compiled rule's int64 holds.
+MAX_INT = 2**63 - 1
+
+
 def integer(name: str, value: Any, low: int | None = None, high: int | None = None) -> int:
     """``value`` as an int, which must be an integer (not a bool, not a float) in
-    ``[low, high]``."""
+    ``[low, high]``, and within an int64 (:data:`MAX_INT`) whatever ``high`` says: the
+    compiled rules hold every number in one."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise ValueError(f"{name} must be an integer, got {value!r}")
+    high = MAX_INT if high is None else min(high, MAX_INT)
+    low = -MAX_INT if low is None else low
     return int(_in_range(name, int(value), low, high))
 
 

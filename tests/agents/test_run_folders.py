@@ -158,6 +158,7 @@ def test_a_run_folder_in_use_is_refused(tmp_path: Path) -> None:
         ("settings.json", b"[1, 2]", "holds a JSON list, not the dict"),
         ("config.json", b"", "config.json cannot be read"),
         ("model.zip", None, "model.zip is damaged"),
+        ("eval/evaluations.npz", b"PK\x03\x04cut short", "evaluations.npz is damaged"),
     ],
 )
 def test_a_damaged_run_folder_is_named_and_left_alone(
