@@ -4,7 +4,9 @@ after a restore."""
 
 from __future__ import annotations
 
+import copy
 import math
+import re
 
 import gymnasium as gym
 import numpy as np
@@ -308,3 +310,64 @@ def test_before_the_first_reset_there_is_no_game(env_id: str) -> None:
 def test_evaluate_checks_its_counts(kwargs: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         evaluate("GridGames/Knight-v0", "random", **kwargs)
+
+
+def test_the_gate_names_what_a_board_or_a_level_from_outside_cannot_hold() -> None:
+    """Boards and level objects go through their game's one gate before the compiled
+    rules: the refusal names the part and what is wrong with it."""
+    import dataclasses
+
+    from grid_envs.knight.levels import samples
+    from grid_envs.sokoban.levels import parse_xsb
+
+    cases = [
+        ("GridGames/Pikachu-v0", {"levels": [[1, 1], [2, 2]]},
+         "a 2x2 board, but this env's board is 9x16; pass rows=2, cols=2"),
+        ("GridGames/Pikachu-Small-v0", {"levels": [[40000, 40000], [2, 2]], "rows": 2, "cols": 2},
+         "the board holds kind 40000, but this env has 9 kinds"),
+        ("GridGames/Pikachu-Small-v0", {"levels": [[1, 2], [2, 3]], "rows": 2, "cols": 2},
+         "kind(s) 1, 3 occur an odd number of times"),
+    ]  # fmt: skip
+    level = samples()[0]
+    for change, message in [
+        ({"exit": (99, 99)}, "the level's exit's row must be between 0 and"),
+        ({"monster_cost": -3}, "monster_cost must be between 1 and 1000"),
+        ({"cheapest": level.cheapest + 1}, f"cheapest says {level.cheapest + 1}"),
+        ({"cells": level.cells.astype(np.int64)}, "the level's cells must be uint8"),
+    ]:
+        cases.append(("GridGames/Knight-v0", {"levels": dataclasses.replace(level, **change)},
+                      message.replace("the level", "level")))  # fmt: skip
+    room = parse_xsb("#####\n#@$.#\n#####\n")[0]
+    edge = room.floor.copy()
+    edge[1, 0] = True
+    cases.append(("GridGames/Sokoban-v0", {"levels": dataclasses.replace(room, floor=edge)},
+                  "'s floor reaches the board's edge at (1, 0)"))  # fmt: skip
+    for env_id, kwargs, message in cases:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            gym.make(env_id, **kwargs).reset(seed=0)
+    board = grid_envs.pikachu.env.PikachuEnv(levels=[[1, 1], [2, 2]])  # its own size
+    assert (board.rows, board.cols, board.kinds) == (2, 2, 2)
+
+
+@pytest.mark.parametrize("env_id", ["GridGames/Lines98-v0", "GridGames/Pikachu-v0"])
+def test_a_tampered_or_older_snapshot_is_refused_and_changes_nothing(env_id: str) -> None:
+    import dataclasses
+
+    env = gym.make(env_id).unwrapped
+    env.reset(seed=0)
+    snap = env.snapshot()
+    before = env.observe().copy()
+    game = copy.deepcopy(snap.game)
+    if env_id.startswith("GridGames/Lines98"):
+        game.ann_cell[0] = 10**6
+        message = "the announced cells must be distinct cells of the 81"
+    else:
+        game.board = game.board.astype(np.int64)
+        game.board[0, 0] = 40_000
+        message = "the board must be int16, got int64"
+    older = dataclasses.replace(snap, format=0)
+    for bad, why in ((dataclasses.replace(snap, game=game), message),
+                     (older, "this snapshot has format 0")):  # fmt: skip
+        with pytest.raises(ValueError, match=why):
+            env.restore(bad)
+        assert np.array_equal(env.observe(), before)

@@ -76,6 +76,14 @@ class Snapshot:
     # what the state must fit: the env's class, spaces and the game's settings, as
     # (name, value) pairs; restore() refuses a snapshot whose key is not its own
     key: tuple[tuple[str, Any], ...] = ()
+    # the layout of the snapshot and of the game states in it (SNAPSHOT_FORMAT when made)
+    format: int = 0
+
+
+#: The layout of :class:`Snapshot` and of every game's state in it. A snapshot of another
+#: format (one pickled by an earlier version, whose states had other fields) is refused by
+#: name: it is taken again, not read field by field.
+SNAPSHOT_FORMAT = 1
 
 
 class GridEnv(gym.Env[np.ndarray, np.int64]):
@@ -202,6 +210,13 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         raise NotImplementedError
 
     def _get_state(self) -> Any:
+        raise NotImplementedError
+
+    def _check_game(self, game: Any) -> None:
+        """The game's gate for a state from outside (a snapshot's, in :meth:`_get_state`'s
+        form): refuse in one ``ValueError`` anything the compiled rules could not play
+        safely (a type, a shape, a dtype, a value out of range, a broken invariant). Every
+        game fills it in."""
         raise NotImplementedError
 
     def _set_state(self, state: Any) -> None:
@@ -331,6 +346,7 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
             rng_state=_copied_state(self.np_random.bit_generator.state),
             mask=self._mask.copy(),
             key=self._snapshot_key(),
+            format=SNAPSHOT_FORMAT,
         )
 
     def game_state(self) -> Any:
@@ -367,6 +383,7 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
             rng_state=dict(bits.state),
             mask=self._mask.copy(),
             key=self._snapshot_key(),
+            format=SNAPSHOT_FORMAT,
         )
 
     def new_episode(self, rng: np.random.Generator, options: dict[str, Any] | None = None) -> Any:
@@ -384,11 +401,21 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         count (and so the time limit's), the random generator and the mask.
 
         Raises ``ValueError`` for a snapshot of another env (another game, board, spaces
-        or settings), naming what differs; the env is then unchanged.
+        or settings), of another format, or whose game breaks the game's rules (a value
+        out of range, a board the game cannot hold: :meth:`_check_game`, the gate before
+        the compiled rules), naming what is wrong; the env is then unchanged. The legal
+        actions are worked out again from the game restored, never read from the
+        snapshot.
         """
         if not isinstance(snapshot, Snapshot):
             raise ValueError(
                 f"restore() takes a Snapshot made by snapshot(), got {type(snapshot).__name__}"
+            )
+        made = getattr(snapshot, "format", 0)
+        if made != SNAPSHOT_FORMAT:
+            raise ValueError(
+                f"this snapshot has format {made!r} (an earlier grid-games made it); this "
+                f"version reads format {SNAPSHOT_FORMAT}: take the snapshot again"
             )
         mine = self._snapshot_key()
         if snapshot.key != mine:
@@ -401,12 +428,20 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
             raise ValueError(
                 "this snapshot was taken of another env: " + ", ".join(differ or ["its key"])
             )
-        self._set_state(copy.deepcopy(snapshot.game))
-        self._steps = snapshot.steps
-        self._done = snapshot.done
-        self._won = snapshot.won
-        self.np_random.bit_generator.state = _copied_state(snapshot.rng_state)
-        self._mask = snapshot.mask.copy()
+        self._check_game(snapshot.game)  # as given: a copy could cast what it holds
+        game = copy.deepcopy(snapshot.game)
+        steps = checks.integer("the snapshot's steps", snapshot.steps, 0, self.time_limit)
+        done = checks.flag("the snapshot's done", snapshot.done)
+        won = checks.flag("the snapshot's won", snapshot.won)
+        if not isinstance(snapshot.rng_state, dict):
+            raise ValueError("the snapshot's generator state must be a dict")
+        try:  # numpy checks a state whole before it takes it: refused, the env is unchanged
+            self.np_random.bit_generator.state = _copied_state(snapshot.rng_state)
+        except (TypeError, ValueError, KeyError) as error:
+            raise ValueError(f"the snapshot's generator state cannot be read: {error}") from None
+        self._set_state(game)
+        self._steps, self._done, self._won = steps, done, won
+        self._mask = self._legal_mask()
         self._started = True
 
     def observe(self) -> np.ndarray:

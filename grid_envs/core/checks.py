@@ -50,8 +50,8 @@ def integer(name: str, value: Any, low: int | None = None, high: int | None = No
     compiled rules hold every number in one."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise ValueError(f"{name} must be an integer, got {value!r}")
-    high = MAX_INT if high is None else min(high, MAX_INT)
-    low = -MAX_INT if low is None else low
+    if not -MAX_INT <= int(value) <= MAX_INT:
+        raise ValueError(f"{name} must be within an int64 (at most {MAX_INT:,}), got {value!r}")
     return int(_in_range(name, int(value), low, high))
 
 
@@ -108,6 +108,33 @@ def one_of_sources(**given: Any) -> None:
 class NoLevelFound(RuntimeError):
     """A generator gave up: its settings admit no level within its attempts (the message
     says which settings to loosen). The CLI reports it in one line."""
+
+
+def array(
+    name: str, value: Any, shape: tuple[int, ...], dtype: Any,
+    low: float | None = None, high: float | None = None,
+) -> np.ndarray:  # fmt: skip
+    """``value``, which must be a numpy array of exactly ``shape`` and ``dtype`` whose
+    values lie in ``[low, high]``: what a compiled rule may index with, unchecked."""
+    if not isinstance(value, np.ndarray):
+        raise ValueError(f"{name} must be a numpy array, got {type(value).__name__}")
+    if value.shape != tuple(shape):
+        raise ValueError(f"{name} must have shape {tuple(shape)}, got {value.shape}")
+    if value.dtype != np.dtype(dtype):
+        raise ValueError(f"{name} must be {np.dtype(dtype)}, got {value.dtype}")
+    if value.size and low is not None and value.min() < low:
+        raise ValueError(f"{name} holds {value.min()}, below its least value {low}")
+    if value.size and high is not None and value.max() > high:
+        raise ValueError(f"{name} holds {value.max()}, above its largest value {high}")
+    return value
+
+
+def cell(name: str, value: Any, shape: tuple[int, int]) -> tuple[int, int]:
+    """``value``, a (row, col) pair of integers inside a ``shape`` board."""
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise ValueError(f"{name} must be a (row, col) pair, got {value!r}")
+    return (integer(f"{name}'s row", value[0], 0, shape[0] - 1),
+            integer(f"{name}'s column", value[1], 0, shape[1] - 1))  # fmt: skip
 
 
 def side(name: str, value: Any, low: int = 1, high: int = MAX_SIDE) -> int:

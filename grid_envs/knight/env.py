@@ -42,7 +42,7 @@ _KEYS = {"w": 0, "up": 0, "k": 0, "s": 1, "down": 1, "j": 1,
 def load_knight_levels(level: Any) -> list[KnightLevel]:
     """``levels=``: a KnightLevel, a map file, ``"samples"`` (the 10 shipped), or a list."""
     if isinstance(level, KnightLevel):
-        return [level]
+        return [level_files.check_level(level)]
     if isinstance(level, (str, Path)):
         if str(level) == "samples":
             return level_files.samples()
@@ -245,7 +245,7 @@ class KnightEnv(GridEnv):
     def _new_episode(self, options: dict[str, Any]) -> None:
         choice = options.get("level")
         if isinstance(choice, KnightLevel):
-            level = choice
+            level = level_files.check_level(choice, "options['level']")
         elif self.levels is not None:
             if choice is not None and not (
                 isinstance(choice, int) and 0 <= choice < len(self.levels)
@@ -373,6 +373,19 @@ class KnightEnv(GridEnv):
         self.state = state
         self._exit_dist = exit_distances(state.level)
         self._plane_cache = None
+
+    def _check_game(self, game: Any) -> None:
+        s = checks.instance("the snapshot's game", game, KnightState)
+        level = level_files.check_level(s.level, "the snapshot's level")
+        rows, cols = level.shape
+        if rows > self.obs_shape[0] or cols > self.obs_shape[1]:
+            raise ValueError(f"the snapshot's level is {rows}x{cols}, larger than {self.obs_shape}")
+        checks.cell("the snapshot's knight", s.knight, level.shape)
+        checks.integer("the snapshot's energy", s.energy, 0)
+        items = checks.array("the snapshot's items", s.items, level.shape, bool)
+        if (items & ~level.items).any():
+            raise ValueError("the snapshot holds items its level never had")
+        checks.integer("the snapshot's collected", s.collected, 0)
 
     @property
     def deterministic(self) -> bool:

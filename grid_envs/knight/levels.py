@@ -146,6 +146,49 @@ class _Reader:
         return mask
 
 
+def check_level(level: object, name: str = "the level") -> KnightLevel:
+    """The Knight's one gate for a level object from outside (``levels=``, a reset's
+    ``options``, a snapshot's game): its maze a valid one of at most
+    :data:`checks.MAX_SIDE` a side, its start and exit distinct cells of it, its monsters
+    and items boolean masks of it, its monster cost from 1 to ``MAX_MONSTER_COST``, and
+    its cheapest cost the one Dijkstra finds from the start (the start's energy). A
+    ``ValueError`` naming what is wrong; the level itself."""
+    if not isinstance(level, KnightLevel):
+        raise ValueError(f"{name} must be a KnightLevel, got {level!r}")
+    cells = level.cells
+    if not isinstance(cells, np.ndarray) or cells.ndim != 2:
+        raise ValueError(f"{name}'s cells must be a 2-D numpy array")
+    shape = checks.shape(f"{name}'s shape", cells.shape)
+    checks.array(f"{name}'s cells", cells, shape, np.uint8, 0, 15)
+    problems = maze.check(cells)
+    if problems:
+        raise ValueError(f"{name} is not a valid maze: {problems[0]}")
+    start = checks.cell(f"{name}'s start", level.start, shape)
+    exit_ = checks.cell(f"{name}'s exit", level.exit, shape)
+    if start == exit_:
+        raise ValueError(f"{name}'s exit {exit_} is its start: there is no way to go")
+    checks.array(f"{name}'s monsters", level.monsters, shape, bool)
+    checks.array(f"{name}'s items", level.items, shape, bool)
+    checks.integer(f"{name}'s monster_cost", level.monster_cost, 1, MAX_MONSTER_COST)
+    cheapest = checks.integer(f"{name}'s cheapest", level.cheapest, 0)
+    found = level.exit_dist  # worked out once a level and kept (a search restores it often)
+    if found is None:
+        found = distances(cells, level.costs(), exit_)
+    else:
+        dtype = found.dtype if isinstance(found, np.ndarray) else np.int64
+        if np.dtype(dtype) not in (np.dtype(np.int32), np.dtype(np.int64)):
+            dtype = np.int64  # refused below, naming it
+        checks.array(f"{name}'s exit distances", found, shape, dtype, -1)
+        if found[exit_] != 0:
+            raise ValueError(f"{name}'s exit distances are not its exit's")
+    actual = int(found[start])
+    if actual < 0:
+        raise ValueError(f"{name}'s exit cannot be reached from its start")
+    if actual != cheapest:
+        raise ValueError(f"{name}'s cheapest says {cheapest} but the cheapest route costs {actual}")
+    return level
+
+
 def loads(text: str, source: str = "<string>") -> KnightLevel:
     """The level a knight map's ``text`` holds; a ``ValueError`` naming ``source`` and the
     line of the first thing wrong, the stated cheapest route checked against Dijkstra's."""

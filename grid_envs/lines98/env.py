@@ -349,6 +349,10 @@ class Lines98Env(GridEnv):
     def _set_state(self, state: Any) -> None:
         self.state = state
 
+    def _check_game(self, game: Any) -> None:
+        checks.instance("the snapshot's game", game, Lines98State)
+        game.check(self.rows, self.cols, self.colours, self.line_length)
+
     def _settings_key(self) -> tuple[tuple[str, Any], ...]:
         return (("line_length", self.line_length), ("spawn", self.spawn))
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from grid_envs.core import checks
 from grid_envs.core.jit import Counter
 
 EMPTY = 0
@@ -128,3 +129,32 @@ class Lines98State:
     @property
     def empty_cells(self) -> int:
         return self._board.size - int(np.count_nonzero(self._board))  # EMPTY is 0
+
+    def check(self, rows: int, cols: int, colours: int, line_length: int) -> None:
+        """Lines98's one gate for a state from outside (a snapshot's): a ``ValueError``
+        naming what a game of ``colours`` colours and lines of ``line_length`` on a ``rows``
+        x ``cols`` board cannot hold, before the compiled rules, which check nothing, see
+        it: the board's colours, the announced balls on empty cells of the board, counters
+        that count, the cells last cleared on the board."""
+        n = rows * cols
+        board = checks.array("the board", self._board, (rows, cols), np.int8, 0, colours)
+        counters = checks.array("the state's counters", self.counters, (COUNTERS,), np.int64, 0)
+        held, last = int(counters[N_ANN]), int(counters[LAST])
+        if held > n or last > n:
+            raise ValueError(f"the state counts {held} announced and {last} cleared of {n} cells")
+        cells = checks.array("the announced cells", self.ann_cell, (n,), np.int64)[:held]
+        colour = checks.array("the announced colours", self.ann_colour, (n,), np.int8)[:held]
+        if len(cells) and (cells.min() < 0 or cells.max() >= n or len(set(cells.tolist())) < held):
+            raise ValueError(f"the announced cells must be distinct cells of the {n}: {cells}")
+        if len(colour) and (colour.min() < 1 or colour.max() > colours):
+            raise ValueError(f"the announced colours must be 1 to {colours}: {colour}")
+        if (board.reshape(-1)[cells] != EMPTY).any():
+            raise ValueError("an announced ball's cell must be empty")
+        cleared = checks.array("the cleared cells", self.cleared, (n,), np.int64)[:last]
+        if len(cleared) and (cleared.min() < 0 or cleared.max() >= n):
+            raise ValueError(f"the cleared cells must be cells of the {n}: {cleared}")
+        if (self.line_length, self.colours) != (line_length, colours):
+            raise ValueError(
+                f"the state plays lines of {self.line_length} in {self.colours} colours, this "
+                f"env lines of {line_length} in {colours}"
+            )

@@ -262,6 +262,37 @@ class MinesweeperEnv(GridEnv):
     def _get_state(self) -> Any:
         return self.state
 
+    def _check_game(self, game: Any) -> None:
+        """Minesweeper's gate for a snapshot's game: this env's board and rules, boolean
+        masks of its shape, the mines' count and their neighbour counts as placing makes
+        them, no flag or reveal on a mine, and its caches what the mines give."""
+        s = checks.instance("the snapshot's game", game, MinesweeperState)
+        board = (self.rows, self.cols, self.num_mines, self.first_click)
+        if (s.rows, s.cols, s.num_mines, s.first_click) != board:
+            raise ValueError(
+                f"the snapshot's game is {s.rows}x{s.cols} with {s.num_mines} mines and a "
+                f"{s.first_click!r} first click, not this env's {board}"
+            )
+        shape = (self.rows, self.cols)
+        mines = checks.array("the snapshot's mines", s.mines, shape, bool)
+        counts = checks.array("the snapshot's counts", s.counts, shape, np.uint8, 0, 8)
+        revealed = checks.array("the snapshot's revealed", s.revealed, shape, bool)
+        flags = checks.array("the snapshot's flags", s.flags, shape, bool)
+        placed = checks.flag("the snapshot's placed", s.placed)
+        if placed and (int(mines.sum()) != self.num_mines
+                       or not np.array_equal(counts, rules.neighbour_counts(mines))):  # fmt: skip
+            raise ValueError("the snapshot's mines or their counts are not a placed board's")
+        if not placed and (mines.any() or revealed.any()):
+            raise ValueError("the snapshot has mines or reveals before its mines are placed")
+        if (revealed & (mines | flags)).any():
+            raise ValueError("the snapshot reveals a mine or a flagged cell")
+        if s.exploded is not None and not mines[checks.cell("exploded", s.exploded, shape)]:
+            raise ValueError(f"the snapshot's exploded cell {s.exploded} holds no mine")
+        if s.runs is not None and s.runs != rules.zero_runs(counts == 0, mines):
+            raise ValueError("the snapshot's zero runs are not its board's")
+        if s.zero_bits is not None and s.zero_bits != rules.zero_bits(counts, mines):
+            raise ValueError("the snapshot's zero cells are not its board's")
+
     def _set_state(self, state: Any) -> None:
         self.state = state
         self._plane_cache = None

@@ -166,6 +166,12 @@ def _neighbour_array(rows: int, cols: int) -> np.ndarray:
     return table
 
 
+def zero_bits(counts: np.ndarray, mines: np.ndarray) -> int:
+    """The safe zero cells as one integer, bit ``r * cols + c`` a cell (the flood's room
+    on small boards, :func:`opened_by`)."""
+    return _to_bits((counts == 0) & ~mines)
+
+
 def zero_runs(zero: np.ndarray, mines: np.ndarray) -> tuple[list[list[int]], list[list[int]]]:
     """Per row, the starts and (exclusive) ends of the stretches of safe zero cells."""
     rows, _cols = zero.shape
@@ -239,7 +245,7 @@ def opened_by(state: MinesweeperState, cell: Cell) -> np.ndarray:
     if rows * cols > BITS_BOARD:
         return dilate(zero_region(state, cell))
     if state.zero_bits is None:  # static once the mines are placed
-        state.zero_bits = _to_bits((state.counts == 0) & ~state.mines)
+        state.zero_bits = zero_bits(state.counts, state.mines)
     width, board, _ = _bit_layout(rows, cols)
     zero, region = state.zero_bits, 1 << (int(cell[0]) * width + int(cell[1]))
     while True:  # grow by one cell in the 8 directions, kept to zero cells, until it stops

@@ -11,7 +11,14 @@ from grid_envs.core.base_env import GridEnv
 from grid_envs.core.jit import FIRST_ROW, compiled
 from grid_envs.pikachu import render, rules
 from grid_envs.pikachu.solver import plan
-from grid_envs.pikachu.state import GRAVITY, ON_STUCK, TOTAL, PikachuState
+from grid_envs.pikachu.state import (
+    GRAVITY,
+    MAX_KINDS,
+    ON_STUCK,
+    TOTAL,
+    PikachuState,
+    check_board,
+)
 
 
 @compiled
@@ -89,10 +96,11 @@ class PikachuEnv(GridEnv):
       tile's row or column). ``path[(path != -1).any(axis=1)]`` keeps the corners.
 
     ## Arguments
-    ``rows``, ``cols``, ``kinds`` (9, 16, 36: the classic board), ``levels`` (one board: an
-    int array, 0 empty; odd counts are rejected), ``on_stuck``, ``gravity`` (none, down, up, left,
-    right), ``solvable_only``, ``plan_nodes``, the rewards, ``observation_mode``,
-    ``render_mode``, ``tile_size``.
+    ``rows``, ``cols``, ``kinds`` (9, 16, 36: the classic board; with ``levels``, by default
+    the board's own, and a board that does not fit those given is refused), ``levels`` (one
+    board: an int array, 0 empty, kinds from 1, each an even number of times),
+    ``on_stuck``, ``gravity`` (none, down, up, left, right), ``solvable_only``,
+    ``plan_nodes``, the rewards, ``observation_mode``, ``render_mode``, ``tile_size``.
 
     ## Reference results
     On ``Pikachu-v0`` (9x16, 36 kinds, a stuck board lost), deals seeded 1,000,000 on, this
@@ -132,9 +140,9 @@ class PikachuEnv(GridEnv):
         self,
         render_mode: str | None = None,
         *,
-        rows: int = 9,
-        cols: int = 16,
-        kinds: int = 36,
+        rows: int | None = None,
+        cols: int | None = None,
+        kinds: int | None = None,
         levels: np.ndarray | list[list[int]] | None = None,
         on_stuck: str = "shuffle",
         gravity: str = "none",
@@ -295,6 +303,10 @@ class PikachuEnv(GridEnv):
     def _set_state(self, state: Any) -> None:
         self.state = state
 
+    def _check_game(self, game: Any) -> None:
+        checks.instance("the snapshot's game", game, PikachuState)
+        game.check(self.rows, self.cols, self.kinds)
+
     @property
     def deterministic(self) -> bool:
         """The board is in view; only a reshuffle (``on_stuck="shuffle"``) draws."""
@@ -316,14 +328,16 @@ class PikachuEnv(GridEnv):
 
 
 def _board_settings(
-    levels: Any, rows: int, cols: int, kinds: int
+    levels: Any, rows: int | None, cols: int | None, kinds: int | None
 ) -> tuple[np.ndarray | None, int, int, int]:
     """The fixed board ``levels`` gives (None for random deals) and the board's rows,
-    columns and kinds: the fixed board's own, else the settings, checked."""
+    columns and kinds, checked: the settings given, which a fixed board must fit, else the
+    fixed board's own, else the classic board's (9, 16, 36)."""
     if levels is None:
+        rows, cols, kinds = rows or 9, cols or 16, kinds or 36
         rows = checks.side("rows", rows, 1, checks.MAX_PAIR_SIDE)
         cols = checks.side("cols", cols, 1, checks.MAX_PAIR_SIDE)
-        kinds = checks.integer("kinds", kinds, 1)
+        kinds = checks.integer("kinds", kinds, 1, MAX_KINDS)
         rules.random_board(rows, cols, kinds, np.random.default_rng(0))  # validates
         return None, rows, cols, kinds
     try:
@@ -332,7 +346,19 @@ def _board_settings(
         fixed = np.zeros(0)
     if fixed.ndim != 2 or not np.issubdtype(fixed.dtype, np.integer) or (fixed < 0).any():
         raise ValueError("levels must be one board, a 2-D array of kinds (0 empty, 1.. tiles)")
-    checks.shape("board's shape", fixed.shape, checks.MAX_PAIR_SIDE)
-    fixed = fixed.astype(np.int16)
-    rules.check_board(fixed)
-    return fixed, fixed.shape[0], fixed.shape[1], int(fixed.max())
+    checks.shape("the board's shape", fixed.shape, checks.MAX_PAIR_SIDE)
+    rows = checks.side("rows", fixed.shape[0] if rows is None else rows, 1, checks.MAX_PAIR_SIDE)
+    cols = checks.side("cols", fixed.shape[1] if cols is None else cols, 1, checks.MAX_PAIR_SIDE)
+    kinds = checks.integer("kinds", max(1, int(fixed.max())) if kinds is None else kinds, 1,
+                           MAX_KINDS)  # fmt: skip
+    if fixed.shape != (rows, cols):
+        raise ValueError(
+            f"levels: a {fixed.shape[0]}x{fixed.shape[1]} board, but this env's board is "
+            f"{rows}x{cols}; pass rows={fixed.shape[0]}, cols={fixed.shape[1]} with it"
+        )
+    if fixed.max(initial=0) > kinds:
+        raise ValueError(
+            f"levels: the board holds kind {int(fixed.max())}, but this env has {kinds} kinds "
+            f"(one observation plane each); pass kinds={int(fixed.max())} or more with it"
+        )
+    return check_board(fixed.astype(np.int16), rows, cols, kinds), rows, cols, kinds

@@ -124,16 +124,6 @@ def apply_gravity(board: np.ndarray, gravity: str) -> None:
         board[...] = work
 
 
-def check_board(board: np.ndarray) -> None:
-    kinds, counts = np.unique(board[board != EMPTY], return_counts=True)
-    odd = kinds[counts % 2 == 1]
-    if len(odd):
-        raise ValueError(
-            f"every tile kind must occur an even number of times; kind(s) "
-            f"{', '.join(str(int(k)) for k in odd)} occur an odd number of times"
-        )
-
-
 def random_board(rows: int, cols: int, kinds: int, rng: np.random.Generator) -> np.ndarray:
     """Each kind ``rows * cols / kinds`` times (an even number), shuffled."""
     cells = rows * cols

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from grid_envs.core import checks
 from grid_envs.core.jit import Counter
 
 Cell = tuple[int, int]
@@ -63,3 +64,40 @@ class PikachuState:
     @property
     def tiles_left(self) -> int:
         return int(np.count_nonzero(self.board))  # EMPTY is 0
+
+    def check(self, rows: int, cols: int, kinds: int) -> None:
+        """The gate for a state from outside (a snapshot's): a ``ValueError`` naming what
+        a game of ``kinds`` kinds on a ``rows`` x ``cols`` board cannot hold, before the
+        compiled rules, which check nothing, see it."""
+        check_board(self.board, rows, cols, kinds)
+        counters = checks.array("the state's counters", self.counters, (COUNTERS,), np.int64, 0)
+        if not 1 <= counters[TOTAL] <= rows * cols // 2 or counters[REMOVED] > counters[TOTAL]:
+            raise ValueError(
+                f"the state's counters hold {counters[REMOVED]} pairs removed of "
+                f"{counters[TOTAL]} dealt, which a {rows}x{cols} board cannot"
+            )
+        if counters[PATH] > len(self.path):
+            raise ValueError(f"the state's path holds {counters[PATH]} points, at most 4")
+        path = checks.array("the state's path", self.path, (4, 2), np.int64, -1)
+        if (path[:, 0] > rows).any() or (path[:, 1] > cols).any():
+            raise ValueError(f"the state's path leaves the ring around a {rows}x{cols} board")
+
+
+#: The most kinds a board may hold: one a pair of its cells, on the largest board
+MAX_KINDS = checks.MAX_PAIR_SIDE**2 // 2
+
+
+def check_board(board: object, rows: int, cols: int, kinds: int) -> np.ndarray:
+    """Pikachu's one gate for a board, given (``levels=``) or restored: an int16 array of
+    ``rows`` x ``cols`` tiles, 0 empty or a kind from 1 to ``kinds``, each kind an even
+    number of times; a ``ValueError`` naming what is wrong. The board itself."""
+    checks.array("the board", board, (rows, cols), np.int16, 0, kinds)
+    assert isinstance(board, np.ndarray)
+    counts = np.bincount(board.ravel(), minlength=kinds + 1)[1:]
+    odd = np.flatnonzero(counts % 2) + 1
+    if len(odd):
+        raise ValueError(
+            f"every tile kind must occur an even number of times; kind(s) "
+            f"{', '.join(str(int(k)) for k in odd)} occur an odd number of times"
+        )
+    return board

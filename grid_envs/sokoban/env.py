@@ -14,7 +14,7 @@ from grid_envs.core.grid import DIRECTION_NAMES, DIRECTIONS, DOWN, LEFT, RIGHT, 
 from grid_envs.core.pool import AUTO
 from grid_envs.sokoban import render, rules
 from grid_envs.sokoban.generator import SokobanGenerator
-from grid_envs.sokoban.levels import BoxobanDirectory, parse_xsb, read_collection
+from grid_envs.sokoban.levels import BoxobanDirectory, check_level, parse_xsb, read_collection
 from grid_envs.sokoban.pool import SokobanLevelPool
 from grid_envs.sokoban.state import (
     BOX,
@@ -62,6 +62,7 @@ def load_levels(levels: LevelSpec) -> list[Level] | BoxobanDirectory:
             raise ValueError(f"levels must be a path, XSB text or a list of Level, got {levels!r}")
     for k, level in enumerate(items):
         where = f" (line {level.line})" if level.line else ""
+        check_level(level, f"level {k}{where}")
         check_playable(rules.new_state(level), f"level {k}{where}")
     return items
 
@@ -303,7 +304,7 @@ class SokobanEnv(GridEnv):
     # ------------------------------------------------------------- episode
     def _pick_level(self, choice: Any) -> tuple[int, Level]:
         if isinstance(choice, Level):
-            return -1, choice
+            return -1, check_level(choice, "options['level']")
         if isinstance(choice, str):
             return -1, parse_xsb(choice)[0]
         if isinstance(self.levels, list):
@@ -447,8 +448,44 @@ class SokobanEnv(GridEnv):
 
     def _set_state(self, state: Any) -> None:
         (self.state, self.level, self.level_index, self.deadlocked,
-         self._codes, self.next_index, self.optimal_pushes) = state  # fmt: skip
-        self._count_boxes()
+         _, self.next_index, self.optimal_pushes) = state  # fmt: skip
+        self._redraw()  # the codes from the state: a snapshot's own are not read
+
+    def _check_game(self, game: Any) -> None:
+        """Sokoban's gate for a snapshot's game: its level a valid one that fits the board
+        (:func:`check_level`), and the position on it: the boxes as many as the goals, on
+        the floor (or a level's decoration), the player on a free floor cell, counts that
+        count."""
+        if not isinstance(game, tuple) or len(game) != 7:
+            raise ValueError("the snapshot's game must be the 7 parts snapshot() takes")
+        s, level, index, deadlocked, _, next_index, optimal = game
+        check_level(level, "the snapshot's level")
+        rows, cols = level.shape
+        if rows > self.obs_shape[0] or cols > self.obs_shape[1]:
+            raise ValueError(f"the snapshot's level is {rows}x{cols}, larger than {self.obs_shape}")
+        checks.instance("the snapshot's state", s, SokobanState)
+        shape = level.shape
+        for name in ("floor", "goals"):
+            if not np.array_equal(checks.array(name, getattr(s, name), shape, bool),
+                                  getattr(level, name)):  # fmt: skip
+                raise ValueError(f"the snapshot's {name} is not its level's")
+        boxes = checks.array("the snapshot's boxes", s.boxes, shape, bool)
+        if boxes.sum() != level.goals.sum() or (boxes & ~s.floor & ~level.boxes).any():
+            raise ValueError("the snapshot's boxes are not as many as its goals, on its floor")
+        player = checks.cell("the snapshot's player", s.player, shape)
+        if not s.floor[player] or boxes[player]:
+            raise ValueError(f"the snapshot's player {player} is not on a free floor cell")
+        checks.integer("the snapshot's pushes", s.pushes, 0)
+        checks.integer("the snapshot's moves", s.moves, 0)
+        checks.array("the snapshot's dead squares", s.dead, shape, bool)
+        checks.array("the snapshot's push distances", s.push_dist, shape, np.int32, -1)
+        if s.room is not None and s.room != rules.new_room(s):
+            raise ValueError("the snapshot's room is not its level's")
+        checks.integer("the snapshot's level index", index, -1)
+        checks.integer("the snapshot's next index", next_index, 0)
+        checks.flag("the snapshot's deadlock", deadlocked)
+        if optimal is not None:
+            checks.integer("the snapshot's fewest pushes", optimal, 0)
 
     @property
     def deterministic(self) -> bool:

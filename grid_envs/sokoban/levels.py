@@ -181,6 +181,45 @@ def _room(
     return seen
 
 
+def check_level(level: object, name: str = "the level") -> Level:
+    """Sokoban's one gate for a level object from outside (``levels=``, a reset's
+    ``options``, a snapshot's game): boolean masks of one shape of at most
+    :data:`checks.MAX_SIDE` a side, a room walled in (no floor on the board's edge, where a
+    step would leave the board), the player on the floor, walls off it, as many boxes as
+    goals, and a box or goal off the floor only where a box sits on its goal (a level
+    file's decoration), with a box to push. What the XSB reader builds passes it; a
+    ``ValueError`` naming what is wrong otherwise. The level itself."""
+    if not isinstance(level, Level):
+        raise ValueError(f"{name} must be a Level, got {level!r}")
+    floor = level.floor
+    if not isinstance(floor, np.ndarray) or floor.ndim != 2:
+        raise ValueError(f"{name}'s floor must be a 2-D numpy array")
+    shape = checks.shape(f"{name}'s shape", floor.shape)
+    floor = checks.array(f"{name}'s floor", floor, shape, bool)
+    walls = checks.array(f"{name}'s walls", level.walls, shape, bool)
+    goals = checks.array(f"{name}'s goals", level.goals, shape, bool)
+    boxes = checks.array(f"{name}'s boxes", level.boxes, shape, bool)
+    edge = floor.copy()
+    edge[1:-1, 1:-1] = False
+    if edge.any():
+        r, c = (int(x) for x in np.argwhere(edge)[0])
+        raise ValueError(
+            f"{name}'s floor reaches the board's edge at ({r}, {c}): a room is walled in"
+        )
+    if (walls & floor).any():
+        raise ValueError(f"{name} has walls on its floor")
+    player = checks.cell(f"{name}'s player", level.player, shape)
+    if not floor[player]:
+        raise ValueError(f"{name}'s player {player} is not on its floor")
+    if int(boxes.sum()) != int(goals.sum()):
+        raise ValueError(f"{name} has {int(boxes.sum())} boxes but {int(goals.sum())} goals")
+    if ((boxes ^ goals) & ~floor).any():
+        raise ValueError(f"{name} has a box or a goal off its floor that is not a box on a goal")
+    if not (boxes & ~goals).any():
+        raise ValueError(f"{name} has no box off a goal: nothing to push")
+    return level
+
+
 def level_to_xsb(level: Level) -> str:
     """The board of one level as XSB text (no metadata)."""
     rows, cols = level.shape

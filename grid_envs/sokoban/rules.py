@@ -197,12 +197,16 @@ def bits(mask: np.ndarray) -> int:
 def room_of(state: SokobanState) -> Room:
     """The :class:`Room` of a state's level (kept on the state: it never changes)."""
     if state.room is None:
-        state.room = Room(
-            state.floor.ravel().tolist(), bits(state.dead), state.floor.shape[1],
-            bits(state.goals),
-        )  # fmt: skip
+        state.room = new_room(state)
     room: Room = state.room
     return room
+
+
+def new_room(state: SokobanState) -> Room:
+    """The :class:`Room` a state's floor, dead squares and goals make."""
+    return Room(
+        state.floor.ravel().tolist(), bits(state.dead), state.floor.shape[1], bits(state.goals)
+    )
 
 
 def frozen(room: Room, boxes: int, cell: int, seen: int = 0) -> bool:

@@ -272,7 +272,7 @@ def test_a_search_on_its_own_clears_a_board_brute_force_clears(
 ) -> None:
     board = np.array(PIKACHU_BOARD)
     assert brute_force_clears(board)
-    env = gym.make("GridGames/Pikachu-Small-v0", levels=board, on_stuck="end")
+    env = gym.make("GridGames/Pikachu-Small-v0", levels=board, rows=6, cols=4, on_stuck="end")
     agent = SearchAgent(UniformEvaluator(), simulations=simulations, variant=variant)
     assert evaluate(env, agent, episodes=3, seed=0).win_rate == 1.0
 
@@ -317,7 +317,7 @@ def test_the_exact_search_plays_its_clear_and_stops_searching_a_lost_deal() -> N
 
 def test_exact_values_lead_a_small_search_to_a_clear() -> None:
     board = np.array(PIKACHU_BOARD)
-    env = gym.make("GridGames/Pikachu-Small-v0", levels=board, on_stuck="end")
+    env = gym.make("GridGames/Pikachu-Small-v0", levels=board, rows=6, cols=4, on_stuck="end")
     agent = SearchAgent(ExactPikachu(), simulations=4)
     assert evaluate(env, agent, episodes=2, seed=0).win_rate == 1.0
 
