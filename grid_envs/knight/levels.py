@@ -175,9 +175,8 @@ def check_level(level: object, name: str = "the level") -> KnightLevel:
     if found is None:
         found = distances(cells, level.costs(), exit_)
     else:
-        dtype = found.dtype if isinstance(found, np.ndarray) else np.int64
-        if np.dtype(dtype) not in (np.dtype(np.int32), np.dtype(np.int64)):
-            dtype = np.int64  # refused below, naming it
+        kept = found.dtype if isinstance(found, np.ndarray) else None
+        dtype = kept if kept in (np.dtype(np.int32), np.dtype(np.int64)) else np.dtype(np.int64)
         checks.array(f"{name}'s exit distances", found, shape, dtype, -1)
         if found[exit_] != 0:
             raise ValueError(f"{name}'s exit distances are not its exit's")
