@@ -29,7 +29,7 @@ from typing import Any
 from agents.evaluation import EvalResult, evaluate
 from agents.policy import PolicyAgent
 from agents.registry import list_agents
-from agents.runs import read_json
+from agents.runs import read_json, run_lock
 from agents.sb3 import COMPARE, HELDOUT_SEED, TrainConfig, default_config, train
 from grid_envs.core import checks
 
@@ -116,17 +116,73 @@ def run_compare(
     log: Any = print,
     threads: int | None = None,
     precision: str = "auto",
+    force: bool = False,
 ) -> Comparison:
     """Every game's baselines, a taught-then-tuned policy (and a scratch one with
     ``scratch``) and its search row, evaluated on held-out seeds, written to ``out``. The
-    same seed, ``threads`` and ``precision`` give the same figures on a machine."""
+    same seed, ``threads`` and ``precision`` give the same figures on a machine. A folder
+    of another compare is refused (:func:`check_compare_folder`; ``force`` replaces it),
+    and no two compares write into one folder at once."""
     budget = checks.real("budget", budget)
     episodes = checks.integer("episodes", episodes, 1)
     seed = checks.integer("seed", seed, 0)
     if timesteps is not None:
         timesteps = checks.integer("timesteps", timesteps, 1)
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    settings = {"envs": list(envs), "budget": budget, "timesteps": timesteps,
+                "episodes": episodes, "seed": seed, "train_models": train_models,
+                "scratch": scratch, "threads": threads, "precision": precision}  # fmt: skip
+    check_compare_folder(out, settings, force)
+    with run_lock(out):
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "compare.json").write_text(json.dumps(settings, indent=2))
+        return _compare(envs, budget, timesteps, episodes, seed, out, train_models, scratch,
+                        progress, log, threads, precision)  # fmt: skip
+
+
+#: what a compare writes in its folder (and ``--force`` replaces)
+OUTPUTS = ("compare.json", "table.md", "results.json", "results.png", "learning_curves.png")
+
+
+def check_compare_folder(out: Path, settings: dict[str, Any], force: bool) -> None:
+    """Refuse a folder ``compare`` would overwrite: one of a compare with other settings,
+    one of an earlier version's compare, or one holding other files. The same command
+    again goes on from the runs it finished (its training runs resume); ``force`` clears
+    what a compare wrote there (its outputs and ``runs/``) and starts afresh."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file; compare writes a folder")
+    if not out.exists() or not any(out.iterdir()):
+        return
+    path = out / "compare.json"
+    theirs = read_json(path) if path.exists() else None
+    if theirs == json.loads(json.dumps(settings)):
+        return
+    if force:
+        import shutil
+
+        for name in OUTPUTS:
+            (out / name).unlink(missing_ok=True)
+        shutil.rmtree(out / "runs", ignore_errors=True)
+        return
+    if theirs is None:
+        what = "the results of a compare" if (out / "results.json").exists() else "other files"
+        raise ValueError(
+            f"--out {out} holds {what}; choose another --out, or --force to replace a "
+            f"compare's outputs there"
+        )
+    differ = {k: (theirs.get(k), v) for k, v in settings.items() if theirs.get(k) != v}
+    raise ValueError(
+        f"--out {out} holds a compare with other settings {differ} (theirs, yours); choose "
+        f"another --out, or --force to replace it"
+    )
+
+
+def _compare(
+    envs: tuple[str, ...], budget: float, timesteps: int | None, episodes: int, seed: int,
+    out: Path, train_models: bool, scratch: bool, progress: bool, log: Any,
+    threads: int | None, precision: str,
+) -> Comparison:  # fmt: skip
+    """:func:`run_compare`'s work, in a folder it holds."""
     result = Comparison([], {}, {}, {}, out)
     for env_id in envs:
         config = compare_config(env_id, budget, timesteps, seed, threads, precision)

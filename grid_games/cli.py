@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 import gymnasium as gym
 
 import grid_envs
-from grid_envs.core import checks
+from grid_envs.core import checks, files
 from grid_envs.core.base_env import GridEnv
 from grid_games.terminal import play_terminal
 
@@ -107,16 +107,6 @@ def above_zero(noun: str) -> Callable[[str], float]:
 
 seconds = above_zero("number of seconds")
 scale = above_zero("factor")
-
-
-def output_file(path: str) -> Path:
-    """A file to write: not a folder, in a folder that exists."""
-    p = Path(path)
-    if p.is_dir():
-        raise ValueError(f"--out {path!r} is a folder; give a file name")
-    if not p.parent.is_dir():
-        raise ValueError(f"--out {path!r}: the folder {str(p.parent)!r} does not exist")
-    return p
 
 
 def refuse(options: dict[str, Any], why: str) -> None:
@@ -246,6 +236,7 @@ def _generate_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("game", choices=tuple(_declared("writer")),
                    help="the game whose generated levels to write")  # fmt: skip
     p.add_argument("--out", required=True, help="the file to write")
+    p.add_argument("--force", action="store_true", help="replace --out if it exists")
     seed_argument(p, "the generator's seed")
     p.add_argument("--count", type=count(1), default=None,
                    help="levels in the file (default: the game's own, 10 for a Sokoban "
@@ -265,7 +256,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     from grid_envs.core.spec import load
 
-    output_file(args.out)
+    files.check_target(args.out, "--out", args.force)
     settings = parse_settings(args.set)
     for name in ("rows", "cols"):
         if getattr(args, name) is not None:
@@ -514,6 +505,9 @@ def _compare_arguments(p: argparse.ArgumentParser) -> None:
     seed_argument(p, "the runs' seed; the held-out episodes are seeded from it")
     p.add_argument("--out", default=None, help="default: compare-DATE-TIME")
     p.add_argument("--no-train", action="store_true", help="baselines only")
+    p.add_argument("--force", action="store_true",
+                   help="replace the outputs of another compare in --out (the same command "
+                   "again goes on from what it finished, without --force)")  # fmt: skip
     threads_argument(p, "torch threads of the training (default: every core this process "
                      "may use); with --precision, what fixes its figures on a machine")  # fmt: skip
     p.add_argument("--precision", choices=("auto", "bf16", "fp32"), default=None,
@@ -531,8 +525,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     envs = tuple(env_id(e) for e in args.envs) if args.envs else COMPARE_ENVS
     out = args.out or time.strftime("compare-%Y%m%d-%H%M%S")
-    if Path(out).exists() and not Path(out).is_dir():
-        raise ValueError(f"--out {out!r} is a file; compare writes a folder")
     if args.no_train:
         refuse({"--budget": args.budget != 1.0, "--timesteps": args.timesteps,
                 "--scratch": args.scratch, "--threads": args.threads,
@@ -542,7 +534,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         envs, budget=args.budget, timesteps=args.timesteps, episodes=args.episodes,
         seed=args.seed, out=out, train_models=not args.no_train, scratch=args.scratch,
         progress=not args.no_progress, log=lambda msg: print(msg, file=sys.stderr, flush=True),
-        threads=args.threads, precision=args.precision or "auto",
+        threads=args.threads, precision=args.precision or "auto", force=args.force,
     )  # fmt: skip
     print(report(result))
     print(f"\nwritten to {result.out}/: table.md, results.json, results.png, learning_curves.png")

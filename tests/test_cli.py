@@ -459,3 +459,41 @@ def test_solve_serves_every_game_that_declares_a_solver(capsys: pytest.CaptureFi
     assert [r["cost"] for r in rows] == [level.cheapest for level in samples()]
     assert all(r["solved"] and len(r["solution"]) == r["moves"] for r in rows)
     assert cli.main(["solve", "samples", "--game", "knight", "--level", "11"]) == 2
+
+
+def test_outputs_are_not_overwritten_without_force(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """generate keeps an existing file; compare goes on in its own folder, refuses another
+    compare's (or one in use), and --force replaces either."""
+    from agents.runs import run_lock
+
+    level_file = tmp_path / "levels.txt"
+    knight = ["generate", "knight", "--out", str(level_file)]
+    assert cli.main(knight) == 0
+    kept = level_file.read_bytes()
+    assert cli.main([*knight, "--seed", "5"]) == 2
+    assert "exists already; choose another name or add --force" in capsys.readouterr().err
+    assert level_file.read_bytes() == kept
+    assert cli.main([*knight, "--seed", "5", "--force"]) == 0 and level_file.read_bytes() != kept
+    out = tmp_path / "cmp"
+    compare = ["compare", "--no-train", "--envs", "Knight-v0", "--episodes", "2", "--out",
+               str(out), "--no-progress"]  # fmt: skip
+    assert cli.main(compare) == 0
+    table = (out / "table.md").read_text()
+    assert cli.main(compare) == 0  # the same command goes on in its own folder
+    assert cli.main([*compare, "--episodes", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "holds a compare with other settings {'episodes': (2, 3)}" in err
+    table = (out / "table.md").read_text()
+    assert cli.main([*compare, "--episodes", "3"]) == 2
+    assert (out / "table.md").read_text() == table  # what the refused run would replace
+    with run_lock(out):
+        assert cli.main(compare) == 2
+    assert "is in use by another run" in capsys.readouterr().err
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("mine\n")
+    assert cli.main([*compare, "--out", str(tmp_path / "mine")]) == 2
+    assert "holds other files" in capsys.readouterr().err
+    assert cli.main([*compare, "--episodes", "3", "--force"]) == 0
+    assert json.loads((out / "results.json").read_text())["episodes"] == 3

@@ -1,15 +1,10 @@
-"""A recording written as a GIF, an MP4 or an HTML replay, chosen by the file's suffix.
-
-Each file is written beside its place and moved there whole, so a failed write leaves
-nothing, and an existing file is kept unless the caller says to replace it.
-"""
+"""A recording written as a GIF, an MP4 or an HTML replay, chosen by the file's suffix,
+as the package writes every file (:mod:`grid_envs.core.files`): whole or not at all, and
+an existing one kept unless the caller says to replace it."""
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -17,24 +12,21 @@ import numpy as np
 
 from agents.networks import require
 from agents.watch.record import FORMATS, Recording
+from grid_envs.core import files
 
 HOLD = 4  # a GIF shows an episode's last frame this many moves long
 
 
 def check_target(path: str | Path, force: bool = False) -> Path:
-    """``path`` checked before anything is played: a suffix of :data:`FORMATS`, a folder
-    that exists, not an existing file unless ``force``, and the libraries its format needs
-    installed; a one-line ``ValueError`` (or ``ImportError`` naming the extra) otherwise."""
+    """``path`` checked before anything is played: a suffix of :data:`FORMATS`, a file the
+    package may write (:func:`grid_envs.core.files.check_target`), and the libraries its
+    format needs installed; a one-line ``ValueError`` (or ``ImportError`` naming the
+    extra) otherwise."""
     p = Path(path)
     if p.suffix.lower() not in FORMATS:
         known = ", ".join(f"{s} ({what})" for s, what in FORMATS.items())
         raise ValueError(f"--record {path}: the suffix says the format; one of {known}")
-    if p.is_dir():
-        raise ValueError(f"--record {path} is a folder; give a file name")
-    if not p.parent.is_dir():
-        raise ValueError(f"--record {path}: the folder {str(p.parent)!r} does not exist")
-    if p.exists() and not force:
-        raise ValueError(f"--record {path} exists already; choose another name or add --force")
+    files.check_target(p, "--record", force)
     _libraries(p.suffix.lower())
     return p
 
@@ -53,7 +45,7 @@ def write_recording(recording: Recording, path: str | Path, force: bool = False)
     if not recording.episodes:
         raise ValueError("the recording holds no episode")
     suffix = p.suffix.lower()
-    with _written(p) as partial:
+    with files.written(p) as partial:
         if suffix == ".html":
             from agents.watch.replay import html
 
@@ -63,22 +55,6 @@ def write_recording(recording: Recording, path: str | Path, force: bool = False)
         else:
             _mp4(recording, partial)
     return p
-
-
-@contextmanager
-def _written(path: Path) -> Iterator[Path]:
-    """A temporary file beside ``path`` to write into, moved to ``path`` once written."""
-    handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=path.suffix)
-    os.close(handle)
-    partial = Path(name)
-    umask = os.umask(0)
-    os.umask(umask)
-    try:
-        yield partial
-        partial.chmod(0o666 & ~umask)  # a file as any other the user writes, not mkstemp's 0600
-        os.replace(partial, path)
-    finally:
-        partial.unlink(missing_ok=True)
 
 
 def scale_of(frame: np.ndarray) -> int:

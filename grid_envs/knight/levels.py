@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from grid_envs.core import checks
+from grid_envs.core import checks, files
 from grid_envs.knight import maze
 from grid_envs.knight.generator import MAX_MONSTER_COST
 from grid_envs.knight.solver import distances
@@ -255,5 +255,7 @@ def write_generated(
         raise ValueError(f"a Knight map file holds one level; --count must be 1, got {count}")
     settings = checks.settings_of("the Knight generator", KnightGenerator, settings)
     level = KnightGenerator(**settings).generate(rng)
-    save(path, level)
+    with files.written(Path(path)) as partial:  # read back as eval and solve read it
+        save(partial, level)
+        load(partial)
     return f"wrote {path}: {level.shape[0]}x{level.shape[1]}, cheapest route {level.cheapest}"
