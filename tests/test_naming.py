@@ -14,7 +14,7 @@ from grid_envs.core import checks
 
 # every env's settings: these shared ones, each meaning the same thing in every game ...
 SHARED = {"render_mode", "observation_mode", "tile_size", "time_limit", "illegal_reward",
-          "rows", "cols"}  # fmt: skip
+          "step_reward", "win_reward", "loss_reward", "rows", "cols"}  # fmt: skip
 # ... and a game's own, the rewards among them named <what>_reward, signed, added as given
 REWARDS = {"step_reward", "win_reward", "loss_reward", "illegal_reward", "box_on_reward",
            "box_off_reward", "item_reward", "progress_reward", "pair_reward",
@@ -65,3 +65,32 @@ def test_a_renamed_reward_pays_what_the_old_name_paid() -> None:
     with pytest.raises(TypeError, match="board= is now called levels="):
         gym.make("GridGames/Pikachu-v0", board=[[1, 1]])
     assert len(gym.make("GridGames/Knight-v0", levels="samples").unwrapped.levels) == 10
+
+
+@pytest.mark.parametrize("env_id", [s.ids[0].id for s in grid_envs.game_specs()])
+def test_step_reward_is_added_to_every_legal_move_single_and_batched(env_id: str) -> None:
+    """The README's promise: every game takes ``step_reward`` (as ``win_reward`` and
+    ``loss_reward``), added to each legal move's reward, by the single env and the batch
+    alike."""
+    import numpy as np
+
+    light = {"level_pool": 20} if "Sokoban" in env_id else {}
+    rewards = []
+    for step in (0.0, -0.25):
+        env = gym.make(env_id, step_reward=step, **light)
+        batch = gym.make_vec(env_id, 2, vectorization_mode="vector_entry_point",
+                             step_reward=step, **light)  # fmt: skip
+        _, info = env.reset(seed=3)
+        batch.reset(seed=3)
+        rng, got = np.random.default_rng(0), []
+        for _ in range(12):
+            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            _, r, terminated, truncated, info = env.step(action)
+            masks = batch.unwrapped.action_masks()
+            _, rs, *_ = batch.step(np.array([action, int(np.flatnonzero(masks[1])[0])]))
+            got.append((r, rs[0]))
+            if terminated or truncated:
+                break
+        rewards.append(np.array(got))
+    assert rewards[0].shape == rewards[1].shape
+    np.testing.assert_allclose(rewards[1], rewards[0] - 0.25)

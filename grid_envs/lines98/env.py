@@ -88,7 +88,7 @@ def _announced_into(
 def _step_views(
     board: np.ndarray, rows: int, cols: int, ann_cell: np.ndarray, ann_colour: np.ndarray,
     counters: np.ndarray, cleared: np.ndarray, action: int, rngs: Any, count: int,
-    colours: int, line_length: int, target_score: int, loss_reward: float, mask: np.ndarray,
+    colours: int, line_length: int, target_score: int, rewards: np.ndarray, mask: np.ndarray,
     planes: np.ndarray, announced: np.ndarray,
 ) -> tuple[float, bool, bool, bool]:  # fmt: skip
     """A single env's step in one compiled call (``rngs``: :func:`lone`): the rules'
@@ -97,7 +97,7 @@ def _step_views(
     runs over its rows; (reward, terminated, won, whether any move is legal)."""
     reward, terminated, won = rules._step(
         board, rows, cols, ann_cell, ann_colour, counters, cleared, action, rngs, 0, count,
-        colours, line_length, target_score, loss_reward,
+        colours, line_length, target_score, rewards,
     )  # fmt: skip
     movable = rules._mask_one(board, rows, cols, mask)
     n = rows * cols
@@ -140,7 +140,8 @@ class Lines98Env(GridEnv):
     ## Rewards
     The points scored in the step: 2 a cleared ball (once, even on two
     crossing lines) plus 2 for each ball a line has beyond ``line_length``; lines completed
-    by spawned balls score too. ``loss_reward`` (0) when the board fills;
+    by spawned balls score too; ``step_reward`` (0) every legal move; ``win_reward`` (0) when
+    the score reaches ``target_score``; ``loss_reward`` (0) when the board fills;
     ``illegal_reward`` (-1) for a masked move (the state does not change).
 
     ## Starting State
@@ -166,7 +167,7 @@ class Lines98Env(GridEnv):
 
     ## Arguments
     ``rows``, ``cols`` (9, 9), ``colours`` (7), ``line_length`` (5), ``initial`` (5),
-    ``spawn`` (3), ``target_score`` (None), ``loss_reward``,
+    ``spawn`` (3), ``target_score`` (None), ``step_reward``, ``win_reward``, ``loss_reward``,
     ``illegal_reward``, ``observation_mode``, ``render_mode``, ``tile_size``.
 
     ## Reference results
@@ -219,6 +220,8 @@ class Lines98Env(GridEnv):
         spawn: int = 3,
         target_score: int | None = None,
         loss_reward: float = 0.0,
+        step_reward: float = 0.0,
+        win_reward: float = 0.0,
         illegal_reward: float | None = None,
         observation_mode: str = "planes",
         tile_size: int = 24,
@@ -232,11 +235,14 @@ class Lines98Env(GridEnv):
         spawn = checks.integer("spawn", spawn, 1, rows * cols - 1)
         if target_score is not None:
             target_score = checks.integer("target_score", target_score, 1)
-        loss_reward = checks.real("loss_reward", loss_reward)
+        rewards = checks.reals(
+            loss_reward=loss_reward, step_reward=step_reward, win_reward=win_reward
+        )
         self.rows, self.cols, self.colours = rows, cols, colours
         self.line_length, self.initial, self.spawn = int(line_length), int(initial), int(spawn)
         self.target_score = target_score
-        self.rewards = rules.Rewards(loss_reward)
+        self.rewards = rules.Rewards(**rewards)
+        self._reward_array = self.rewards.as_array()
         n = self.rows * self.cols
         super().__init__(
             n_actions=n * n,
@@ -276,7 +282,7 @@ class Lines98Env(GridEnv):
         reward, terminated, won, movable = _step_views(
             s.flat, self.rows, self.cols, s.ann_cell, s.ann_colour, s.counters, s.cleared,
             action, lone(self.np_random), self.spawn, self.colours, self.line_length,
-            self.target_score or 0, float(self.rewards.loss_reward), mask, planes, announced,
+            self.target_score or 0, self._reward_array, mask, planes, announced,
         )  # fmt: skip
         # made with the step: the observation and the info of this step take them once
         self._fresh_planes, self._fresh_announced = (s, planes), (s, announced)

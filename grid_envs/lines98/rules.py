@@ -38,9 +38,16 @@ def action_to_move(action: int, n: int) -> tuple[int, int]:
 @dataclass(frozen=True)
 class Rewards:
     """What a move pays beyond the points it scores (the env's reward settings,
-    :class:`grid_envs.lines98.env.Lines98Env`): ``loss_reward`` when the board fills."""
+    :class:`grid_envs.lines98.env.Lines98Env`): ``step_reward`` every move, ``win_reward``
+    when the score reaches the target, ``loss_reward`` when the board fills."""
 
     loss_reward: float
+    step_reward: float = 0.0
+    win_reward: float = 0.0
+
+    def as_array(self) -> np.ndarray:
+        """(step, win, loss) float64, as the compiled step reads them."""
+        return np.array([self.step_reward, self.win_reward, self.loss_reward])
 
 
 # ------------------------------------------------------------------ compiled, one game
@@ -350,18 +357,19 @@ def _play(
 def _step(
     board: np.ndarray, rows: int, cols: int, ann_cell: np.ndarray, ann_colour: np.ndarray,
     counters: np.ndarray, cleared: np.ndarray, action: int, rngs: Any, at: int, count: int,
-    colours: int, line_length: int, target_score: int, loss_reward: float,
+    colours: int, line_length: int, target_score: int, rewards: np.ndarray,
 ) -> tuple[float, bool, bool]:  # fmt: skip
     """An env step of a legal ``action``: (reward, terminated, won); ``target_score`` 0
-    for none."""
+    for none, ``rewards`` :meth:`Rewards.as_array`."""
     n = rows * cols
     gained = _play(board, rows, cols, ann_cell, ann_colour, counters, cleared, action // n,
                    action % n, rngs, at, count, colours, line_length)  # fmt: skip
+    reward = gained + rewards[0]
     if target_score > 0 and counters[SCORE] >= target_score:
-        return float(gained), True, True
+        return reward + rewards[1], True, True
     if _balls(board) == n:
-        return gained + loss_reward, True, False
-    return float(gained), False, False
+        return reward + rewards[2], True, False
+    return reward, False, False
 
 
 @compiled
@@ -378,10 +386,10 @@ def play_batch(
     boards: np.ndarray, ann_cell: np.ndarray, ann_colour: np.ndarray, counters: np.ndarray,
     cleared: np.ndarray, idx: np.ndarray, actions: np.ndarray, rngs: Any, rows: int,
     cols: int, count: int, colours: int, line_length: int, target_score: int,
-    loss_reward: float,
+    pays: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """:func:`_step` for the games ``idx`` of a batch (rows of the arrays, ``rngs`` their
-    generators): (rewards, terminated, won)."""
+    generators; ``pays``: :meth:`Rewards.as_array`): (rewards, terminated, won)."""
     k = len(idx)
     rewards = np.empty(k, dtype=np.float64)
     terminated = np.empty(k, dtype=np.bool_)
@@ -390,7 +398,7 @@ def play_batch(
         i = idx[j]
         rewards[j], terminated[j], won[j] = _step(
             boards[i], rows, cols, ann_cell[i], ann_colour[i], counters[i], cleared[i],
-            actions[j], rngs, i, count, colours, line_length, target_score, loss_reward,
+            actions[j], rngs, i, count, colours, line_length, target_score, pays,
         )  # fmt: skip
     return rewards, terminated, won
 

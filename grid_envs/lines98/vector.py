@@ -62,7 +62,7 @@ class Lines98VectorEnv(GridVectorEnv):
             return rules.play_batch(
                 self.boards, self.ann_cell, self.ann_colour, self.counters, self.cleared, rows,
                 moves, rngs, s.rows, s.cols, s.spawn, s.colours, s.line_length,
-                s.target_score or 0, float(s.rewards.loss_reward),
+                s.target_score or 0, s._reward_array,
             )  # fmt: skip
 
         return over_threads(play, idx, actions.astype(np.int64))

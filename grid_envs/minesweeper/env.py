@@ -66,9 +66,10 @@ class MinesweeperEnv(GridEnv):
     ## Rewards
     ``progress_reward`` (1.0) shared over the safe cells: revealing k of S safe cells pays
     ``k / S``, so a won game sums to exactly 1.0 of progress whatever the board. Winning adds
-    ``win_reward`` (+1), revealing a mine pays ``loss_reward`` (-1). Flag toggles pay 0; a
-    masked action pays ``illegal_reward`` (-0.05) and changes nothing. Returns
-    therefore compare across board sizes: a win is 2.0, a loss 1.0 * progress - 1.
+    ``win_reward`` (+1), revealing a mine pays ``loss_reward`` (-1), and every legal move
+    adds ``step_reward`` (0: flag toggles pay nothing else); a masked action pays
+    ``illegal_reward`` (-0.05) and changes nothing. Returns therefore compare across board
+    sizes: a win is 2.0, a loss 1.0 * progress - 1.
 
     ## Starting State
     All cells hidden; mines placed now (``"any"``) or at the first reveal.
@@ -93,7 +94,8 @@ class MinesweeperEnv(GridEnv):
       names the limit when the mines do not fit the first-click rule.
     - ``first_click``: ``"safe"`` (default), ``"zero"`` or ``"any"``.
     - ``allow_flags``: add the flag actions and plane.
-    - ``progress_reward``, ``win_reward``, ``loss_reward``, ``illegal_reward``.
+    - ``progress_reward``, ``win_reward``, ``loss_reward``, ``step_reward``,
+      ``illegal_reward``.
     - ``observation_mode``, ``render_mode``, ``tile_size``.
 
     ## Reference results
@@ -136,6 +138,7 @@ class MinesweeperEnv(GridEnv):
         progress_reward: float = 1.0,
         win_reward: float = 1.0,
         loss_reward: float = -1.0,
+        step_reward: float = 0.0,
         illegal_reward: float | None = None,
         observation_mode: str = "planes",
         tile_size: int = 24,
@@ -146,7 +149,10 @@ class MinesweeperEnv(GridEnv):
         checks.choice("first_click", first_click, rules.FIRST_CLICK_RULES)
         rules.check_board(rows, cols, mines, first_click)
         rewards = checks.reals(
-            progress_reward=progress_reward, win_reward=win_reward, loss_reward=loss_reward
+            progress_reward=progress_reward,
+            win_reward=win_reward,
+            loss_reward=loss_reward,
+            step_reward=step_reward,
         )
         self.rows, self.cols, self.num_mines = rows, cols, mines
         self.first_click = first_click
@@ -196,10 +202,10 @@ class MinesweeperEnv(GridEnv):
             self._flagged += 1 if s.flags[cell] else -1
             if planes is not None:  # a flag goes on or off a hidden cell
                 planes[FLAG_PLANE][cell] = s.flags[cell]
-            return 0.0, False, False
+            return rules.flag_reward(self.rewards), False, False
         opened = rules.reveal(s, cell, self.np_random)
         if opened < 0:
-            return self.rewards.loss_reward, True, False
+            return rules.mine_reward(self.rewards), True, False
         self._opened += opened
         number = int(s.counts[cell])
         if number and opened == 1:  # one number revealed: two cells of the planes

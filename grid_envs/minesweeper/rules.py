@@ -53,20 +53,32 @@ def number_plane(n: Any) -> Any:
 
 @dataclass(frozen=True)
 class Rewards:
-    """What a reveal pays (the env's reward settings,
-    :class:`grid_envs.minesweeper.env.MinesweeperEnv`): ``progress_reward`` shared out over
-    the safe cells as they open, ``win_reward`` when the last one opens, ``loss_reward``
-    on a mine (the episode ends)."""
+    """What a move pays (the env's reward settings,
+    :class:`grid_envs.minesweeper.env.MinesweeperEnv`): ``step_reward`` every legal move,
+    ``progress_reward`` shared out over the safe cells as they open, ``win_reward`` when the
+    last one opens, ``loss_reward`` on a mine (the episode ends)."""
 
     progress_reward: float
     win_reward: float
     loss_reward: float
+    step_reward: float = 0.0
 
 
 def reveal_reward(settings: Rewards, opened: Any, safe_cells: int, won: Any) -> Any:
     """The reward of a safe reveal that opened ``opened`` cells (numbers for one board,
     arrays for a batch)."""
-    return settings.progress_reward * opened / safe_cells + won * settings.win_reward
+    progress = settings.progress_reward * opened / safe_cells + won * settings.win_reward
+    return settings.step_reward + progress
+
+
+def mine_reward(settings: Rewards) -> float:
+    """The reward of revealing a mine."""
+    return settings.step_reward + settings.loss_reward
+
+
+def flag_reward(settings: Rewards) -> float:
+    """The reward of putting a flag on or off (a move like any other)."""
+    return settings.step_reward
 
 
 def max_mines(rows: int, cols: int, first_click: str) -> int:

@@ -108,6 +108,7 @@ class MinesweeperVectorEnv(GridVectorEnv):
             self.flag_count[f_idx] += np.where(now, 1, -1)
             if self._planes:
                 self.planes[f_idx, FLAG_PLANE, r, c] = now
+            rewards[flag] = rules.flag_reward(self.template.rewards)
         k = np.flatnonzero(~flag)
         if not len(k):
             return rewards, terminated, won
@@ -118,7 +119,7 @@ class MinesweeperVectorEnv(GridVectorEnv):
             self._place(envs[new], (r[new], c[new]))
         boom = self.mines[envs, r, c]
         self.exploded[envs[boom]] = actions[k[boom]]
-        rewards[k[boom]] = self.template.rewards.loss_reward
+        rewards[k[boom]] = rules.mine_reward(self.template.rewards)
         terminated[k[boom]] = True
         safe = ~boom
         envs, r, c, k = envs[safe], r[safe], c[safe], k[safe]

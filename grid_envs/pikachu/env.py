@@ -25,7 +25,8 @@ from grid_envs.pikachu.state import (
 def _step_views(
     board: np.ndarray, rows: int, cols: int, counters: np.ndarray, path: np.ndarray,
     action: int, gravity: int, reshuffle: bool, fixed: bool, pair_reward: float,
-    win_reward: float, loss_reward: float, mask: np.ndarray, planes: np.ndarray,
+    win_reward: float, loss_reward: float, step_reward: float, mask: np.ndarray,
+    planes: np.ndarray,
 ) -> tuple[float, bool, bool, bool]:  # fmt: skip
     """A single env's step in one compiled call: the rules' removal (:func:`rules._play`,
     the code a batch runs over its rows), the new mask into ``mask`` and the observation
@@ -33,7 +34,7 @@ def _step_views(
     which draws, and the planes are then stale)."""
     result = rules._play(
         board, rows, cols, counters, path, action, gravity, reshuffle, fixed, pair_reward,
-        win_reward, loss_reward, mask,
+        win_reward, loss_reward, step_reward, mask,
     )  # fmt: skip
     rules._planes_into(board.reshape((1, board.size)), FIRST_ROW,
                        planes.reshape((1, planes.size)))  # fmt: skip
@@ -67,7 +68,8 @@ class PikachuEnv(GridEnv):
     ``pair_reward`` per pair, by default 1 / (number of pairs) so a cleared board earns 1.0,
     plus ``win_reward`` (+1) when the board is cleared; ``shuffle_reward`` (-0.1) per
     forced reshuffle; ``loss_reward`` (-1) when stuck with ``on_stuck="end"`` (or when no
-    layout allows a move). A masked action pays ``illegal_reward`` (-0.05).
+    layout allows a move); ``step_reward`` (0) every legal move. A masked action pays
+    ``illegal_reward`` (-0.05).
 
     ## Starting State
     A random board (every kind ``rows * cols / kinds`` times, an even number), or ``levels=``;
@@ -100,7 +102,8 @@ class PikachuEnv(GridEnv):
     the board's own, and a board that does not fit those given is refused), ``levels`` (one
     board: an int array, 0 empty, kinds from 1, each an even number of times),
     ``on_stuck``, ``gravity`` (none, down, up, left, right), ``solvable_only``,
-    ``plan_nodes``, the rewards, ``observation_mode``, ``render_mode``, ``tile_size``.
+    ``plan_nodes``, the rewards (``pair_reward``, ``win_reward``, ``shuffle_reward``,
+    ``loss_reward``, ``step_reward``), ``observation_mode``, ``render_mode``, ``tile_size``.
 
     ## Reference results
     On ``Pikachu-v0`` (9x16, 36 kinds, a stuck board lost), deals seeded 1,000,000 on, this
@@ -152,6 +155,7 @@ class PikachuEnv(GridEnv):
         win_reward: float = 1.0,
         shuffle_reward: float = -0.1,
         loss_reward: float = -1.0,
+        step_reward: float = 0.0,
         illegal_reward: float | None = None,
         observation_mode: str = "planes",
         tile_size: int = 24,
@@ -167,7 +171,10 @@ class PikachuEnv(GridEnv):
         if pair_reward is not None:
             pair_reward = checks.real("pair_reward", pair_reward)
         rewards = checks.reals(
-            win_reward=win_reward, shuffle_reward=shuffle_reward, loss_reward=loss_reward
+            win_reward=win_reward,
+            shuffle_reward=shuffle_reward,
+            loss_reward=loss_reward,
+            step_reward=step_reward,
         )
         cells = rows * cols
         super().__init__(
@@ -250,7 +257,8 @@ class PikachuEnv(GridEnv):
         reward, terminated, won, stuck = _step_views(
             board, self.rows, self.cols, s.counters, s.path, action,
             GRAVITY.index(self.gravity), self.on_stuck == "shuffle", r.pair_reward is not None,
-            float(r.pair_reward or 0.0), float(r.win_reward), float(r.loss_reward), mask, planes,
+            float(r.pair_reward or 0.0), float(r.win_reward), float(r.loss_reward),
+            float(r.step_reward), mask, planes,
         )  # fmt: skip
         if stuck:  # the only part of a step that draws, and it changes the board
             reward, terminated, won = rules.unstick(s, reward, self.np_random, r, mask,

@@ -203,14 +203,16 @@ def _placed_shuffle(board: np.ndarray, rng: np.random.Generator) -> bool:
 @dataclass(frozen=True)
 class Rewards:
     """What a move pays (the env's reward settings, :class:`grid_envs.pikachu.env.PikachuEnv`):
-    ``pair_reward`` for each pair removed (None: 1 / the pairs of the deal, so a cleared
-    board pays 1 in all), ``win_reward`` when the board is cleared, ``shuffle_reward`` for
-    each reshuffle of a stuck board, ``loss_reward`` when a stuck board ends the episode."""
+    ``step_reward`` every move, ``pair_reward`` for each pair removed (None: 1 / the pairs of
+    the deal, so a cleared board pays 1 in all), ``win_reward`` when the board is cleared,
+    ``shuffle_reward`` for each reshuffle of a stuck board, ``loss_reward`` when a stuck
+    board ends the episode."""
 
     pair_reward: float | None
     win_reward: float
     shuffle_reward: float
     loss_reward: float
+    step_reward: float = 0.0
 
 
 # ------------------------------------------------------------------ compiled, one game
@@ -315,7 +317,7 @@ def _cleared(board: np.ndarray) -> bool:
 def _play(
     board: np.ndarray, rows: int, cols: int, counters: np.ndarray, path: np.ndarray,
     action: int, gravity: int, reshuffle: bool, fixed: bool, pair_reward: float,
-    win_reward: float, loss_reward: float, mask: np.ndarray,
+    win_reward: float, loss_reward: float, step_reward: float, mask: np.ndarray,
 ) -> tuple[float, bool, bool, bool]:  # fmt: skip
     """An env step of a legal ``action``, the board's mask after it into ``mask``:
     (reward, terminated, won, stuck); stuck: no move is left and the board is to be
@@ -324,7 +326,7 @@ def _play(
     counters[PATH] = _remove(board, rows, cols, i, j, gravity, path)
     path[counters[PATH] :] = -1
     counters[REMOVED] += 1
-    reward = pair_reward if fixed else 1.0 / counters[TOTAL]
+    reward = step_reward + (pair_reward if fixed else 1.0 / counters[TOTAL])
     if _cleared(board):
         mask[:] = False
         return reward + win_reward, True, True, False
@@ -355,7 +357,7 @@ def play_batch(
     boards: np.ndarray, counters: np.ndarray, paths: np.ndarray, idx: np.ndarray,
     actions: np.ndarray, rngs: Any, rows: int, cols: int, gravity: int, reshuffle: bool,
     tries: int, fixed: bool, pair_reward: float, win_reward: float, shuffle_reward: float,
-    loss_reward: float, masks: np.ndarray,
+    loss_reward: float, step_reward: float, masks: np.ndarray,
 ) -> tuple[np.ndarray, ...]:  # fmt: skip
     """:func:`_play` (and :func:`_unstick`) for the games ``idx`` of a batch (rows of the
     arrays, ``rngs`` their generators), each game's mask into its row of ``masks``:
@@ -369,7 +371,7 @@ def play_batch(
         i = idx[t]
         rewards[t], terminated[t], won[t], stuck = _play(
             boards[i], rows, cols, counters[i], paths[i], actions[t], gravity, reshuffle,
-            fixed, pair_reward, win_reward, loss_reward, masks[i],
+            fixed, pair_reward, win_reward, loss_reward, step_reward, masks[i],
         )  # fmt: skip
         undecided[t] = False
         if stuck:

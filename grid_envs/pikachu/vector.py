@@ -91,7 +91,7 @@ class PikachuVectorEnv(GridVectorEnv):
                 self.boards, self.counters, self.paths, rows, moves, rngs, s.rows, s.cols,
                 GRAVITY.index(s.gravity), s.on_stuck == "shuffle", s.shuffle_tries,
                 r.pair_reward is not None, float(r.pair_reward or 0.0), float(r.win_reward),
-                float(r.shuffle_reward), float(r.loss_reward), self.mask,
+                float(r.shuffle_reward), float(r.loss_reward), float(r.step_reward), self.mask,
             )  # fmt: skip
 
         rewards, terminated, won, undecided = over_threads(play, idx, actions.astype(np.int64))
