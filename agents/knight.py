@@ -12,7 +12,7 @@ from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
 from grid_envs.core.grid import DIRECTIONS
 from grid_envs.knight.rules import entry_cost
-from grid_envs.knight.solver import exit_distances
+from grid_envs.knight.solver import cheapest_route, exit_distances
 from grid_envs.knight.state import ACTION_BITS
 
 # The configuration `grid-games train` uses by default (agents.sb3.DEFAULTS): the registered
@@ -77,19 +77,15 @@ class DijkstraAgent(Agent):
         return best
 
     def thoughts(self, env: GridEnv, observation: np.ndarray) -> Thought:
-        """The cheapest route from the knight to the exit (Dijkstra's distances, followed
-        down from the knight's cell), its cost and the energy the knight has."""
+        """The cheapest route from the knight to the exit (Dijkstra's distances read
+        forward from the knight's cell), its cost and the energy the knight has."""
         s: Any = env.game_state()
-        level, dist = s.level, exit_distances(s.level)
         route = [tuple(s.knight)]
-        while route[-1] != tuple(level.exit) and len(route) <= dist.size:
-            r, c = route[-1]
-            steps = [(r + dr, c + dc) for (dr, dc), bit in zip(DIRECTIONS, ACTION_BITS, strict=True)
-                     if level.cells[r, c] & bit]  # fmt: skip
-            route.append(min(steps, key=lambda v: (
-                entry_cost(bool(level.monsters[v]), level.monster_cost) + dist[v], v)))  # fmt: skip
-        return Thought(path=route, facts={"cheapest route left": int(dist[s.knight]),
-                                          "energy": int(s.energy)})  # fmt: skip
+        for action in cheapest_route(s.level, tuple(s.knight)):
+            (r, c), (dr, dc) = route[-1], DIRECTIONS[action]
+            route.append((r + dr, c + dc))
+        left = int(exit_distances(s.level)[s.knight])
+        return Thought(path=route, facts={"cheapest route left": left, "energy": int(s.energy)})
 
 
 register_agent("dijkstra", DijkstraAgent, KNIGHT_IDS, "follows Dijkstra's cheapest route")

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 
 from grid_envs.core import checks
@@ -32,7 +33,7 @@ from grid_envs.knight.rules import (
     outcome,
     start_energy,
 )
-from grid_envs.knight.solver import exit_distances
+from grid_envs.knight.solver import cheapest_route, exit_distances
 from grid_envs.knight.state import KnightLevel, KnightState
 
 _KEYS = {"w": 0, "up": 0, "k": 0, "s": 1, "down": 1, "j": 1,
@@ -265,9 +266,25 @@ class KnightEnv(GridEnv):
         if rows > self.obs_shape[0] or cols > self.obs_shape[1]:
             raise ValueError(f"the level is {rows}x{cols}, larger than obs_shape {self.obs_shape}")
         energy = int(start_energy(level.cheapest, self.energy_slack))
+        self._warn_if_out_of_time(level)
         self.state = KnightState(level, level.start, energy, level.items.copy())
         self._exit_dist = exit_distances(level)
         self._plane_cache = None
+
+    def _warn_if_out_of_time(self, level: KnightLevel) -> None:
+        """Warn, once an env, of a level the time limit makes impossible: its cheapest route
+        takes more moves than the episode may (each move costs at least 1, so only a level
+        whose cheapest cost passes the limit needs the route walked)."""
+        limit = self.time_limit
+        if limit is None or level.cheapest <= limit or getattr(self, "_warned", False):
+            return
+        moves = len(cheapest_route(level))
+        if moves > limit:
+            self._warned = True
+            gym.logger.warn(
+                f"this {level.shape[0]}x{level.shape[1]} maze's cheapest route takes {moves} "
+                f"moves but an episode ends after {limit}: it cannot be won; raise time_limit"
+            )
 
     def _legal_mask(self) -> np.ndarray:
         s = self.state

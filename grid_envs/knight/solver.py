@@ -191,12 +191,12 @@ def distance_field(state: KnightState) -> np.ndarray:
     return np.where(dist == UNREACHABLE, -np.inf, -dist.astype(np.float64))
 
 
-def cheapest_route(level: KnightLevel) -> list[int]:
-    """The actions (0 up, 1 down, 2 left, 3 right) of a cheapest route from the start to
-    the exit: each step enters an open neighbour whose cost to the exit plus its own price
-    is the cost from here (Dijkstra's map read forward)."""
+def cheapest_route(level: KnightLevel, start: tuple[int, int] | None = None) -> list[int]:
+    """The actions (0 up, 1 down, 2 left, 3 right) of a cheapest route from ``start`` (the
+    level's by default) to the exit: each step enters an open neighbour whose cost to the
+    exit plus its own price is the cost from here (Dijkstra's map read forward)."""
     dist, price = exit_distances(level), level.costs()
-    (r, c), actions = level.start, []
+    (r, c), actions = start or level.start, []
     moves = ((-1, 0), (1, 0), (0, -1), (0, 1))
     while (r, c) != level.exit:
         for action, (bit, (dr, dc)) in enumerate(zip(ACTION_BITS, moves, strict=True)):

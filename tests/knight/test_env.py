@@ -230,3 +230,18 @@ def test_the_generator_makes_mazes_larger_than_the_env_plays() -> None:
         KnightGenerator(5_000, 5_000)
     with pytest.raises(ValueError, match="rows must be between 1 and 256"):
         gym.make("GridGames/Knight-v0", rows=300)
+
+
+def test_a_maze_the_time_limit_makes_impossible_is_named_once() -> None:
+    """A cheapest route longer than the episode may run: one warning naming both, at the
+    first such episode; a maze the limit allows says nothing."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        env = gym.make("GridGames/Knight-v0", rows=60, cols=60, time_limit=50)
+        for seed in range(3):
+            env.reset(seed=seed)
+        gym.make("GridGames/Knight-v0").reset(seed=0)
+    said = [str(w.message) for w in seen if "cannot be won" in str(w.message)]
+    assert len(said) == 1 and "but an episode ends after 50" in said[0]
