@@ -299,6 +299,8 @@ def train_rllib(
     ray = require("ray", "distributed", "the rllib backend")
     import torch
 
+    if address is not None:
+        check_reachable(address)  # before anything is written: ray.init would wait for ever
     out = Path(out).resolve()
     check_run_folder(out, "rllib")
     if out.exists():
@@ -322,6 +324,32 @@ def train_rllib(
         finally:
             if started:
                 ray.shutdown()
+
+
+#: seconds a Ray cluster's address is given to answer
+CONNECT_SECONDS = 10.0
+
+
+def check_reachable(address: str, seconds: float = CONNECT_SECONDS) -> None:
+    """Refuse, in one line, a Ray cluster ``address`` (``host:port`` or
+    ``ray://host:port``; ``auto`` and ``local`` pass) whose host does not answer on its
+    port within ``seconds``: ``ray.init`` would wait for it with no end."""
+    import socket
+
+    if address in ("auto", "local"):
+        return
+    where = address.removeprefix("ray://")
+    host, _, port = where.rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError(f"--address {address!r}: give host:port or ray://host:port")
+    try:
+        with socket.create_connection((host, int(port)), timeout=seconds):
+            pass
+    except OSError as error:
+        raise ValueError(
+            f"--address {address}: no Ray cluster answered there within {seconds:g} s "
+            f"({error}); nothing was written"
+        ) from None
 
 
 def _curve(out: Path) -> list[tuple[int, float, float]]:

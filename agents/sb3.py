@@ -316,6 +316,37 @@ def _net_size(config: TrainConfig) -> dict[str, int]:
     return size
 
 
+DQN_BUFFER = 50_000  # DQN's replay buffer, in states
+
+
+def check_training_memory(config: TrainConfig) -> None:
+    """Refuse, before the envs and the model are built, a run the machine cannot hold: the
+    envs (a mask and an observation each, twice), PPO's rollout (each of ``n_envs *
+    n_steps`` states kept as float32 observations, a mask and a few numbers; DQN's replay
+    buffer alike) and the network, whose convolutions of ``width`` channels hold about ``9 *
+    width**2`` weights a layer, each with its gradient and two moments of Adam, and whose
+    minibatch's activations hold ``width`` numbers a cell a layer, forward and back."""
+    from grid_envs.core import machine
+
+    probe = gym.make(config.env_id, **config.env_kwargs)  # its spaces
+    shape = probe.observation_space.shape or (1,)
+    actions = int(probe.action_space.n)  # type: ignore[attr-defined]
+    probe.close()
+    obs = int(np.prod(shape))
+    states = DQN_BUFFER if config.algo == "dqn" else config.n_envs * config.n_steps
+    rollout = states * (4 * obs + actions + 64) + config.n_envs * 2 * (actions + obs)
+    width = config.net_width or 64
+    depth = config.net_depth or 4
+    cells = int(np.prod(shape[-2:]))
+    weights = 16 * ((depth + 2) * 9 * width**2 + width * (actions + obs))
+    activations = 3 * 4 * config.batch_size * width * cells * (depth + 2)
+    machine.check_fits(
+        f"training {config.env_id} with {config.n_envs:,} envs x {config.n_steps:,} steps "
+        f"and a network {width} channels wide", rollout + weights + activations,
+        "make --n-envs, --n-steps, --batch-size or --net-width smaller",
+    )  # fmt: skip
+
+
 def new_model(config: TrainConfig, venv: Any, tensorboard_log: str | None) -> Any:
     cls = algo_class(config.algo)
     policy, policy_kwargs = policy_of(config, int(venv.action_space.n))
@@ -332,7 +363,7 @@ def new_model(config: TrainConfig, venv: Any, tensorboard_log: str | None) -> An
         return cls(
             policy,
             venv,
-            buffer_size=50_000,
+            buffer_size=DQN_BUFFER,
             learning_starts=1_000,
             batch_size=config.batch_size,
             exploration_fraction=0.3,
@@ -503,6 +534,7 @@ def _resume_point(out: Path, done: int) -> Path | None:
 def _load_or_build(config: TrainConfig, out: Path, resume: Path | None) -> Any:
     """The model to train: loaded from ``resume`` or new, built on a throwaway env so
     that a setting that cannot work fails before the run folder is written."""
+    check_training_memory(config)
     venv = training_env(config)
     try:
         if resume is None:

@@ -109,6 +109,17 @@ seconds = above_zero("number of seconds")
 scale = above_zero("factor")
 
 
+def capped(asked: int, flag: str, spare: int = 0) -> int:
+    """``asked`` processes, at most the cores this process may use (less ``spare``), with a
+    one-line note on stderr where that is fewer."""
+    from grid_envs.core.machine import capped_workers
+
+    workers, note = capped_workers(asked, flag, spare)
+    if note:
+        print(f"grid-games: {note}", file=sys.stderr)
+    return workers
+
+
 def refuse(options: dict[str, Any], why: str) -> None:
     """Refuse, in one line that names them, the options given (a value other than None or
     False) that ``why`` says do not apply here."""
@@ -416,6 +427,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         refuse(
             {"--warm-steps": args.warm_steps}, "an option of --warm-teacher; name the warm teacher"
         )
+    if args.teacher_workers:
+        args.teacher_workers = capped(args.teacher_workers, "--teacher-workers")
     config = train_config(env, args)
     out = args.out or f"runs/{env.split('/')[1]}-{args.algo}-s{args.seed}"
     result = train(config, out, progress=not args.no_progress)
@@ -463,10 +476,13 @@ def _train_rllib(env: str, args: argparse.Namespace) -> int:
             "--shaping-at-loss": args.shaping_at_loss},
            "the sb3 backend's options; leave them out")  # fmt: skip
     defaults = DEFAULTS.get(env, {})
+    runners = args.num_env_runners
+    if runners:  # the learner runs in this process: one core for it
+        runners = capped(runners, "--num-env-runners", spare=1)
     config = RLlibConfig(
         env_id=env,
         timesteps=args.timesteps or 50_000,
-        num_env_runners=args.num_env_runners,
+        num_env_runners=runners,
         seed=args.seed,
         env_kwargs={**defaults.get("env_kwargs", {}), **parse_settings(args.set, env)},
         shaping=args.shaping or defaults.get("shaping"),
@@ -796,7 +812,8 @@ def cmd_iterate(args: argparse.Namespace) -> int:
     config = IterationConfig(
         env_id=name, start=start, simulations=args.simulations, variant=args.variant,
         rounds=args.rounds, episodes=args.episodes, epochs=args.epochs, window=args.window,
-        lr=args.lr, eval_episodes=args.eval_episodes, seed=args.seed, workers=args.workers,
+        lr=args.lr, eval_episodes=args.eval_episodes, seed=args.seed,
+        workers=capped(args.workers, "--workers"),
         threads=args.threads, time_limit=args.time_limit,
     )  # fmt: skip
     out = args.out or f"runs/{name.split('/')[1]}-iterate-s{args.seed}"

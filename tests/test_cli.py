@@ -497,3 +497,17 @@ def test_outputs_are_not_overwritten_without_force(
     assert "holds other files" in capsys.readouterr().err
     assert cli.main([*compare, "--episodes", "3", "--force"]) == 0
     assert json.loads((out / "results.json").read_text())["episodes"] == 3
+
+
+@pytest.mark.parametrize(
+    "more", [["--n-envs", "1048576"], ["--n-steps", "100000000"], ["--net-width", "200000"]]
+)
+def test_a_training_the_machine_cannot_hold_is_refused_before_anything_is_written(
+    more: list[str], tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    argv = ["train", "Minesweeper-v0", *more, "--out", str(out), "--no-progress"]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "would take about" in err and "make --n-envs, --n-steps" in err
+    assert len(err.strip().splitlines()) == 1 and not out.exists()

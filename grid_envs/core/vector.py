@@ -40,7 +40,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from grid_envs.core import checks
+from grid_envs.core import checks, machine
 from grid_envs.core.base_env import GridEnv
 
 
@@ -83,6 +83,7 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         if template.observation_mode == "rgb":
             raise ValueError("the batched envs give 'planes' or 'compact' observations, not 'rgb'")
         self.num_envs = int(num_envs)
+        self._check_memory(template)  # before the batch's spaces, which hold a bound an env
         self.template = template  # spaces, settings and rewards come from one single env
         self.single_observation_space = template.observation_space
         self.single_action_space = template.action_space
@@ -105,6 +106,22 @@ class GridVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.won = np.zeros(self.num_envs, dtype=bool)
         self.mask = np.zeros((self.num_envs, self.n_actions), dtype=bool)
         self._autoreset = np.zeros(self.num_envs, dtype=bool)
+
+    def _check_memory(self, template: GridEnv) -> None:
+        """Refuse, before anything is allocated, a batch the machine cannot hold: per env
+        its mask (and the copy a step hands out) and its observation (the batch's planes
+        and the copy a step returns), next to the memory available now."""
+        obs_bytes = int(np.prod(template.observation_space.shape or (1,)))  # uint8 planes
+        actions = int(template.action_space.n)
+        # the mask and the copy a step hands out; the planes, their copy, the space's bounds
+        per_env = 2 * actions + 4 * obs_bytes
+        spec = getattr(template, "spec", None)
+        name = spec.id if spec is not None else type(template).__name__
+        machine.check_fits(
+            f"a batch of {self.num_envs:,} {name} envs ({actions:,} actions, "
+            f"{obs_bytes:,}-byte observations each)", self.num_envs * per_env,
+            "make fewer envs or a smaller board",
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ hooks
     def _reset_envs(self, idx: np.ndarray, options: dict[str, Any]) -> None:

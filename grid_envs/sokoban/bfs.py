@@ -11,6 +11,7 @@ one backward search, in numpy: the table that the ``optimal`` agent plays and te
 
 from __future__ import annotations
 
+import math
 from collections import deque
 
 import numpy as np
@@ -95,11 +96,14 @@ class _Room:
         for d, o in enumerate((-cols, cols, -1, 1)):
             self.near[:-1, d] = self.index[self.flat + o]
         self.boxes = boxes
+        # the numbering's size in Python's exact integers: C(floor, boxes) passes an int64 on
+        # large rooms, and a table that wrapped round would pass the size check
+        self.space = math.comb(self.floor, boxes) * self.floor
         self.binom = np.zeros((self.floor + 1, boxes + 1), dtype=np.int64)  # C(n, k)
         self.binom[:, 0] = 1
-        for n in range(1, self.floor + 1):
-            self.binom[n, 1:] = self.binom[n - 1, 1:] + self.binom[n - 1, :-1]
-        self.space = int(self.binom[self.floor, boxes]) * self.floor
+        if self.space <= MAX_SPACE:  # only then read, and only then within an int64
+            for n in range(1, self.floor + 1):
+                self.binom[n, 1:] = self.binom[n - 1, 1:] + self.binom[n - 1, :-1]
 
     def number(self, cells: np.ndarray, player: np.ndarray) -> np.ndarray:
         """The numbers of positions whose boxes stand on ``cells`` (n, boxes; each row in
