@@ -421,5 +421,5 @@ def _iterate(config: IterationConfig, out: Path, log: Any) -> IterationResult:
     if interrupted:
         from agents.runs import Interrupted
 
-        raise Interrupted(len(history), out / "model.zip")
+        raise Interrupted(len(history), out / "model.zip", "finished round", checkpoint=False)
     return IterationResult(out / "model.zip", history, seconds)

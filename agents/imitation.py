@@ -459,6 +459,11 @@ def clone(
         for group, value in zip(groups, kept, strict=True):
             group["lr"] = value
         policy.set_training_mode(False)
+    if not all(bool(torch.isfinite(p).all()) for p in policy.parameters()):
+        raise ValueError(
+            f"cloning diverged at step size {lr if lr is not None else kept[0]}: the network's "
+            f"weights are no longer numbers; give --teacher-lr a smaller one"
+        )
     return accuracy(model, labels)
 
 

@@ -51,12 +51,17 @@ class TrainResult:
 
 
 class Interrupted(KeyboardInterrupt):
-    """Training stopped by Ctrl-C; the model so far and a checkpoint were saved."""
+    """Training stopped by Ctrl-C; the model so far (and, for PPO, a checkpoint) saved.
+    ``steps`` counts ``unit`` (PPO's steps, expert iteration's finished rounds)."""
 
-    def __init__(self, steps: int, model_path: Path) -> None:
+    def __init__(
+        self, steps: int, model_path: Path, unit: str = "step", checkpoint: bool = True
+    ) -> None:
+        beside = " and a checkpoint beside it" if checkpoint else ""
+        done = f"{steps:,} {unit}{'s' * (steps != 1)}"
         super().__init__(
-            f"interrupted at {steps:,} steps: the model so far is in {model_path} and a "
-            f"checkpoint beside it; run the same command again to go on"
+            f"interrupted after {done}: the model so far is in {model_path}{beside}; run the "
+            f"same command again to go on"
         )
         self.steps, self.model_path = steps, model_path
 

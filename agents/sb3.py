@@ -503,6 +503,17 @@ def _check_config(config: TrainConfig) -> None:
         raise ValueError(f"timesteps must be at least 1, got {config.timesteps!r}")
     if config.time_limit is not None and not config.time_limit > 0:
         raise ValueError(f"time_limit must be above 0 seconds, got {config.time_limit!r}")
+    mode = config.env_kwargs.get("observation_mode", "planes")
+    if mode != "planes":
+        raise ValueError(
+            f"observation_mode={mode!r}: the networks read the game's planes (one for each "
+            f"kind of cell); train on observation_mode='planes', the default"
+        )
+    if config.algo != "dqn" and config.n_envs * config.n_steps < 2:
+        raise ValueError(
+            f"a rollout of {config.n_envs * config.n_steps} state (n_envs x n_steps) cannot "
+            f"normalise PPO's advantages; give it at least 2"
+        )
     check_device(config.device)
     _check_potentials(config)
     if config.teacher is not None:
@@ -603,6 +614,14 @@ def _learn(
                 reset_num_timesteps=resume is None,
                 tb_log_name=config.algo,
             )
+    except ValueError as error:  # torch refuses a distribution whose logits are NaN
+        if "nan" not in str(error).lower():
+            raise
+        raise ValueError(
+            f"PPO diverged after {model.num_timesteps:,} steps: the network's outputs are no "
+            f"longer numbers; try a smaller learning rate or larger --n-envs x --n-steps "
+            f"(the run folder keeps its last checkpoint)"
+        ) from None
     except KeyboardInterrupt:
         model.save(out / "checkpoints" / f"model_{model.num_timesteps}_steps.zip")
         return True

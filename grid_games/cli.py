@@ -943,8 +943,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return COMMANDS[args.command](args)
     except KeyboardInterrupt as exc:  # training saves what it has and says where
-        kept = str(exc) or KEPT_AT_CTRL_C.get(args.command, "nothing more was saved")
-        print(f"grid-games {args.command}: interrupted; {kept}", file=sys.stderr)
+        said = str(exc) or f"interrupted; {KEPT_AT_CTRL_C.get(args.command, 'nothing saved')}"
+        print(f"grid-games {args.command}: {said}", file=sys.stderr)
         return 130
     except Exception as exc:
         if args.debug:

@@ -275,6 +275,10 @@ def test_train_policy_choices_are_the_trainers_policies() -> None:
          "target_score must be within an int64"),
         (["bench", "--seconds", "1e-300", "--envs", "Knight-v0"],
          "a timed window must last at least 0.01 s"),
+        (["train", "Knight-v0", "--n-envs", "1", "--n-steps", "1", "--out", "{tmp}/run"],
+         "a rollout of 1 state (n_envs x n_steps) cannot normalise PPO's advantages"),
+        (["train", "Knight-v0", "--set", "observation_mode=compact", "--out", "{tmp}/run"],
+         "observation_mode='compact': the networks read the game's planes"),
     ],
 )  # fmt: skip
 def test_expected_failures_are_one_line_and_exit_2(

@@ -440,3 +440,25 @@ def test_each_teaching_round_shows_a_progress_bar(capsys: pytest.CaptureFixture[
     assert "teaching round 1/2" in err and "teaching round 2/2" in err and "state" in err
     teach(knight_model(kwargs), KNIGHT, "dijkstra", 200, rounds=2, env_kwargs=kwargs, epochs=1)
     assert "teaching round" not in capsys.readouterr().err
+
+
+def test_cloning_that_diverges_says_so_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from grid_games import cli
+
+    argv = ["train", "Knight-v0", "--teacher", "dijkstra", "--teacher-steps", "200",
+            "--teacher-lr", "1e30", "--timesteps", "64", "--out", str(tmp_path / "run"),
+            "--no-progress"]  # fmt: skip
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "cloning diverged at step size 1e+30" in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_interrupted_iteration_counts_its_rounds() -> None:
+    from agents.runs import Interrupted
+
+    said = str(Interrupted(1, Path("m.zip"), "finished round", checkpoint=False))
+    assert said.startswith("interrupted after 1 finished round: the model so far is in m.zip;")
+    assert "checkpoint" not in said
+    assert "after 2,048 steps" in str(Interrupted(2048, Path("m.zip")))

@@ -135,7 +135,7 @@ def test_ctrl_c_saves_the_rllib_run_and_the_run_goes_on(tmp_path: Path) -> None:
     def stop(_: str) -> None:
         raise KeyboardInterrupt
 
-    with pytest.raises(Interrupted, match=r"interrupted at [0-9,]+ steps"):
+    with pytest.raises(Interrupted, match=r"interrupted after [0-9,]+ steps"):
         train_rllib(config, tmp_path, log=stop)
     settings = json.loads((tmp_path / "settings.json").read_text())
     assert settings["interrupted"] and (tmp_path / "policy").is_dir()

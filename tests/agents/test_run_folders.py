@@ -97,7 +97,7 @@ def test_ctrl_c_saves_the_model_and_a_checkpoint_then_the_run_goes_on(tmp_path: 
     child.send_signal(signal.SIGINT)
     _, err = child.communicate(timeout=120)
     assert child.returncode == 130
-    assert err.strip().splitlines() == [err.strip()] and "interrupted at" in err
+    assert err.strip().splitlines() == [err.strip()] and "interrupted after" in err
     settings = json.loads((out / "settings.json").read_text())
     assert settings["interrupted"] and (out / "model.zip").exists()
     saved = list((out / "checkpoints").glob("model_*_steps.zip"))
