@@ -36,6 +36,7 @@ from typing import Any, TypeVar, cast, overload
 import numba
 import numpy as np
 from numba.cpython.unsafe import numbers as _bits
+from numba.extending import overload as compiled_as
 from numba.np.random.generator_core import next_uint32
 from numba.np.random.random_methods import bounded_lemire_uint64, buffered_bounded_lemire_uint32
 from numba.typed import List
@@ -55,10 +56,32 @@ def inlined(fn: F) -> F:
     return cast(F, numba.njit(cache=True, nogil=True, inline="always")(fn))
 
 
-#: In compiled code, the zero bits of a 64-bit integer above its highest set bit, and
-#: below its lowest (64 for zero): one instruction each (numba's intrinsics).
-leading_zeros = cast(Callable[[int], int], _bits.leading_zeros)
-trailing_zeros = cast(Callable[[int], int], _bits.trailing_zeros)
+def leading_zeros(x: int) -> int:
+    """The zero bits of a 64-bit integer above its highest set bit (64 for zero): one
+    instruction in compiled code (numba's intrinsic, :func:`_leading_zeros`), Python's
+    ``bit_length`` run without numba (``NUMBA_DISABLE_JIT=1``)."""
+    return 64 - (int(x) & 0xFFFFFFFFFFFFFFFF).bit_length()
+
+
+def trailing_zeros(x: int) -> int:
+    """The zero bits of a 64-bit integer below its lowest set bit (64 for zero), as
+    :func:`leading_zeros` is compiled and run."""
+    x = int(x) & 0xFFFFFFFFFFFFFFFF
+    return (x & -x).bit_length() - 1 if x else 64
+
+
+_intrinsics: Any = _bits  # numba's own typing: not for mypy to read
+
+
+@compiled_as(leading_zeros, inline="always")
+def _leading_zeros(x):
+    return lambda x: _intrinsics.leading_zeros(x)
+
+
+@compiled_as(trailing_zeros, inline="always")
+def _trailing_zeros(x):
+    return lambda x: _intrinsics.trailing_zeros(x)
+
 
 #: The rows of a one-row batch, ``(0,)``: a single env hands it to a batch's compiled loop
 #: over rows (such as a game's planes) to run that loop on its own board.
@@ -153,21 +176,28 @@ def lone(rng: np.random.Generator) -> Any:
     return hit[1]
 
 
-@inlined
 def below(rng: Any, bound: int) -> int:
-    """``rng.integers(0, bound)`` exactly (``bound`` at least 1): the draws numpy makes
-    for it (Lemire's method on 32 bits for a bound up to 2**32, else on 64), through
-    numba's own translations of them (tested against numpy), without the one-item array
-    that numba's ``integers`` allocates at every call: 19 ns a draw against 66 in a
-    compiled loop of draws on the 2-core reference machine."""
-    span = bound - 1
-    if span == 0:
-        return 0
-    if span < 0xFFFFFFFF:
-        return int(np.int64(buffered_bounded_lemire_uint32(rng.bit_generator, span)))
-    if span == 0xFFFFFFFF:
-        return int(np.int64(next_uint32(rng.bit_generator)))
-    return int(np.int64(bounded_lemire_uint64(rng.bit_generator, span)))
+    """``rng.integers(0, bound)`` exactly (``bound`` at least 1). Without numba
+    (``NUMBA_DISABLE_JIT=1``) numpy's own call; compiled (:func:`_below`), the draws numpy
+    makes for it (Lemire's method on 32 bits for a bound up to 2**32, else on 64) through
+    numba's translations of them (tested against numpy), without the one-item array that
+    numba's ``integers`` allocates at every call."""
+    return int(rng.integers(0, bound))
+
+
+@compiled_as(below, inline="always")
+def _below(rng, bound):  # unannotated: numba compares the two signatures
+    def impl(rng, bound):
+        span = bound - 1
+        if span == 0:
+            return 0
+        if span < 0xFFFFFFFF:
+            return int(np.int64(buffered_bounded_lemire_uint32(rng.bit_generator, span)))
+        if span == 0xFFFFFFFF:
+            return int(np.int64(next_uint32(rng.bit_generator)))
+        return int(np.int64(bounded_lemire_uint64(rng.bit_generator, span)))
+
+    return impl
 
 
 @compiled

@@ -47,9 +47,9 @@ def _planes_into(
         board = boards[b].ravel()
         for cell in range(n):
             if board[cell]:
-                flat[b, (board[cell] - 1) * n + cell] = 1
+                flat[b, (int(board[cell]) - 1) * n + cell] = 1
         for s in range(held[b]):
-            flat[b, (colours + ann_colour[b, s] - 1) * n + ann_cell[b, s]] = 1
+            flat[b, (colours + int(ann_colour[b, s]) - 1) * n + ann_cell[b, s]] = 1
     return idx
 
 

@@ -143,7 +143,7 @@ def _mask_into(
             continue
         legal = True
         base = source * n
-        if (a > 0) + (b > 0) + (d > 0) + (e > 0) == 1:  # one region beside it, the usual case
+        if int(a > 0) + int(b > 0) + int(d > 0) + int(e > 0) == 1:  # one region beside it
             one = a + b + d + e
             for t in range(n):
                 flags[base + t] = cells_of[one, t]
