@@ -670,15 +670,24 @@ def _taught(
         if kept is not None:  # the model as the last finished round left it
             model.set_parameters(str(folder / "cloned.zip"), exact_match=True, device=model.device)
         folder.mkdir(exist_ok=True)
-        result = teach(
-            model, config.env_id, config.teacher or "", config.teacher_states,
-            config.dagger_rounds, config.seed, config.env_kwargs, config.teacher_epochs,
-            config.teacher_batch, config.gamma, log=_round_logger(config.dagger_rounds),
-            lr=config.teacher_lr, symmetries=symmetries, workers=config.teacher_workers,
-            warm=config.warm_teacher, warm_states=config.warm_states, so_far=kept,
-            on_round=lambda so_far: _keep_teaching(folder, model, so_far),
-            progress=progress,
-        )  # fmt: skip
+        try:
+            result = teach(
+                model, config.env_id, config.teacher or "", config.teacher_states,
+                config.dagger_rounds, config.seed, config.env_kwargs, config.teacher_epochs,
+                config.teacher_batch, config.gamma, log=_round_logger(config.dagger_rounds),
+                lr=config.teacher_lr, symmetries=symmetries, workers=config.teacher_workers,
+                warm=config.warm_teacher, warm_states=config.warm_states, so_far=kept,
+                on_round=lambda so_far: _keep_teaching(folder, model, so_far),
+                progress=progress,
+            )  # fmt: skip
+        except KeyboardInterrupt:
+            finished = len(read_json(folder / "rounds.json", list)) if (
+                folder / "rounds.json").exists() else 0  # fmt: skip
+            raise KeyboardInterrupt(
+                f"interrupted while teaching, after {finished} finished round"
+                f"{'s' * (finished != 1)} (kept in {folder}); run the same command again to "
+                f"go on from them"
+            ) from None
         assert result.labels is not None
         labels, rounds = result.labels, result.rounds
     decay = config.cloning_decay if config.cloning_decay is not None else config.timesteps // 2

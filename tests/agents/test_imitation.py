@@ -386,7 +386,7 @@ def test_a_stopped_teaching_goes_on_from_its_last_finished_round(
             raise KeyboardInterrupt
 
     monkeypatch.setattr(sb3, "_keep_teaching", stop_after_two)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt, match="while teaching, after 2 finished rounds"):
         train(config, tmp_path / "stopped", progress=False)
     kept = json.loads((tmp_path / "stopped" / "teacher" / "rounds.json").read_text())
     assert [r["round"] for r in kept] == [0, 1]
