@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import math
+import pickle
 import re
 
 import gymnasium as gym
@@ -371,3 +372,35 @@ def test_a_tampered_or_older_snapshot_is_refused_and_changes_nothing(env_id: str
         with pytest.raises(ValueError, match=why):
             env.restore(bad)
         assert np.array_equal(env.observe(), before)
+
+
+@pytest.mark.parametrize("env_id", ["GridGames/Lines98-v0", "GridGames/Pikachu-v0"])
+def test_a_snapshot_changed_in_place_is_checked_again(
+    env_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A snapshot this process made is restored without the gate's checks only while it is
+    unchanged: its arrays are read-only, and one made writeable again, or a part replaced,
+    sends it through the gate."""
+    env = gym.make(env_id).unwrapped
+    env.reset(seed=0)
+    snap = env.snapshot()
+    before = env.observe().copy()
+    board = snap.game.ann_cell if env_id.startswith("GridGames/Lines98") else snap.game.board
+    with pytest.raises(ValueError, match="read-only"):
+        board[0] = 40_000 if board.dtype == np.int16 else 10**6
+    checked: list[object] = []
+    gate = type(env)._check_game
+    monkeypatch.setattr(type(env), "_check_game", lambda s, g: checked.append(g) or gate(s, g))
+    env.restore(snap)  # sealed: not checked
+    assert checked == []
+    board.flags.writeable = True
+    board.flat[0] = 10**6 if board.dtype == np.int64 else 30_000
+    with pytest.raises(ValueError, match="the "):
+        env.restore(snap)
+    assert len(checked) == 1 and np.array_equal(env.observe(), before)
+    fresh = env.snapshot()
+    object.__setattr__(fresh, "game", copy.deepcopy(fresh.game))
+    env.restore(fresh)  # a part replaced: checked, and sound
+    assert len(checked) == 2
+    env.restore(pickle.loads(pickle.dumps(env.snapshot())))  # unpickled: checked
+    assert len(checked) == 3

@@ -23,6 +23,7 @@ A game subclasses :class:`GridEnv` and fills in small hooks (``_new_episode``,
 from __future__ import annotations
 
 import copy
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
@@ -63,7 +64,7 @@ def _copied_state(state: Any) -> dict[str, Any]:
     return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Snapshot:
     """Everything needed to put an env back exactly where it was."""
 
@@ -84,6 +85,66 @@ class Snapshot:
 #: format (one pickled by an earlier version, whose states had other fields) is refused by
 #: name: it is taken again, not read field by field.
 SNAPSHOT_FORMAT = 1
+
+
+#: The snapshots this process made, each with the identity of its parts when made. Their
+#: arrays are read-only, so one found unchanged here holds what the env itself held and
+#: is restored without the gate's checks (a search restores thousands a second); any other
+#: snapshot (unpickled, copied, or with a part replaced or made writeable) is checked whole.
+_SEALED: weakref.WeakKeyDictionary[Snapshot, tuple[int, ...]] = weakref.WeakKeyDictionary()
+
+
+def _inside(value: Any) -> list[Any] | None:
+    """What a plain container holds: a tuple's items or a state object's attributes; None
+    for anything else (an array, a number, a frozen object such as a level, whose arrays
+    are the env's own and never written)."""
+    if isinstance(value, tuple):
+        return list(value)
+    if isinstance(value, np.ndarray) or not hasattr(value, "__dict__"):
+        return None
+    kind = type(value)
+    frozen = _FROZEN.get(kind)
+    if frozen is None:
+        frozen = _FROZEN[kind] = bool(
+            getattr(getattr(kind, "__dataclass_params__", None), "frozen", False)
+        )
+    return None if frozen else list(vars(value).values())
+
+
+_FROZEN: dict[type, bool] = {}
+
+
+def _parts(game: Any) -> list[Any]:
+    """The objects a game state is made of, two levels of plain containers deep."""
+    found: list[Any] = []
+    for part in _inside(game) or ():
+        found.append(part)
+        found.extend(_inside(part) or ())
+    return found
+
+
+def _identity(snapshot: Snapshot) -> tuple[int, ...] | None:
+    """Who a snapshot's parts are, or None if an array among them can be written."""
+    parts = [snapshot.mask, *_parts(snapshot.game)]
+    if any(isinstance(p, np.ndarray) and p.flags.writeable for p in parts):
+        return None
+    return (id(snapshot.game), *map(id, parts))
+
+
+def _seal(snapshot: Snapshot) -> Snapshot:
+    for part in [snapshot.mask, *_parts(snapshot.game)]:
+        if isinstance(part, np.ndarray):
+            part.flags.writeable = False
+    identity = _identity(snapshot)
+    if identity is not None:
+        _SEALED[snapshot] = identity
+    return snapshot
+
+
+def _sealed(snapshot: Snapshot) -> bool:
+    """Whether ``snapshot`` is one this process made and nobody changed since."""
+    known = _SEALED.get(snapshot)
+    return known is not None and known == _identity(snapshot)
 
 
 class GridEnv(gym.Env[np.ndarray, np.int64]):
@@ -222,6 +283,11 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
     def _set_state(self, state: Any) -> None:
         raise NotImplementedError
 
+    def _set_own_state(self, state: Any) -> None:
+        """:meth:`_set_state` for a state this env made (a sealed snapshot's): a game may
+        then keep what it derived from the state rather than work it out again."""
+        self._set_state(state)
+
     def _fresh(self, name: str) -> np.ndarray | None:
         """A view a game's step made in its compiled call, kept as ``(state, view)`` in the
         attribute ``name``: taken once, and only while the state is still the one it was
@@ -338,15 +404,17 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
     def snapshot(self) -> Snapshot:
         """An exact copy of the episode's state, random generator included."""
         self._check_started("snapshot()")
-        return Snapshot(
-            game=copy.deepcopy(self._get_state()),
-            steps=self._steps,
-            done=self._done,
-            won=self._won,
-            rng_state=_copied_state(self.np_random.bit_generator.state),
-            mask=self._mask.copy(),
-            key=self._snapshot_key(),
-            format=SNAPSHOT_FORMAT,
+        return _seal(
+            Snapshot(
+                game=copy.deepcopy(self._get_state()),
+                steps=self._steps,
+                done=self._done,
+                won=self._won,
+                rng_state=_copied_state(self.np_random.bit_generator.state),
+                mask=self._mask.copy(),
+                key=self._snapshot_key(),
+                format=SNAPSHOT_FORMAT,
+            )
         )
 
     def game_state(self) -> Any:
@@ -375,15 +443,17 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         self._check_started("sample_world()")
         seed = int(rng.integers(2**63))
         bits = type(self.np_random.bit_generator)(seed)
-        return Snapshot(
-            game=self._sampled_state(rng),
-            steps=self._steps,
-            done=self._done,
-            won=self._won,
-            rng_state=dict(bits.state),
-            mask=self._mask.copy(),
-            key=self._snapshot_key(),
-            format=SNAPSHOT_FORMAT,
+        return _seal(
+            Snapshot(
+                game=self._sampled_state(rng),
+                steps=self._steps,
+                done=self._done,
+                won=self._won,
+                rng_state=dict(bits.state),
+                mask=self._mask.copy(),
+                key=self._snapshot_key(),
+                format=SNAPSHOT_FORMAT,
+            )
         )
 
     def new_episode(self, rng: np.random.Generator, options: dict[str, Any] | None = None) -> Any:
@@ -428,6 +498,13 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
             raise ValueError(
                 "this snapshot was taken of another env: " + ", ".join(differ or ["its key"])
             )
+        if _sealed(snapshot):  # made here, unchanged: what the env itself held
+            self._set_own_state(copy.deepcopy(snapshot.game))
+            self._steps, self._done, self._won = snapshot.steps, snapshot.done, snapshot.won
+            self.np_random.bit_generator.state = _copied_state(snapshot.rng_state)
+            self._mask = snapshot.mask.copy()
+            self._started = True
+            return
         self._check_game(snapshot.game)  # as given: a copy could cast what it holds
         game = copy.deepcopy(snapshot.game)
         steps = checks.integer("the snapshot's steps", snapshot.steps, 0, self.time_limit)

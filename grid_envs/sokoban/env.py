@@ -447,9 +447,13 @@ class SokobanEnv(GridEnv):
                 self._codes, self.next_index, self.optimal_pushes)  # fmt: skip
 
     def _set_state(self, state: Any) -> None:
-        (self.state, self.level, self.level_index, self.deadlocked,
-         _, self.next_index, self.optimal_pushes) = state  # fmt: skip
+        self._set_own_state(state)
         self._redraw()  # the codes from the state: a snapshot's own are not read
+
+    def _set_own_state(self, state: Any) -> None:
+        (self.state, self.level, self.level_index, self.deadlocked,
+         self._codes, self.next_index, self.optimal_pushes) = state  # fmt: skip
+        self._count_boxes()
 
     def _check_game(self, game: Any) -> None:
         """Sokoban's gate for a snapshot's game: its level a valid one that fits the board

@@ -79,8 +79,8 @@ class SokobanPushEnv(SokobanEnv):
                     mask[r, c, d] = True
         return mask.reshape(-1)
 
-    def _set_state(self, state: Any) -> None:
-        super()._set_state(state)
+    def _set_own_state(self, state: Any) -> None:
+        super()._set_own_state(state)
         s = self.state  # the walk distances belong to the restored position, not the last
         assert s is not None
         self._walk = bfs_distances(s.floor & ~s.boxes, s.player)
