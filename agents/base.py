@@ -104,7 +104,7 @@ class Agent:
         return Thought(facts={"legal moves": int(np.count_nonzero(env.action_masks()))})
 
     def label(self, env: GridEnv, observation: np.ndarray) -> tuple[int, np.ndarray]:
-        """What a teacher says in this state (:mod:`agents.imitation`): the action
+        """What a teacher says in this state (:mod:`agents.train.teaching`): the action
         :meth:`act` plays, and a bool mask over the action space of every action the agent
         rates as good as that one (it included). By default that action alone; agents
         whose choice is one of several equals (ties in a score, any sure cell, any

@@ -1,6 +1,6 @@
 """``grid-games compare``: random, the algorithms and a taught-then-tuned policy, every game.
 
-For every game (one configuration each, :data:`agents.sb3.COMPARE`) it evaluates the
+For every game (one configuration each, :data:`agents.train.config.COMPARE`) it evaluates the
 random agent and the game's algorithms, then trains the learned policy as
 ``grid-games train ENV --teacher NAME`` does (the algorithm's moves cloned into the
 network, DAgger rounds, MaskablePPO fine-tuning), and evaluates it on the same held-out
@@ -27,10 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from agents.evaluation import EvalResult, evaluate
-from agents.policy import PolicyAgent
 from agents.registry import list_agents
-from agents.runs import read_json, run_lock
-from agents.sb3 import COMPARE, HELDOUT_SEED, TrainConfig, default_config, train
+from agents.train.config import COMPARE, HELDOUT_SEED, TrainConfig, default_config
+from agents.train.models import PolicyAgent
+from agents.train.runs import read_json, run_lock
+from agents.train.sb3 import train
 from grid_envs.core import checks
 
 COMPARE_ENVS = tuple(COMPARE)
@@ -250,7 +251,7 @@ def search_row(
     env_id: str, settings: dict[str, Any], trained: Path | None, kwargs: dict[str, Any],
     seed: int, log: Any, episodes: int,
 ) -> tuple[str, str, EvalResult] | None:  # fmt: skip
-    """The search guided by a network (:mod:`agents.search`), on the held-out seeds: the
+    """The search guided by a network (:mod:`agents.search.tree`), on the held-out seeds: the
     network ``compare`` trained (``"network": "trained"``) or the shipped one
     (``"pretrained"``, which must have been trained on the board the row plays), with
     ``"simulations"`` a move (the game's own search where none is named; ``"replies"``
@@ -258,7 +259,7 @@ def search_row(
     ``"episodes"`` episodes (``episodes`` where fewer: the other rows').
     None where the network is missing (no training, or no shipped model)."""
     from agents.pretrained import available, card, model_path
-    from agents.search import SearchAgent
+    from agents.search.agent import SearchAgent
 
     network = settings.get("network", "trained")
     if network == "pretrained":

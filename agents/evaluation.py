@@ -179,7 +179,7 @@ def load_policy(path: str, env_id: str, sample: bool = False) -> tuple[Agent, di
     """A trained model, an SB3 ``.zip`` or an RLlib run or policy folder, and the env
     arguments it was trained with (:func:`model_board`: it must be of ``env_id``'s game).
     ``sample``: the agent draws its actions from the policy's distribution
-    (:class:`~agents.policy.PolicyAgent`; SB3 PPO and MaskablePPO models only).
+    (:class:`~agents.train.models.PolicyAgent`; SB3 PPO and MaskablePPO models only).
     Raises ``ValueError`` naming what is wrong with the file or folder."""
     if Path(path).is_dir():
         if sample:
@@ -187,14 +187,14 @@ def load_policy(path: str, env_id: str, sample: bool = False) -> tuple[Agent, di
                 f"sampling needs a stable-baselines3 PPO or MaskablePPO model file, not the "
                 f"folder {path!r}"
             )
-        from agents.rllib import RLlibPolicyAgent, is_rllib_policy
-        from agents.rllib import settings_of as rllib_settings
+        from agents.train.rllib import RLlibPolicyAgent, is_rllib_policy
+        from agents.train.rllib import settings_of as rllib_settings
 
         if not is_rllib_policy(path):
             raise ValueError(f"{path!r} is a folder but not an RLlib run or policy folder")
         return RLlibPolicyAgent.load(path), model_board(rllib_settings(path), env_id)
-    from agents.policy import PolicyAgent
-    from agents.runs import settings_of
+    from agents.train.models import PolicyAgent
+    from agents.train.runs import settings_of
 
     if not Path(path).is_file():
         raise ValueError(f"no model file {path!r}")
@@ -204,10 +204,10 @@ def load_policy(path: str, env_id: str, sample: bool = False) -> tuple[Agent, di
 
 def load_search(path: str, env_id: str, **settings: Any) -> tuple[Agent, dict[str, Any]]:
     """A search guided by a trained PPO or MaskablePPO model
-    (:class:`agents.search.SearchAgent`; ``settings`` are :class:`~agents.search.
-    SearchConfig`'s), and the env arguments the model was trained with."""
-    from agents.runs import settings_of
-    from agents.search import SearchAgent
+    (:class:`agents.search.SearchAgent`; ``settings`` are
+    :class:`~agents.search.SearchConfig`'s), and the env arguments the model was trained with."""
+    from agents.search.agent import SearchAgent
+    from agents.train.runs import settings_of
 
     if not Path(path).is_file():
         raise ValueError(f"no model file {path!r} (a search needs a PPO or MaskablePPO model.zip)")

@@ -33,7 +33,7 @@ fi
 if [[ $parts == *sokoban* ]]; then  # its level pool generated first over every core
 timeout $((SOKOBAN_SECONDS + 60)) python3 - "$SOKOBAN_SECONDS" <<'EOF' 2>&1 | tee -a "$OUT/log.txt"
 import sys, time
-from agents.sb3 import default_config, train
+from agents.train.sb3 import default_config, train
 from grid_envs.bench import fill_pool
 print("pool filled in %.1f s" % fill_pool("GridGames/Sokoban-v0")[0])
 config = default_config("GridGames/Sokoban-v0", device="cuda", n_envs=4096, n_steps=16,

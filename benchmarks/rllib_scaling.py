@@ -18,7 +18,7 @@ import time
 import ray
 import torch
 
-from agents.rllib import RLlibConfig, algorithm_config
+from agents.train.rllib import RLlibConfig, algorithm_config
 
 
 def measure(env_id: str, runners: int, iterations: int, per_runner: int) -> tuple[float, float]:

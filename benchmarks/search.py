@@ -140,8 +140,8 @@ def _summary(rows: list[dict[str, Any]], wall: float) -> dict[str, Any]:
 
 def main() -> None:
     from agents.evaluation import model_board
-    from agents.runs import settings_of
     from agents.search import search_defaults
+    from agents.train.runs import settings_of
 
     args = _parser().parse_args()
     env_id = args.env if "/" in args.env else f"GridGames/{args.env}"

@@ -136,8 +136,9 @@ def run_one(
     """One run of ``name``'s setting (``arm``: see :func:`arm_config`): trained for
     ``budget`` seconds, its final model played on the held-out episodes. A run folder that
     holds a finished run's result gives it back unchanged."""
-    from agents.policy import algo_class
-    from agents.sb3 import default_config, train
+    from agents.train.config import default_config
+    from agents.train.models import algo_class
+    from agents.train.sb3 import train
 
     folder = out / "runs" / f"{name}-{arm}-s{seed}"
     done = folder / "result.json"
@@ -176,7 +177,7 @@ def held_out(
     the input plane it trained with, if any)."""
     import gymnasium as gym
 
-    from agents.batched import evaluate_batched
+    from agents.train.batch import evaluate_batched
     from grid_envs.wrappers import VectorPotentialInput
 
     kwargs = dict(setting.env_kwargs)

@@ -16,7 +16,7 @@ Speed (the default): per env and per path, MaskablePPO with the game's default n
 * ``batched, same PPO``: the native batch with the same rollout size, minibatches and
   epochs (16 envs x 64 steps), rollouts under ``torch.inference_mode``: what the batch
   alone buys;
-* ``batched, fp32``: the training defaults (:data:`agents.sb3.PATH_DEFAULTS`) in float32;
+* ``batched, fp32``: the training defaults (:data:`agents.train.config.PATH_DEFAULTS`) in float32;
 * ``batched``: the training defaults, the network in bfloat16 where the machine computes
   it in hardware (``precision="auto"``);
 * ``batched, 256 envs``: the same rollout size from 256 envs of 8 steps (larger forward
@@ -31,7 +31,7 @@ each reset generate its level, which the batched paths, resetting several times 
 a second, would pay far more of).
 
 Scaling (``--scaling``): for each game's reference network (its registered id and
-:data:`agents.sb3.DEFAULTS`), each device (``--devices``) and each number of envs
+:data:`agents.train.config.DEFAULTS`), each device (``--devices``) and each number of envs
 (``--n-envs``, 64 to 16,384 by default on a GPU, to 1,024 on the CPU), env-steps/s of
 
 * ``env``: the batch alone, random legal play (what the envs can give);
@@ -71,18 +71,10 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
 import grid_envs
 from agents import evaluate
-from agents.policy import PolicyAgent
-from agents.sb3 import (
-    PATH_DEFAULTS,
-    TrainConfig,
-    _eval_callback,
-    default_config,
-    make_vec_env,
-    new_model,
-    set_threads,
-    training_env,
-    uses_bf16,
-)
+from agents.nets.common import set_threads
+from agents.train.config import PATH_DEFAULTS, TrainConfig, default_config, uses_bf16
+from agents.train.models import PolicyAgent
+from agents.train.sb3 import _eval_callback, make_vec_env, new_model, training_env
 from grid_envs.bench import fill_pool
 from grid_games.cli import parse_settings
 
@@ -102,7 +94,7 @@ def build(config: TrainConfig, plain: bool) -> Any:
     """The model of a path: plain MaskablePPO on a DummyVecEnv, or the training code's."""
     if plain:
         venv = make_vec_env(config, config.n_envs)
-        from agents.sb3 import policy_of
+        from agents.train.config import policy_of
 
         policy, kwargs = policy_of(config, int(venv.action_space.n))
         return MaskablePPO(

@@ -311,7 +311,7 @@ def _train_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _network_arguments(p: Any) -> None:
-    from agents.policies import policies_help, policy_names  # no torch
+    from agents.nets.registry import policies_help, policy_names  # no torch
 
     p.add_argument("--policy", choices=policy_names(), default=None,
                    help="the network (default: the game's own): " + policies_help())  # fmt: skip
@@ -389,9 +389,9 @@ def _rllib_arguments(p: Any) -> None:
 
 
 def train_config(env: str, args: argparse.Namespace) -> Any:
-    """The :class:`agents.sb3.TrainConfig` that ``grid-games train`` runs for ``args``: the
+    """The :class:`agents.train.config.TrainConfig` that ``grid-games train`` runs for ``args``: the
     game's defaults, the options given, the ``--set`` settings over the game's board."""
-    from agents.sb3 import default_config
+    from agents.train.config import default_config
 
     config = default_config(
         env, algo=args.algo, timesteps=args.timesteps, seed=args.seed, n_envs=args.n_envs,
@@ -416,7 +416,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     env = env_id(args.env)
     if args.backend == "rllib":
         return _train_rllib(env, args)
-    from agents.sb3 import train
+    from agents.train.sb3 import train
 
     if args.teacher is None:
         refuse({"--teacher-steps": args.teacher_steps, "--dagger-rounds": args.dagger_rounds,
@@ -460,8 +460,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def _train_rllib(env: str, args: argparse.Namespace) -> int:
-    from agents.rllib import RLlibConfig, train_rllib
-    from agents.sb3 import DEFAULTS
+    from agents.train.config import DEFAULTS
+    from agents.train.rllib import RLlibConfig, train_rllib
 
     if args.algo != "maskable-ppo":
         raise ValueError("the rllib backend trains PPO with masks; leave --algo out")
@@ -591,7 +591,7 @@ def _demos_arguments(p: argparse.ArgumentParser) -> None:
 
 @command("demos", _demos_arguments, help="an agent's episodes written as a Minari dataset")
 def cmd_demos(args: argparse.Namespace) -> int:
-    from agents.demos import record_demos
+    from agents.train.demos import record_demos
 
     env = env_id(args.env)
     dataset = record_demos(
@@ -673,7 +673,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     kwargs = {**board, **kwargs}
     if not isinstance(agent, str):  # a network: a model, an RLlib policy or a search
         check_model_fits(agent, name, kwargs)
-        from agents.networks import set_threads
+        from agents.nets.common import set_threads
 
         set_threads(args.threads, default=1)
     elif args.threads is not None:
@@ -799,7 +799,7 @@ def _iterate_arguments(p: argparse.ArgumentParser) -> None:
     "from its choices and outcomes, round after round",
 )
 def cmd_iterate(args: argparse.Namespace) -> int:
-    from agents.expert import IterationConfig, iterate
+    from agents.search.expert import IterationConfig, iterate
 
     name = env_id(args.env)
     start = args.model

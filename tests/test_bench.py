@@ -99,7 +99,7 @@ def test_the_shaping_benchmark_writes_its_record_and_evaluates_raw_rewards(tmp_p
     figures are the env's own rewards (the shaped model replayed on the raw env gives the
     recorded return); a rerun goes on from the finished runs instead of training again."""
     from agents import evaluate
-    from agents.policy import PolicyAgent
+    from agents.train.models import PolicyAgent
 
     out, record = tmp_path / "runs", tmp_path / "shaping.json"
     args = ["benchmarks/shaping.py", "--quick", "--budget", "3", "--episodes", "6",

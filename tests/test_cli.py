@@ -219,7 +219,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_train_policy_choices_are_the_trainers_policies() -> None:
     # the CLI lists them itself (importing the trainer would slow every command's start)
-    from agents.policies import policy_names
+    from agents.nets.registry import policy_names
 
     parser = cli.build_parser()
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
@@ -470,7 +470,7 @@ def test_outputs_are_not_overwritten_without_force(
 ) -> None:
     """generate keeps an existing file; compare goes on in its own folder, refuses another
     compare's (or one in use), and --force replaces either."""
-    from agents.runs import run_lock
+    from agents.train.runs import run_lock
 
     level_file = tmp_path / "levels.txt"
     knight = ["generate", "knight", "--out", str(level_file)]

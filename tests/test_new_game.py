@@ -220,12 +220,13 @@ def test_a_game_cannot_be_registered_twice(corridor: GameSpec) -> None:
 
 def test_a_new_board_policy_is_one_registration() -> None:
     """A policy registered by name reaches the trainer and the command line's choices."""
-    from agents import policies, register_policy
-    from agents.sb3 import TrainConfig, policy_of
+    from agents import register_policy
+    from agents.nets import registry as policies
+    from agents.train.config import TrainConfig, policy_of
     from grid_games import cli
 
     register_policy("corridor-cells", "a logit per cell of the corridor",
-                    "agents.board_policies:CellLogitsExtractor",
+                    "agents.nets.board:CellLogitsExtractor",
                     lambda env_id, actions: {"actions": actions})  # fmt: skip
     try:
         train = next(a for a in cli.build_parser()._actions if a.dest == "command")

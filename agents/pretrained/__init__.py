@@ -47,7 +47,7 @@ def ship(
     the held-out seeds from 1,000,000) and the reference ``results`` measured with it."""
     import shutil
 
-    from agents.runs import settings_of
+    from agents.train.runs import settings_of
 
     settings = settings_of(model)
     if settings.get("env_id") != env_id:

@@ -142,3 +142,8 @@ class Recorder:
 def finite_or_none(x: float | None) -> float | None:
     """``x`` where it is a finite number, else None (JSON has no NaN)."""
     return None if x is None or not math.isfinite(x) else float(x)
+
+
+def scale_of(frame: np.ndarray) -> int:
+    """A whole factor that brings a small board near 480 pixels (the boards are pixel art)."""
+    return max(1, 480 // max(frame.shape[:2]))

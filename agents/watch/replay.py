@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 import grid_envs
-from agents.watch.record import RecordedStep, Recording, finite_or_none
+from agents.watch.record import RecordedStep, Recording, finite_or_none, scale_of
 
 
 def png(frame: np.ndarray) -> str:
@@ -65,7 +65,6 @@ def _step(step: RecordedStep) -> dict[str, Any]:
 
 def replay_data(recording: Recording) -> dict[str, Any]:
     """The recording as the page reads it (frames as PNG data URLs)."""
-    from agents.watch.write import scale_of
 
     first = recording.episodes[0].frames[0]
     settings = ", ".join(f"{k}={v!r}" for k, v in recording.env_kwargs.items())

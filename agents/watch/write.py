@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.networks import require
-from agents.watch.record import FORMATS, Recording
+from agents.nets.common import require
+from agents.watch.record import FORMATS, Recording, scale_of
 from grid_envs.core import files
 
 HOLD = 4  # a GIF shows an episode's last frame this many moves long
@@ -55,11 +55,6 @@ def write_recording(recording: Recording, path: str | Path, force: bool = False)
         else:
             _mp4(recording, partial)
     return p
-
-
-def scale_of(frame: np.ndarray) -> int:
-    """A whole factor that brings a small board near 480 pixels (the boards are pixel art)."""
-    return max(1, 480 // max(frame.shape[:2]))
 
 
 def video_frames(recording: Recording) -> Iterator[np.ndarray]:

@@ -28,13 +28,12 @@ a few MB each: a game keeps only what it cannot derive quickly, ``_pack``, and r
 rest in bulk with its compiled rules, ``_unpack``). :meth:`LevelPool.shared` loads the file
 that matches its settings, size and seed (a few tenths of a second); any other pool fills
 as above. The levels are the ones the generator gives (the tests regenerate a sample of each
-shipped pool and compare), so shipping changes no episode. ``python -m grid_envs.core.pool
+shipped pool and compare), so shipping changes no episode. ``python -m grid_envs.ship_pools
 GridGames/Sokoban-v0 ...`` writes them again after a change to a generator.
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import io
 import lzma
@@ -252,32 +251,3 @@ def _generate_chunk(job: tuple[Any, ...]) -> dict[str, np.ndarray]:
     for k in chunk.tolist():
         pool._generate(k)
     return {name: values[chunk] for name, values in pool._arrays().items()}
-
-
-def main(argv: list[str] | None = None) -> None:
-    """Fill the pools of registered ids and write them where the package ships them."""
-    import gymnasium as gym
-
-    import grid_envs  # noqa: F401  (registers the ids)
-
-    parser = argparse.ArgumentParser(prog="python -m grid_envs.core.pool", description=main.__doc__)
-    parser.add_argument("env_ids", nargs="+", help="registered ids whose default pool to ship")
-    parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
-    args = parser.parse_args(argv)
-    for env_id in args.env_ids:
-        env = gym.make(env_id)
-        pool = getattr(env.unwrapped, "pool", None)
-        if pool is None or pool.package is None:
-            parser.error(f"{env_id} draws from no pool that its game ships")
-        fresh = type(pool)(pool.generator, pool.size, pool.seed)  # not the shipped one
-        fresh.fill(processes=args.processes)
-        path = fresh.shipped_file()
-        data = fresh.save()
-        with resources.as_file(path) as target:
-            target.parent.mkdir(exist_ok=True)
-            target.write_bytes(data)
-        print(f"{env_id}: {fresh.size:,} levels, {len(data) / 1e6:.2f} MB -> {path}")
-
-
-if __name__ == "__main__":
-    main()

@@ -54,8 +54,9 @@ class GameSpec:
     # name -> "module:function": the same for a native batched env, (num_envs, rows, cols)
     batched_potential_fields: dict[str, str] = field(default_factory=dict)
     title: str = ""  # the game's name in the docs (default: ``name`` capitalised)
-    # the module that registers the game's baselines and declares its training rows
-    # (``TRAINING``, ``COMPARE``; see :mod:`agents`), imported by the agents side only
+    # "module:attribute" of the game's declaration on the agents' side (an
+    # ``agents.games.spec.AgentsSpec``: training defaults, compare row, search hooks), whose
+    # module registers the game's baselines; loaded by the agents side only
     agents: str | None = None
     # "module:function" writing generated levels to a file for ``grid-games generate``:
     # ``write(path, rng, count, settings) -> str`` (count None: the game's own; settings:

@@ -26,13 +26,13 @@ from __future__ import annotations
 import re
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from grid_envs.core import checks, files
+from grid_envs.core import checks
 from grid_envs.knight import maze
 from grid_envs.knight.generator import MAX_MONSTER_COST
+from grid_envs.knight.rules import level_costs
 from grid_envs.knight.solver import distances
 from grid_envs.knight.state import KnightLevel
 
@@ -173,7 +173,7 @@ def check_level(level: object, name: str = "the level") -> KnightLevel:
     cheapest = checks.integer(f"{name}'s cheapest", level.cheapest, 0)
     found = level.exit_dist  # worked out once a level and kept (a search restores it often)
     if found is None:
-        found = distances(cells, level.costs(), exit_)
+        found = distances(cells, level_costs(level), exit_)
     else:
         kept = found.dtype if isinstance(found, np.ndarray) else None
         dtype = kept if kept in (np.dtype(np.int32), np.dtype(np.int64)) else np.dtype(np.int64)
@@ -209,7 +209,7 @@ def loads(text: str, source: str = "<string>") -> KnightLevel:
     if read.pos >= len(read.lines) or read.lines[read.pos][1] != "end":
         raise ValueError(f"{source}: the file must finish with 'end'")
     level = KnightLevel(cells, start, exit_, monsters, items, monster_cost, 0)
-    actual = int(distances(cells, level.costs(), exit_)[start])
+    actual = int(distances(cells, level_costs(level), exit_)[start])
     if actual < 0:
         raise read.fail(n_cheap, "the exit cannot be reached from the start")
     if actual != cheapest:
@@ -242,20 +242,3 @@ def sample_paths() -> list[Path]:
 
 def samples() -> list[KnightLevel]:
     return [load(p) for p in sample_paths()]
-
-
-def write_generated(
-    path: str, rng: np.random.Generator, count: int | None, settings: dict[str, Any]
-) -> str:
-    """``grid-games generate knight``: one level of a :class:`KnightGenerator` with
-    ``settings`` written as a map file (a file holds one level)."""
-    from grid_envs.knight.generator import KnightGenerator
-
-    if count not in (None, 1):
-        raise ValueError(f"a Knight map file holds one level; --count must be 1, got {count}")
-    settings = checks.settings_of("the Knight generator", KnightGenerator, settings)
-    level = KnightGenerator(**settings).generate(rng)
-    with files.written(Path(path)) as partial:  # read back as eval and solve read it
-        save(partial, level)
-        load(partial)
-    return f"wrote {path}: {level.shape[0]}x{level.shape[1]}, cheapest route {level.cheapest}"

@@ -16,7 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from grid_envs.knight.state import ACTION_BITS, DOWN_BIT, LEFT_BIT, RIGHT_BIT, UP_BIT
+from grid_envs.knight.state import (
+    ACTION_BITS,
+    DOWN_BIT,
+    LEFT_BIT,
+    RIGHT_BIT,
+    UP_BIT,
+    KnightLevel,
+)
 
 # the observation planes
 SIDE_PLANES = slice(0, 4)  # 1 where the cell opens up, right, down, left (URDL order)
@@ -53,6 +60,11 @@ class Rewards:
 def entry_cost(monster: Any, monster_cost: Any) -> Any:
     """The energy it costs to enter a cell: ``monster_cost`` with a monster, else 1."""
     return 1 + (monster_cost - 1) * monster
+
+
+def level_costs(level: KnightLevel) -> np.ndarray:
+    """(rows, cols) int32: the energy it costs to enter each cell of ``level``."""
+    return entry_cost(level.monsters, level.monster_cost).astype(np.int32)
 
 
 def start_energy(cheapest: Any, slack: float) -> Any:

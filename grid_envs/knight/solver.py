@@ -15,13 +15,11 @@ brute force on small mazes.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from grid_envs.core.jit import compiled
+from grid_envs.knight.rules import level_costs
 from grid_envs.knight.state import ACTION_BITS, KnightLevel, KnightState
 
 UNREACHABLE = -1
@@ -173,7 +171,7 @@ def exit_distances(level: KnightLevel) -> np.ndarray:
     kept on the level (``level.exit_dist``). Read only: the array is shared."""
     found = level.exit_dist
     if found is None:
-        found = distances(level.cells, level.costs(), level.exit)
+        found = distances(level.cells, level_costs(level), level.exit)
         object.__setattr__(level, "exit_dist", found)  # a cache on a frozen level
     return found
 
@@ -195,7 +193,7 @@ def cheapest_route(level: KnightLevel, start: tuple[int, int] | None = None) -> 
     """The actions (0 up, 1 down, 2 left, 3 right) of a cheapest route from ``start`` (the
     level's by default) to the exit: each step enters an open neighbour whose cost to the
     exit plus its own price is the cost from here (Dijkstra's map read forward)."""
-    dist, price = exit_distances(level), level.costs()
+    dist, price = exit_distances(level), level_costs(level)
     (r, c), actions = start or level.start, []
     moves = ((-1, 0), (1, 0), (0, -1), (0, 1))
     while (r, c) != level.exit:
@@ -208,33 +206,3 @@ def cheapest_route(level: KnightLevel, start: tuple[int, int] | None = None) -> 
         else:  # pragma: no cover - a Dijkstra map always has a next step
             raise RuntimeError(f"no cheapest step from {(r, c)}")
     return actions
-
-
-def solve_levels(
-    path: str, level: int | None, time_limit: float, mode: str
-) -> Iterator[dict[str, Any]]:
-    """``grid-games solve --game knight``: the cheapest route of each map (a map file, or
-    ``samples`` for the 10 shipped), replayed through the env at the exact energy before it
-    is reported. Dijkstra is exact and fast, so ``time_limit`` and ``mode`` change nothing."""
-    import time
-
-    from grid_envs.knight.env import KnightEnv
-    from grid_envs.knight.levels import load, sample_paths
-
-    paths = sample_paths() if path == "samples" else [Path(path)]
-    if level is not None and not 1 <= level <= len(paths):
-        raise ValueError(f"--level must be between 1 and {len(paths)}, got {level}")
-    for n in [level] if level is not None else range(1, len(paths) + 1):
-        start = time.perf_counter()
-        maze = load(paths[n - 1])
-        route = cheapest_route(maze)
-        seconds = time.perf_counter() - start
-        env = KnightEnv(levels=maze, energy_slack=1.0)
-        env.reset(seed=0)
-        for action in route:
-            env.step(action)
-        if not env.won:  # never report a route that fails
-            raise RuntimeError(f"level {n}: the cheapest route does not reach the exit")
-        yield {"level": n, "title": paths[n - 1].name, "solved": True, "status": "solved",
-               "solution": "".join("udlr"[a] for a in route), "cost": maze.cheapest,
-               "moves": len(route), "seconds": round(seconds, 4)}  # fmt: skip

@@ -21,8 +21,8 @@ SPEC = GameSpec(
     potential_fields={"distance": "grid_envs.knight.solver:distance_field"},
     batched_potential_fields={"distance": "grid_envs.knight.vector:distance_fields"},
     title="The Knight",
-    agents="agents.knight",
-    writer="grid_envs.knight.levels:write_generated",
-    solver="grid_envs.knight.solver:solve_levels",
+    agents="agents.games.knight:AGENTS",
+    writer="grid_envs.knight.files:write_generated",
+    solver="grid_envs.knight.files:solve_levels",
     picture_agent="dijkstra",
 )  # fmt: skip

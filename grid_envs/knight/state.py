@@ -36,12 +36,6 @@ class KnightLevel:
     def shape(self) -> tuple[int, int]:
         return (int(self.cells.shape[0]), int(self.cells.shape[1]))
 
-    def costs(self) -> np.ndarray:
-        """(rows, cols) int32: the energy it costs to enter each cell."""
-        from grid_envs.knight.rules import entry_cost  # the rules read this module's bits
-
-        return entry_cost(self.monsters, self.monster_cost).astype(np.int32)
-
 
 @dataclass(eq=False)
 class KnightState:

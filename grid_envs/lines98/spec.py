@@ -21,6 +21,6 @@ SPEC = GameSpec(
     bench_id="GridGames/Lines98-v0",
     potentials={"lines": "grid_envs.lines98.heuristic:lines_potential"},
     title="Lines98",
-    agents="agents.lines98",
+    agents="agents.games.lines98:AGENTS",
     picture_agent="greedy",
 )  # fmt: skip

@@ -20,6 +20,6 @@ SPEC = GameSpec(
     id_pattern="GridGames/Minesweeper*",
     bench_id="GridGames/Minesweeper-v0",
     title="Minesweeper",
-    agents="agents.minesweeper",
+    agents="agents.games.minesweeper:AGENTS",
     picture_agent="solver",
 )  # fmt: skip

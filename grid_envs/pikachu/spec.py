@@ -23,6 +23,6 @@ SPEC = GameSpec(
     bench_id="GridGames/Pikachu-v0",
     potentials={"mobility": "grid_envs.pikachu.solver:mobility_potential"},
     title="Pikachu (Onet)",
-    agents="agents.pikachu",
+    agents="agents.games.pikachu:AGENTS",
     picture_agent="planner",
 )  # fmt: skip

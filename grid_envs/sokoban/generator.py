@@ -16,8 +16,6 @@ indices: this is about 1 ms a 10x10 level, with a bounded number of retries.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -338,30 +336,3 @@ class SokobanGenerator:
                 if boxes == goals:
                     return i + 1
         return len(forward)
-
-
-def write_generated(
-    path: str, rng: np.random.Generator, count: int | None, settings: dict[str, Any]
-) -> str:
-    """``grid-games generate sokoban``: ``count`` levels (10 by default) of a
-    :class:`SokobanGenerator` with ``settings`` written to an XSB collection, each with a
-    comment of its pushes (and its proved optimum where the generator proves one)."""
-    from grid_envs.core import files
-    from grid_envs.sokoban.levels import check_level, read_collection, save_collection
-
-    generator = SokobanGenerator(**checks.settings_of("the Sokoban generator", SokobanGenerator,
-                                                      settings))  # fmt: skip
-    made = []
-    for k in range(10 if count is None else count):
-        g = generator.generate(rng)
-        note = f"; pushes <= {g.pushes}" + (
-            f", optimal {g.optimal_pushes}" if g.optimal_pushes else ""
-        )
-        lv = g.level
-        made.append(Level(lv.walls, lv.floor, lv.goals, lv.boxes, lv.player, (f"; {k + 1}", note)))
-    with files.written(Path(path)) as partial:  # read back as eval and solve read it
-        save_collection(partial, made)
-        for k, level in enumerate(read_collection(partial)):
-            check_level(level, f"generated level {k + 1}")
-    return (f"wrote {path}: {len(made)} levels of {generator.rows}x{generator.cols} with "
-            f"{generator.num_boxes} boxes")  # fmt: skip

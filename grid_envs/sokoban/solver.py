@@ -40,10 +40,9 @@ import bisect
 import heapq
 import time
 from collections import deque
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 import numpy as np
 
@@ -1053,25 +1052,3 @@ def solver_potential(state: SokobanState) -> float:
         (state.boxes & state.floor).tobytes(), state.player[0] * cols + state.player[1],
     )  # fmt: skip
     return -float(pushes) if pushes is not None else matching_potential(state)
-
-
-def solve_levels(
-    path: str, level: int | None, time_limit: float, mode: str
-) -> Iterator[dict[str, Any]]:
-    """``grid-games solve``: the push search on each level of an XSB file (or the one
-    numbered ``level``, from 1), each solution replayed through the rules before it is
-    reported."""
-    from grid_envs.sokoban.levels import read_collection
-    from grid_envs.sokoban.rules import solves
-
-    levels = read_collection(path)
-    if level is not None and not 1 <= level <= len(levels):
-        raise ValueError(f"--level must be between 1 and {len(levels)}, got {level}")
-    for n in [level] if level is not None else range(1, len(levels) + 1):
-        lv = levels[n - 1]
-        r = solve(lv, mode=mode, time_limit=time_limit)
-        if r.solved and not solves(lv, r.solution):  # never report one that fails
-            raise RuntimeError(f"level {n}: the solver's answer does not solve it")
-        yield {"level": n, "title": lv.title, "solved": r.solved, "status": r.status,
-               "solution": r.solution, "pushes": r.pushes, "moves": r.moves, "nodes": r.nodes,
-               "seconds": round(r.seconds, 4), "mode": r.mode, "reason": r.reason}  # fmt: skip

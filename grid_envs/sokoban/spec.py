@@ -30,8 +30,8 @@ SPEC = GameSpec(
         "boxes": "grid_envs.sokoban.vector:boxes_potentials",
     },
     title="Sokoban",
-    agents="agents.sokoban",
-    writer="grid_envs.sokoban.generator:write_generated",
-    solver="grid_envs.sokoban.solver:solve_levels",
+    agents="agents.games.sokoban:AGENTS",
+    writer="grid_envs.sokoban.files:write_generated",
+    solver="grid_envs.sokoban.files:solve_levels",
     picture_agent="solver",
 )  # fmt: skip

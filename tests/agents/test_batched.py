@@ -13,18 +13,11 @@ from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.monitor import Monitor, load_results
 from stable_baselines3.common.vec_env import DummyVecEnv, VecCheckNan, VecNormalize
 
-from agents.batched import BatchedVecEnv, evaluate_batched, policy_actions, sampled_actions
-from agents.policy import PolicyAgent
-from agents.runs import read_curve
-from agents.sb3 import (
-    TrainConfig,
-    default_config,
-    make_vec_env,
-    new_model,
-    train,
-    training_env,
-    uses_bf16,
-)
+from agents.train.batch import BatchedVecEnv, evaluate_batched, policy_actions, sampled_actions
+from agents.train.config import TrainConfig, default_config, uses_bf16
+from agents.train.models import PolicyAgent
+from agents.train.runs import read_curve
+from agents.train.sb3 import make_vec_env, new_model, train, training_env
 from grid_envs.wrappers import PotentialShaping
 
 SMALL_SOKOBAN = {"rows": 6, "cols": 6, "num_boxes": 1, "level_pool": 40}
@@ -233,7 +226,7 @@ def test_a_short_run_on_the_batch_trains_saves_evaluates_and_resumes(
 
 
 def test_the_training_path_is_chosen_by_the_id_and_the_setting() -> None:
-    from agents.batched import BatchedVecEnv as Batch
+    from agents.train.batch import BatchedVecEnv as Batch
 
     batched = default_config("GridGames/Knight-v0", n_envs=3)
     assert isinstance(training_env(batched), Batch)
@@ -251,7 +244,7 @@ def test_the_training_path_is_chosen_by_the_id_and_the_setting() -> None:
 def test_bf16_precision_keeps_float32_weights_and_outputs_close_to_float32(policy: str) -> None:
     import torch
 
-    from agents.sb3 import policy_of
+    from agents.train.config import policy_of
 
     kwargs = {"rows": 5, "cols": 5, "mines": 3}
     config = TrainConfig("GridGames/Minesweeper-v0", policy=policy, env_kwargs=kwargs)

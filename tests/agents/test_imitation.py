@@ -12,9 +12,11 @@ import pytest
 import torch
 
 from agents import evaluate
-from agents.imitation import accuracy, clone, label_states, teach
-from agents.policy import PolicyAgent
-from agents.sb3 import TrainConfig, new_model, train, training_env
+from agents.train.config import TrainConfig
+from agents.train.labels import label_states
+from agents.train.models import PolicyAgent
+from agents.train.sb3 import new_model, train, training_env
+from agents.train.teaching import accuracy, clone, teach
 
 KNIGHT = "GridGames/Knight-v0"
 
@@ -166,7 +168,7 @@ def test_teacher_with_dqn_is_refused(tmp_path: Path) -> None:
 
 
 def test_demos_round_trip_through_minari(tmp_path: Path) -> None:
-    from agents.demos import labels_from_dataset, load_demos, record_demos
+    from agents.train.demos import labels_from_dataset, load_demos, record_demos
 
     kwargs = {"rows": 5, "cols": 5}
     dataset = record_demos(KNIGHT, "dijkstra", 3, seed=7, out=tmp_path, env_kwargs=kwargs)
@@ -228,7 +230,7 @@ def test_maze_value_iteration_with_the_rules_costs_follows_a_cheapest_route() ->
     greedy move is on a cheapest route to the exit in every state of Dijkstra's games."""
     import torch
 
-    from agents.board_policies import MazeValueExtractor
+    from agents.nets.board import MazeValueExtractor
 
     env = gym.make(KNIGHT)
     extractor = MazeValueExtractor(env.observation_space)
@@ -256,7 +258,7 @@ def test_maze_value_iteration_backpropagates_through_its_last_sweeps_only() -> N
     one: the full iteration and the truncated one give the same logits."""
     import torch
 
-    from agents.board_policies import MazeValueExtractor
+    from agents.nets.board import MazeValueExtractor
 
     env = gym.make("GridGames/Knight-Large-v0")
     obs = torch.as_tensor(np.stack([env.reset(seed=s)[0] for s in range(2)]))
@@ -342,7 +344,7 @@ def test_the_cloning_loss_keeps_working_while_ppo_trains() -> None:
     """The callback's cloning steps run between PPO's rollouts (collected under inference
     mode) and pull the policy towards the teacher: the same PPO run with them ends far
     closer to the teacher's moves than without."""
-    from agents.imitation import CloningCallback
+    from agents.train.teaching import CloningCallback
 
     kwargs = fixed_maze()
     labels, _ = label_states(KNIGHT, "dijkstra", 400, seed=0, env_kwargs=kwargs, n_envs=4)
@@ -370,7 +372,7 @@ def test_a_stopped_teaching_goes_on_from_its_last_finished_round(
     """Each round's labels, clone and line are kept as it ends; a rerun after a stop in the
     third round goes on from the second and ends with the labels and clone of a run that
     never stopped."""
-    import agents.sb3 as sb3
+    import agents.train.sb3 as sb3
 
     config = TrainConfig(
         env_id=KNIGHT, env_kwargs=fixed_maze(), timesteps=256, n_envs=4, n_steps=64,
@@ -431,7 +433,7 @@ def test_a_run_that_goes_on_reports_the_time_of_every_session(
 def test_each_teaching_round_shows_a_progress_bar(capsys: pytest.CaptureFixture[str]) -> None:
     """With ``progress``, a bar follows each round's labelling and cloning on stderr;
     without it nothing is drawn."""
-    from agents.imitation import teach
+    from agents.train.teaching import teach
 
     kwargs = fixed_maze()
     teach(knight_model(kwargs), KNIGHT, "dijkstra", 200, rounds=2, env_kwargs=kwargs,
@@ -456,7 +458,7 @@ def test_cloning_that_diverges_says_so_in_one_line(
 
 
 def test_an_interrupted_iteration_counts_its_rounds() -> None:
-    from agents.runs import Interrupted
+    from agents.train.runs import Interrupted
 
     said = str(Interrupted(1, Path("m.zip"), "finished round", checkpoint=False))
     assert said.startswith("interrupted after 1 finished round: the model so far is in m.zip;")

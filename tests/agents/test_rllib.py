@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from agents import evaluate
-from agents.rllib import (
+from agents.train.rllib import (
     MaskedObservation,
     RLlibConfig,
     RLlibPolicyAgent,
@@ -38,7 +38,7 @@ def test_the_observation_carries_the_exact_mask() -> None:
 
 
 def test_a_runner_steps_its_envs_as_one_native_batch() -> None:
-    from agents.rllib import algorithm_config
+    from agents.train.rllib import algorithm_config
 
     kwargs = {"rows": 5, "cols": 5, "energy_slack": 1.5}
     env = make_env({"env_id": "GridGames/Knight-v0", "env_kwargs": kwargs, "num_envs": 3,
@@ -126,7 +126,7 @@ def test_a_folder_with_another_rllib_run_is_refused(tmp_path: Path) -> None:
 def test_ctrl_c_saves_the_rllib_run_and_the_run_goes_on(tmp_path: Path) -> None:
     """Ctrl-C (here raised after the first iteration) keeps a checkpoint and the policy
     so far and says so; the same command then goes on from the checkpoint."""
-    from agents.runs import Interrupted
+    from agents.train.runs import Interrupted
 
     kwargs = {"levels": str(sample_paths()[0]), "energy_slack": 1.5}
     config = RLlibConfig("GridGames/Knight-v0", timesteps=3_000, env_kwargs=kwargs,

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from stable_baselines3.common.monitor import load_results
 
-from agents.policy import PolicyAgent
-from agents.sb3 import TrainConfig, checkpoint_every, train
+from agents.train.config import TrainConfig, checkpoint_every
+from agents.train.models import PolicyAgent
+from agents.train.sb3 import train
 from grid_games import cli
 
 TINY = {"rows": 4, "cols": 4, "mines": 2}
@@ -135,9 +136,10 @@ def test_eval_plays_the_model_board_and_refuses_another_game(
 def test_a_run_folder_in_use_is_refused(tmp_path: Path) -> None:
     """A second run into a folder another run holds is refused in one line, and the
     folder is free again once the first ends."""
-    from agents.expert import IterationConfig, iterate
-    from agents.runs import run_lock
-    from agents.sb3 import default_config, train
+    from agents.search.expert import IterationConfig, iterate
+    from agents.train.config import default_config
+    from agents.train.runs import run_lock
+    from agents.train.sb3 import train
 
     out = tmp_path / "run"
     config = default_config("GridGames/Minesweeper-v0", timesteps=64, n_envs=2)
@@ -181,7 +183,7 @@ def test_a_damaged_run_folder_is_named_and_left_alone(
 def test_a_run_shorter_than_its_evaluation_interval_is_evaluated_at_its_end(
     tmp_path: Path,
 ) -> None:
-    from agents.runs import read_curve
+    from agents.train.runs import read_curve
 
     result = train(tiny(timesteps=128, eval_freq=10_000), tmp_path, progress=False)
     steps = [t for t, _, _ in read_curve(tmp_path)]
@@ -191,8 +193,8 @@ def test_a_run_shorter_than_its_evaluation_interval_is_evaluated_at_its_end(
 def test_a_folder_of_the_other_backend_is_refused(tmp_path: Path) -> None:
     """An RLlib run's folder is not an SB3 run's, and the reverse: refused in one line,
     naming the backend that wrote it, before anything is written."""
-    from agents.rllib import RUN_KEYS, RLlibConfig
-    from agents.runs import check_run_folder, check_same_run
+    from agents.train.rllib import RUN_KEYS, RLlibConfig
+    from agents.train.runs import check_run_folder, check_same_run
 
     rllib = tmp_path / "rllib"
     rllib.mkdir()
@@ -210,7 +212,7 @@ def test_playing_a_model_uses_one_torch_thread(
 ) -> None:
     import torch
 
-    from agents.networks import THREADS_VARIABLE
+    from agents.nets.common import THREADS_VARIABLE
 
     monkeypatch.delenv(THREADS_VARIABLE, raising=False)
     model = train(tiny(timesteps=128), tmp_path, progress=False).model_path

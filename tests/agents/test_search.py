@@ -209,7 +209,7 @@ def test_mine_belief_draws_every_fitting_layout_alike() -> None:
 def test_mine_belief_matches_the_solvers_exact_chances(seed: int) -> None:
     """Mid-game views of real boards: how often the belief puts a mine on each hidden
     cell matches the solver's exact probabilities, and every layout shows the view."""
-    from agents.minesweeper import view_from_observation
+    from agents.games.minesweeper import view_from_observation
     from grid_envs.minesweeper.solver import MinesweeperSolver
 
     env = gym.make("GridGames/Minesweeper-v0").unwrapped
@@ -393,7 +393,7 @@ def lines98_midgame(seed: int, moves: int = 6) -> Any:
 
 
 def test_lines98_leaf_value_is_the_look_aheads_judgement_of_the_position_shown() -> None:
-    from agents.lines98 import JUDGE_POINTS, LookaheadAgent, judged_values
+    from agents.games.lines98 import JUDGE_POINTS, LookaheadAgent, judged_values
 
     judge = LookaheadAgent()
     for seed in range(3):
@@ -448,7 +448,7 @@ class RankedMoves(UniformEvaluator):
 
 
 def test_the_ordered_search_is_the_look_ahead_with_the_priors_candidates() -> None:
-    from agents.lines98 import JudgeAgent, LookaheadAgent, candidate_order, legal_moves
+    from agents.games.lines98 import JudgeAgent, LookaheadAgent, candidate_order, legal_moves
     from grid_envs.lines98 import rules
 
     for seed in range(3):
@@ -490,8 +490,9 @@ def test_a_tiny_expert_iteration_saves_a_model_both_agents_play(tmp_path: Any) -
     import json
 
     from agents.evaluation import load_policy, load_search
-    from agents.expert import IterationConfig, iterate
-    from agents.sb3 import default_config, train
+    from agents.search.expert import IterationConfig, iterate
+    from agents.train.config import default_config
+    from agents.train.sb3 import train
 
     env_id = "GridGames/Knight-v0"
     config = default_config(env_id, timesteps=512, n_envs=16, n_steps=32, eval_freq=10_000)

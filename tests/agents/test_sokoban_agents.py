@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from agents import evaluate, list_agents, make_agent
-from agents.sokoban import SOKOBAN_IDS
+from agents.games.sokoban import SOKOBAN_IDS
 from grid_envs.sokoban import rules
 from grid_envs.sokoban.bfs import move_distances
 from tests.sokoban.test_bfs import key_of

@@ -10,19 +10,13 @@ import numpy as np
 import pytest
 import torch
 
-from agents.imitation import (
-    Labels,
-    accuracy,
-    board_symmetries,
-    clone,
-    cloning_loss,
-    label_states,
-    mirrored,
-)
-from agents.lines98 import mirrored_moves
+from agents.games.lines98 import mirrored_moves
+from agents.games.sokoban import mirrored_actions
 from agents.registry import make_agent
-from agents.sb3 import TrainConfig, default_config, new_model, training_env
-from agents.sokoban import mirrored_actions
+from agents.train.config import TrainConfig, default_config
+from agents.train.labels import Labels, board_symmetries, label_states, mirrored
+from agents.train.sb3 import new_model, training_env
+from agents.train.teaching import accuracy, clone, cloning_loss
 from grid_envs.pikachu.paths import removable_with_lengths
 from grid_envs.pikachu.rules import action_to_pair
 from grid_envs.sokoban import rules
@@ -213,7 +207,7 @@ def test_lines98_symmetries_map_boards_moves_and_lines_onto_the_rules() -> None:
 def test_minesweeper_labels_seen_through_a_symmetry_are_the_solver_s_own(flags: bool) -> None:
     """Every sure cell the solver names, mirrored with its board, is a cell the solver
     proves safe on the mirrored board; with flags on, the map covers the flag actions too."""
-    from agents.minesweeper import SYMMETRIES, view_from_observation
+    from agents.games.minesweeper import SYMMETRIES, view_from_observation
     from grid_envs.minesweeper.solver import MinesweeperSolver
 
     env_id = "GridGames/Minesweeper-v0"

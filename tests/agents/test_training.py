@@ -19,8 +19,9 @@ from agents.compare import (
     run_compare,
     verdicts,
 )
-from agents.policy import PolicyAgent
-from agents.sb3 import COMPARE, DEFAULTS, TrainConfig, default_config, policy_of, train
+from agents.train.config import COMPARE, DEFAULTS, TrainConfig, default_config, policy_of
+from agents.train.models import PolicyAgent
+from agents.train.sb3 import train
 
 TINY = {"rows": 4, "cols": 4, "mines": 2}
 
@@ -109,7 +110,7 @@ def test_the_potential_as_an_input_plane_trains_evaluates_and_is_saved(tmp_path:
         assert model.observation_space.shape == (10, 5, 5)
         assert len(np.load(tmp_path / vec_env / "eval" / "evaluations.npz")["timesteps"]) >= 1
     # the saved model plays a bare env, building the plane itself, as it trained
-    from agents.batched import policy_actions
+    from agents.train.batch import policy_actions
     from grid_envs.wrappers import PotentialInput
 
     board = {"rows": 5, "cols": 5, "energy_slack": 2.0, "pool_seed": 1}
@@ -381,7 +382,7 @@ def test_a_checkpoint_for_another_space_is_a_one_line_error(tmp_path: Path) -> N
 def test_lift_drop_logits_are_lift_plus_drop_of_the_moved_colour() -> None:
     import torch
 
-    from agents.board_policies import LiftDropExtractor
+    from agents.nets.board import LiftDropExtractor
 
     env = gym.make("GridGames/Lines98-Small-v0")
     obs, _ = env.reset(seed=1)
@@ -408,7 +409,7 @@ def test_colour_lines_logits_ignore_the_colours_names_and_read_the_lines(
     lift plus drop of the moved ball's colour; the policy trains, loads and plays legally."""
     import torch
 
-    from agents.board_policies import ColourLinesExtractor
+    from agents.nets.board import ColourLinesExtractor
 
     env = gym.make("GridGames/Lines98-v0")
     obs, _ = env.reset(seed=1)
@@ -455,7 +456,7 @@ def test_cell_logits_follow_the_action_numbering() -> None:
     """Action ``plane * n + r * cols + c`` is the head's plane ``plane`` at (r, c)."""
     import torch
 
-    from agents.board_policies import CellLogitsExtractor
+    from agents.nets.board import CellLogitsExtractor
 
     env = gym.make("GridGames/Minesweeper-v0", rows=4, cols=5, mines=3, allow_flags=True)
     obs, _ = env.reset(seed=0)
@@ -478,7 +479,7 @@ def test_pair_logits_follow_the_action_numbering_and_the_pair_rule() -> None:
     same for ``(i, j)`` and ``(j, i)``; the pairs policy trains and plays legal pairs."""
     import torch
 
-    from agents.board_policies import PairLogitsExtractor
+    from agents.nets.pairs import PairLogitsExtractor
     from grid_envs.pikachu.rules import pair_to_action
 
     env = gym.make("GridGames/Pikachu-v0", rows=4, cols=4, kinds=4)
@@ -508,7 +509,7 @@ def test_kind_pairs_logits_ignore_the_kinds_names_and_see_along_lines(tmp_path: 
     no tile stands between them; the policy trains, saves, loads and plays legal pairs."""
     import torch
 
-    from agents.board_policies import KindPairsExtractor, _sight
+    from agents.nets.pairs import KindPairsExtractor, _sight
 
     env = gym.make("GridGames/Pikachu-v0", rows=4, cols=4, kinds=4)
     obs, _ = env.reset(seed=0)
@@ -545,7 +546,7 @@ def test_player_logits_are_read_at_the_players_cell() -> None:
     dilation covers the room; only Sokoban's planes and moves are accepted."""
     import torch
 
-    from agents.board_policies import PlayerLogitsExtractor
+    from agents.nets.board import PlayerLogitsExtractor
     from grid_envs.sokoban.state import PLAYER, PLAYER_ON_GOAL
 
     env = gym.make("GridGames/Sokoban-v0")
@@ -565,7 +566,7 @@ def test_player_logits_are_read_at_the_players_cell() -> None:
 def test_the_network_size_is_a_setting() -> None:
     """``net_width`` and ``net_depth`` reach the extractor; the player trunk's dilations
     cycle 1, 2, 4, 8 past four blocks; a policy without a depth refuses one."""
-    from agents.board_policies import PlayerLogitsExtractor
+    from agents.nets.board import PlayerLogitsExtractor
 
     config = default_config("GridGames/Sokoban-v0", net_width=16, net_depth=6)
     _, kwargs = policy_of(config, 8)
@@ -643,7 +644,7 @@ def test_the_lift_drop_policy_is_refused_for_dqn_and_unknown_policies_by_name(
 
 
 def test_settings_are_found_for_the_best_model_and_checkpoints(tmp_path: Path) -> None:
-    from agents.runs import settings_of
+    from agents.train.runs import settings_of
 
     (tmp_path / "settings.json").write_text(json.dumps({"algo": "maskable-ppo"}))
     for model in ("model.zip", "best/best_model.zip", "checkpoints/model_2048_steps.zip"):

@@ -43,7 +43,7 @@ def test_workers_are_held_to_the_usable_cores_with_a_note(
 def test_a_ray_address_that_does_not_answer_is_refused_in_seconds() -> None:
     import time
 
-    from agents.rllib import check_reachable
+    from agents.train.rllib import check_reachable
 
     started = time.perf_counter()
     with pytest.raises(ValueError, match="no Ray cluster answered there within 1 s"):

@@ -12,6 +12,7 @@ from agents import evaluate, make_agent
 from grid_envs.knight import levels
 from grid_envs.knight.env import KnightEnv, load_knight_levels
 from grid_envs.knight.generator import KnightGenerator
+from grid_envs.knight.rules import level_costs
 from tests.conftest import play_with_restores
 
 
@@ -202,7 +203,7 @@ def test_the_generators_dijkstra_map_is_the_levels_own(monsters: float) -> None:
     rng = np.random.default_rng(5)
     for _ in range(200):
         level = gen.generate(rng)
-        fresh = distances(level.cells, level.costs(), level.exit)
+        fresh = distances(level.cells, level_costs(level), level.exit)
         assert np.array_equal(exit_distances(level), fresh)
         assert level.cheapest == fresh[level.start] == fresh.max()
 
@@ -216,7 +217,7 @@ def test_levels_from_the_pool_and_from_files_carry_the_right_dijkstra_map() -> N
     pool = KnightLevelPool(KnightGenerator(6, 7, 0.2, 0.3, 0.1, 3), 20, seed=4)
     levels = [pool[k] for k in range(20)] + load_knight_levels("samples")
     for level in levels:
-        fresh = distances(level.cells, level.costs(), level.exit)
+        fresh = distances(level.cells, level_costs(level), level.exit)
         assert np.array_equal(exit_distances(level), fresh)
         assert level.exit_dist is not None and exit_distances(level) is level.exit_dist
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from agents import evaluate, make_agent
-from agents.lines98 import LOST, candidate_order
+from agents.games.lines98 import LOST, candidate_order
 from grid_envs.lines98 import rules
 from grid_envs.lines98.heuristic import (
     _window_gains,

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents import evaluate, make_agent
-from agents.minesweeper import view_from_observation
+from agents.games.minesweeper import view_from_observation
 from grid_envs.minesweeper.env import MinesweeperEnv
 from grid_envs.minesweeper.solver import HIDDEN, MinesweeperSolver
 

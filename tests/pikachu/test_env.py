@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from gymnasium.utils import seeding
 
-import agents.pikachu as pk_agents
+import agents.games.pikachu as pk_agents
 from agents import evaluate, make_agent
 from grid_envs.pikachu import rules
 from grid_envs.pikachu.env import PikachuEnv
@@ -293,7 +293,7 @@ def test_solvable_only_gives_the_same_clearable_board_for_a_seed() -> None:
 
 
 def test_mobility_agent_leaves_the_most_moves() -> None:
-    from agents.pikachu import most_mobile_pairs
+    from agents.games.pikachu import most_mobile_pairs
 
     board = rules.random_board(9, 16, 36, np.random.default_rng(3))
     best = most_mobile_pairs(board)

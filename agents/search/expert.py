@@ -2,7 +2,7 @@
 
 Anthony, Tian and Barber (2017): a search guided by the network plays; the network learns
 to predict what the search chose and how the games ended; the better network guides a
-better search, round after round. Here the search is :class:`agents.search.Search` over the
+better search, round after round. Here the search is :class:`agents.search.tree.Search` over the
 env's exact rules, and the network is an ordinary stable-baselines3 actor-critic, so the
 result plays both as a policy (``--agent model.zip``) and as a search's guide
 (``--agent search --model model.zip``).
@@ -18,7 +18,7 @@ ENV --teacher NAME``) and repeats ``rounds`` times:
 2. **Learn** ``epochs`` passes over the positions of the last ``window`` rounds: cross-
    entropy to the search's policy over the legal actions, and the critic's squared error
    to the returns, each minibatch through a random one of the board's symmetries where the
-   game declares them (:data:`agents.sb3.SYMMETRIES`).
+   game declares them (:data:`agents.train.config.SYMMETRIES`).
 3. **Measure** the network alone on ``eval_episodes`` validation episodes.
 
 A run folder holds ``config.json`` (a rerun must match it), ``rounds.json`` (a line a
@@ -40,7 +40,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from agents.runs import check_run_folder, check_same_run, read_json, settings_of
+from agents.train.runs import check_run_folder, check_same_run, read_json, settings_of
 
 SEARCH_SEED = 10_000_000  # round r's episode k: seed + SEARCH_SEED + r * ROUND_SEEDS + k
 ROUND_SEEDS = 100_000
@@ -54,7 +54,7 @@ class IterationConfig:
     env_id: str
     start: str  # the model.zip the network starts from (PPO or MaskablePPO)
     simulations: int = 32  # the search's simulations a move while it plays
-    variant: str = "gumbel"  # or "puct" (agents.search)
+    variant: str = "gumbel"  # or "puct" (agents.search.tree)
     rounds: int = 4
     episodes: int = 64  # searched episodes a round
     epochs: int = 2  # learning passes over the kept positions after each round
@@ -71,7 +71,7 @@ class IterationConfig:
     env_kwargs: dict[str, Any] = field(default_factory=dict)  # from the start model
 
     def check(self) -> None:
-        from agents.search import SearchConfig
+        from agents.search.config import SearchConfig
 
         SearchConfig(simulations=self.simulations, variant=self.variant)  # its own checks
         for name in ("rounds", "episodes", "epochs", "window", "batch_size", "top", "workers"):
@@ -117,7 +117,7 @@ class Positions:
 
     @classmethod
     def load(cls, path: Path) -> Positions:
-        from agents.runs import read_arrays
+        from agents.train.runs import read_arrays
 
         saved = read_arrays(path, cls.NAMES)
         return cls(*(saved[name] for name in cls.NAMES))
@@ -147,8 +147,9 @@ def play_with_search(
 ) -> tuple[Positions, dict[str, Any]]:  # fmt: skip
     """``episodes`` episodes played by the search over ``model`` (episode ``k`` seeded
     ``seed + k * stride``, the search seeded alike); their positions and what they reached."""
-    from agents.imitation import discounted_returns
-    from agents.search import ModelEvaluator, SearchAgent
+    from agents.search.agent import SearchAgent
+    from agents.search.config import ModelEvaluator
+    from agents.train.labels import discounted_returns
 
     env = gym.make(env_id, **env_kwargs)
     game: Any = env.unwrapped
@@ -191,7 +192,7 @@ def _play_part(job: tuple[Any, ...]) -> tuple[Positions, dict[str, Any]]:
     run it): one torch thread, the model read from its saved zip."""
     import torch
 
-    from agents.policy import algo_class
+    from agents.train.models import algo_class
 
     path, algo, *rest = job
     torch.set_num_threads(1)
@@ -244,11 +245,11 @@ def learning_loss(policy: Any, data: Positions, index: np.ndarray, value_coef: f
                   return_scale: float, symmetry: Any = None) -> Any:  # fmt: skip
     """Cross-entropy to the search's policy over the legal actions, plus ``value_coef``
     times the critic's squared error to the returns (in units of ``return_scale``), on the
-    positions ``index`` seen through ``symmetry`` (see :func:`agents.imitation.mirrored`)."""
+    positions ``index`` seen through ``symmetry`` (see :func:`agents.train.labels.mirrored`)."""
     import torch
 
-    from agents.imitation import _masked_log_probs
-    from agents.networks import logits_and_values
+    from agents.nets.common import logits_and_values
+    from agents.train.teaching import masked_log_probs
     from grid_envs.core.grid import mirror_board
 
     n_actions = int(policy.action_space.n)
@@ -263,7 +264,7 @@ def learning_loss(policy: Any, data: Positions, index: np.ndarray, value_coef: f
     device = policy.device
     tensor, _ = policy.obs_to_tensor(obs)
     logits, values = logits_and_values(policy, tensor)
-    log_probs = _masked_log_probs(logits, torch.as_tensor(masks, device=device))
+    log_probs = masked_log_probs(logits, torch.as_tensor(masks, device=device))
     taken = log_probs.gather(1, torch.as_tensor(actions, device=device))
     weights = torch.as_tensor(data.probs[index], device=device)
     loss = -(weights * taken.clamp(min=-1e4)).sum(dim=1).mean()
@@ -307,9 +308,9 @@ def learn(model: Any, data: Positions, config: IterationConfig, rng: np.random.G
 
 def network_alone(model: Any, algo: str, config: IterationConfig) -> dict[str, float]:
     """The network's own play (its most likely legal action) on the validation episodes."""
-    from agents import evaluate
-    from agents.policy import PolicyAgent
-    from agents.sb3 import EVAL_SEED
+    from agents.evaluation import evaluate
+    from agents.train.config import EVAL_SEED
+    from agents.train.models import PolicyAgent
 
     if not config.eval_episodes:
         return {}
@@ -320,8 +321,8 @@ def network_alone(model: Any, algo: str, config: IterationConfig) -> dict[str, f
 
 def iterate(config: IterationConfig, out: str | Path, log: Any = None) -> IterationResult:
     """Run, resume or leave as it is an expert-iteration run (see the module doc), in a
-    folder no other run may use meanwhile (:func:`agents.runs.run_lock`)."""
-    from agents.runs import run_lock
+    folder no other run may use meanwhile (:func:`agents.train.runs.run_lock`)."""
+    from agents.train.runs import run_lock
 
     check_run_folder(Path(out))
     with run_lock(Path(out)):
@@ -370,8 +371,9 @@ def _one_round(
 
 
 def _iterate(config: IterationConfig, out: Path, log: Any) -> IterationResult:
-    from agents.policy import algo_class
-    from agents.sb3 import SYMMETRIES, set_threads
+    from agents.nets.common import set_threads
+    from agents.train.config import SYMMETRIES
+    from agents.train.models import algo_class
 
     began = time.perf_counter()
     config.check()
@@ -396,7 +398,7 @@ def _iterate(config: IterationConfig, out: Path, log: Any) -> IterationResult:
     actions = SYMMETRIES.get(config.env_id)
     symmetries = None
     if actions is not None:
-        from agents.imitation import board_symmetries
+        from agents.train.labels import board_symmetries
 
         symmetries = board_symmetries(model.observation_space.shape, actions)
     rng = np.random.default_rng(config.seed + done)
@@ -419,7 +421,7 @@ def _iterate(config: IterationConfig, out: Path, log: Any) -> IterationResult:
     }  # fmt: skip
     (out / "settings.json").write_text(json.dumps(settings, indent=2))
     if interrupted:
-        from agents.runs import Interrupted
+        from agents.train.runs import Interrupted
 
         raise Interrupted(len(history), out / "model.zip", "finished round", checkpoint=False)
     return IterationResult(out / "model.zip", history, seconds)

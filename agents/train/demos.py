@@ -30,7 +30,7 @@ import numpy as np
 
 import grid_envs
 from agents.base import Agent
-from agents.networks import require
+from agents.nets.common import require
 from agents.registry import make_agent
 from grid_envs.core import checks
 
@@ -140,7 +140,7 @@ def _agent(agent: str | Agent, env: gym.Env[Any, Any], seed: int) -> Agent:
     if isinstance(agent, Agent):
         return agent.bind(env)
     if agent.endswith(".zip"):
-        from agents.policy import PolicyAgent
+        from agents.train.models import PolicyAgent
 
         return PolicyAgent.load(agent, env=env, seed=seed)
     return make_agent(agent, env, seed=seed)
@@ -158,7 +158,7 @@ def load_demos(path: str | Path) -> Any:
 
 def labels_from_dataset(dataset: Any, gamma: float = 0.99) -> Any:
     """The dataset's states with the recorded agent's actions, as cloning takes them."""
-    from agents.imitation import Labels, discounted_returns
+    from agents.train.labels import Labels, discounted_returns
 
     obs, masks, actions, returns = [], [], [], []
     for episode in dataset.iterate_episodes():

@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, Thought
-from agents.policies import register_policy
+from agents.games.spec import AgentsSpec
+from agents.nets.registry import register_policy
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
 from grid_envs.core.grid import mirrored_cells
@@ -29,16 +30,16 @@ from grid_envs.lines98 import rules
 from grid_envs.lines98.heuristic import CLEAR_BONUS, best_gain, move_gains, window_summary
 from grid_envs.lines98.state import EMPTY, Lines98State
 
-# The configuration `grid-games train` uses by default (agents.sb3.DEFAULTS): a dense head
-# over 1,296 moves (6x6) learns nothing in 100k steps, the lift-drop policy does; on
-# Lines98-v0 the colour-lines policy, which reads the line windows, clones the greedy agent
-# far better. `compare` teaches it with the greedy agent's moves (agents.sb3.COMPARE): the
-# look-ahead (about 1,400 moves a game at 49 ms a move) is too slow for its budget
+# What `grid-games train` starts from (AGENTS.training): a dense head over the 1,296 moves of
+# a 6x6 board learns nothing, the lift-drop policy does; on Lines98-v0 the colour-lines
+# policy, which reads the line windows, clones the greedy agent far better. `compare`
+# (AGENTS.compare) teaches it with the greedy agent's moves: the look-ahead's games are too
+# long for its budget (docs/teachers-by-game.md)
 
 register_policy("colour-lines", "the board's line windows, read once per colour "
-                "(Lines98-v0's default)", "agents.board_policies:ColourLinesExtractor")  # fmt: skip
+                "(Lines98-v0's default)", "agents.nets.board:ColourLinesExtractor")  # fmt: skip
 register_policy("lift-drop", "a ball's lift and a cell's drop (Lines98-Small's default)",
-                "agents.board_policies:LiftDropExtractor")  # fmt: skip
+                "agents.nets.board:LiftDropExtractor")  # fmt: skip
 
 TRAINING: dict[str, dict[str, Any]] = {
     "GridGames/Lines98-v0": {"policy": "colour-lines"},
@@ -61,7 +62,7 @@ def mirrored_moves(
     shape: tuple[int, int], flip_rows: bool, flip_cols: bool, transpose: bool
 ) -> np.ndarray:
     """Where each move (source, target) goes when the board is mirrored
-    (agents.imitation.ActionMap): lines run along rows, columns and both diagonals and
+    (agents.train.labels.ActionMap): lines run along rows, columns and both diagonals and
     balls land on free cells at random, so the rules know no orientation."""
     to = mirrored_cells(shape, flip_rows, flip_cols, transpose)
     return (to[:, None] * to.size + to[None, :]).ravel()
@@ -405,8 +406,6 @@ def candidate_order(
 
 
 _JUDGE = LookaheadAgent()  # its default weights (judge draws nothing)
-LEAF_VALUE = judged_values
-ORDERED_SEARCH = lookahead_with_prior
 
 register_agent(
     "greedy", GreedyAgent, LINES98_IDS, "the move that most grows one-colour lines (scores now)"
@@ -422,4 +421,14 @@ register_agent(
     JudgeAgent,
     LINES98_IDS,
     "the look-ahead's first step alone: the move whose board it judges best, no replies",
+)
+
+AGENTS = AgentsSpec(
+    "lines98",
+    training=TRAINING,
+    compare=COMPARE,
+    search=SEARCH,
+    symmetries=SYMMETRIES,
+    leaf_value=judged_values,
+    ordered_search=lookahead_with_prior,
 )

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, Thought
-from agents.policies import register_policy
+from agents.games.spec import AgentsSpec
+from agents.nets.registry import register_policy
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
 from grid_envs.core.grid import bfs_distances, mirrored_directions
@@ -18,11 +19,10 @@ from grid_envs.sokoban.push_env import SokobanPushEnv, push_action
 from grid_envs.sokoban.solver import solve
 from grid_envs.sokoban.state import SokobanState
 
-# The configuration `grid-games train` uses by default (agents.sb3.DEFAULTS): the registered
-# boards, the moves and pushes read at the player's cell off a CNN that covers the room,
-# twice over on the 10x10 rooms (8 blocks: the clone of the fewest-moves agent solved 24%
-# of 200 held-out levels against 18.5% with 4, on the same labels); `compare`
-# (agents.sb3.COMPARE) teaches it on Sokoban-Small-v0 (7x7, 2 boxes) with that agent
+# What `grid-games train` starts from (AGENTS.training): the registered boards, the moves and
+# pushes read at the player's cell off a CNN that covers the room, twice over on the 10x10
+# rooms (a deeper trunk clones the fewest-moves agent better: docs/teachers-by-game.md);
+# `compare` (AGENTS.compare) teaches it on Sokoban-Small-v0 (7x7, 2 boxes) with that agent
 
 
 def _player_kwargs(env_id: str, actions: int) -> dict[str, Any]:
@@ -37,7 +37,7 @@ def _player_kwargs(env_id: str, actions: int) -> dict[str, Any]:
 
 
 register_policy("player", "the moves' logits read at the player's cell (Sokoban's default)",
-                "agents.board_policies:PlayerLogitsExtractor", _player_kwargs)  # fmt: skip
+                "agents.nets.board:PlayerLogitsExtractor", _player_kwargs)  # fmt: skip
 
 TRAINING: dict[str, dict[str, Any]] = {
     "GridGames/Sokoban-v0": {"policy": "player", "net_depth": 8},
@@ -48,7 +48,7 @@ COMPARE: dict[str, dict[str, Any]] = {  # sampled: its most likely move walks in
                                    "teacher_epochs": 6, "timesteps": 30_000, "sample": True,
                                    "search": {"simulations": 250, "episodes": 100}},
 }  # fmt: skip
-# The search each id plays by default (agents.search): a best-first search for a whole
+# The search each id plays by default (agents.search.tree): a best-first search for a whole
 # solution, 250 network evaluations a move (Sokoban-v0: 99.2% of 500 held-out levels, 0.7 s
 # a level; Gumbel MCTS at 32 simulations walks in circles where values barely differ)
 SEARCH: dict[str, dict[str, Any]] = {"GridGames/Sokoban*": {"variant": "levin", "simulations": 250}}
@@ -57,7 +57,7 @@ SEARCH: dict[str, dict[str, Any]] = {"GridGames/Sokoban*": {"variant": "levin", 
 def mirrored_actions(
     shape: tuple[int, int], flip_rows: bool, flip_cols: bool, transpose: bool
 ) -> np.ndarray:
-    """Where each move and push goes when the board is mirrored (agents.imitation.ActionMap):
+    """Where each move and push goes when the board is mirrored (agents.train.labels.ActionMap):
     the rules know no orientation, so cloning may learn from every mirror image."""
     moves = mirrored_directions(flip_rows, flip_cols, transpose)
     return np.concatenate([moves, moves + 4])
@@ -303,3 +303,11 @@ register_agent(
     "optimal", SokobanOptimalAgent, SOKOBAN_IDS[:2],
     "fewest moves, from a breadth-first search over every position (up to 1M a room)",
 )  # fmt: skip
+
+AGENTS = AgentsSpec(
+    "sokoban",
+    training=TRAINING,
+    compare=COMPARE,
+    search=SEARCH,
+    symmetries=SYMMETRIES,
+)

@@ -1,10 +1,10 @@
 """Named network policies for ``grid-games train --policy``: each registers itself here.
 
 A policy is SB3's ``CnnPolicy`` with the suite's small grid CNN (``"cnn"``), or a board
-policy (:mod:`agents.board_policies`): an extractor that reads the actions' logits off the
+policy (:mod:`agents.nets.board`): an extractor that reads the actions' logits off the
 board, named here by ``"module:Class"`` so that listing the policies imports no torch. A
 game declares its own beside its baselines (``agents/<game>.py``); the trainer
-(:func:`agents.sb3.policy_of`), the command line's choices and help, and the docs read
+(:func:`agents.train.config.policy_of`), the command line's choices and help, and the docs read
 this registry.
 """
 
@@ -61,6 +61,6 @@ register_policy("cnn", "a small CNN and a dense head (SB3's CnnPolicy; PPO, Mask
                 None)  # fmt: skip
 register_policy(
     "cells", "a logit per cell, read off the board (Minesweeper's default)",
-    "agents.board_policies:CellLogitsExtractor",
+    "agents.nets.board:CellLogitsExtractor",
     lambda env_id, actions: {"actions": actions},
 )  # fmt: skip

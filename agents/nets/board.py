@@ -12,17 +12,15 @@ its logit directly, the same way on every cell:
   there is worth; the move ``source -> target`` scores ``lift[source] + drop[colour of
   source, target]``, one batched product over the ball planes. That is the greedy agent's
   own shape (``grid_envs.lines98.heuristic.cell_gains``). A dense head over Lines98's
-  1,296 moves (6x6) learns nothing in 100,000 steps; this one does.
+  1,296 moves (6x6) learns nothing; this one does.
 * :class:`ColourLinesExtractor` ("colour-lines"): the same lift and drop planes, off one
   trunk run once per colour, that reads the cells of every window of five along the
   board's four line directions, so renaming the colours leaves the logits as they are.
 * :class:`PlayerLogitsExtractor` ("player", Sokoban's default): the move and push
   logits read at the player's cell off a dilated residual CNN that covers the room.
-* :class:`PairLogitsExtractor` ("pairs", Pikachu's default): a pair of cells scores the
-  product of the cells' keys plus each cell's worth, read off a CNN whose cells see the
-  whole board.
-* :class:`KindPairsExtractor` ("kind-pairs"): the same scores, off a trunk that sees where
-  tiles stand and, for each tile, the tiles of its own kind, but not which kind it is.
+* The pair networks of Pikachu (an action a pair of cells): :mod:`agents.nets.pairs`.
+* :class:`MazeValueExtractor` ("maze-vi", the Knight's default): value iteration over the
+  maze's open sides.
 
 Each extractor returns the logits followed by ``value_dim`` features pooled from the same
 trunk for the critic. :class:`LogitsPolicy` (PPO) and :class:`MaskableLogitsPolicy`
@@ -42,11 +40,11 @@ from stable_baselines3.common.policies import ActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from agents.networks import mixed, plane_scale
+from agents.nets.common import mixed, plane_scale
 from grid_envs.knight import rules as knight
 
 
-def _trunk(planes: int, width: int, depth: int) -> nn.Sequential:
+def trunk(planes: int, width: int, depth: int) -> nn.Sequential:
     """``depth`` 3x3 'same' convolutions: a cell sees ``depth`` cells around it."""
     layers: list[nn.Module] = []
     channels = planes
@@ -56,7 +54,7 @@ def _trunk(planes: int, width: int, depth: int) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
-def _pooled(hidden: torch.Tensor) -> torch.Tensor:
+def pool_features(hidden: torch.Tensor) -> torch.Tensor:
     return torch.cat([hidden.mean(dim=(2, 3)), hidden.amax(dim=(2, 3))], dim=1)
 
 
@@ -75,7 +73,7 @@ class CellLogitsExtractor(BaseFeaturesExtractor):
             raise ValueError(f"{actions} actions are not whole planes of {rows}x{cols} cells")
         super().__init__(observation_space, actions + value_dim)
         self.register_buffer("scale", plane_scale(observation_space))
-        self.trunk = _trunk(planes, width, depth)
+        self.trunk = trunk(planes, width, depth)
         self.head = nn.Conv2d(width, actions // (rows * cols), 1)
         self.value = nn.Sequential(nn.Linear(2 * width, value_dim), nn.ReLU())
         self.bf16 = bf16
@@ -83,7 +81,9 @@ class CellLogitsExtractor(BaseFeaturesExtractor):
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         with mixed(observations, self.bf16):
             hidden = self.trunk(observations.float() * self.scale)
-            out = torch.cat([self.head(hidden).flatten(1), self.value(_pooled(hidden))], dim=1)
+            out = torch.cat(
+                [self.head(hidden).flatten(1), self.value(pool_features(hidden))], dim=1
+            )
         return out.float()
 
 
@@ -105,7 +105,7 @@ class LiftDropExtractor(BaseFeaturesExtractor):
         planes, rows, cols = observation_space.shape
         self.colours, self.cells = planes // 2, rows * cols
         super().__init__(observation_space, self.cells * self.cells + value_dim)
-        self.trunk = _trunk(planes, width, depth)
+        self.trunk = trunk(planes, width, depth)
         self.head = nn.Conv2d(width, 1 + self.colours, 1)  # lift, then drop per colour
         self.value = nn.Sequential(nn.Linear(2 * width, value_dim), nn.ReLU())
         self.bf16 = bf16
@@ -114,7 +114,7 @@ class LiftDropExtractor(BaseFeaturesExtractor):
         with mixed(observations, self.bf16):
             hidden = self.trunk(observations.float())
             planes = self.head(hidden).flatten(2).float()  # (b, 1 + C, n)
-            value = self.value(_pooled(hidden)).float()
+            value = self.value(pool_features(hidden)).float()
         balls = observations.float()[:, : self.colours].flatten(2)  # (b, C, n) one-hot
         return torch.cat([_move_logits(balls, planes[:, 0], planes[:, 1:]), value], dim=1)
 
@@ -210,7 +210,7 @@ class ColourLinesExtractor(BaseFeaturesExtractor):
             for block in self.blocks:
                 hidden = block(hidden)
             planes = self.head(hidden).float().unflatten(0, (b, self.colours)).flatten(3)
-            pooled = _pooled(hidden).unflatten(0, (b, self.colours)).mean(dim=1)
+            pooled = pool_features(hidden).unflatten(0, (b, self.colours)).mean(dim=1)
             value = self.value(pooled).float()
         balls = observations.float()[:, : self.colours].flatten(2)  # (b, C, n)
         lift = (planes[:, :, 0] * balls).sum(dim=1)  # (b, n): the ball's own colour's run
@@ -269,156 +269,8 @@ class PlayerLogitsExtractor(BaseFeaturesExtractor):
             hidden = self.trunk(planes)
             logits = self.head(hidden).float()
             at_player = (hidden.float() * here).sum(dim=(2, 3))
-            value = self.value(torch.cat([_pooled(hidden).float(), at_player], dim=1)).float()
+            value = self.value(torch.cat([pool_features(hidden).float(), at_player], dim=1)).float()
         return torch.cat([(logits * here).sum(dim=(2, 3)), value], dim=1)
-
-
-def _upper(cells: int) -> torch.Tensor:
-    """The flat (i, j) entries, i < j, of a cells x cells matrix, row by row as Pikachu's
-    actions."""
-    upper = torch.triu_indices(cells, cells, offset=1)
-    return upper[0] * cells + upper[1]
-
-
-def _pair_scores(out: torch.Tensor, keys: int, upper: torch.Tensor) -> torch.Tensor:
-    """Each pair's logit ``k_i . k_j / sqrt(d) + w_i + w_j`` from ``out`` (b, keys + 1, n):
-    every cell's key, then its worth; (b, pairs) in :func:`_upper`'s order."""
-    key, worth = out[:, :keys], out[:, keys]  # (b, keys, n), (b, n)
-    pairs = torch.bmm(key.transpose(1, 2), key) / keys**0.5  # (b, n, n)
-    pairs = pairs + worth[:, :, None] + worth[:, None, :]
-    return pairs.flatten(1)[:, upper]
-
-
-class PairLogitsExtractor(BaseFeaturesExtractor):
-    """Planes ``(P, rows, cols)`` to one logit per unordered pair of cells ``i < j``
-    (Pikachu's actions, row by row of the upper triangle), then ``value_dim`` features.
-
-    A 'same' CNN gives every cell a key ``k`` and a worth ``w``, after the board's pooled
-    features are added back to every cell (so a cell's key sees the whole board); the pair
-    scores ``k_i . k_j / sqrt(d) + w_i + w_j``, one batched product for all pairs, the same
-    rule on every pair of cells. A dense head over Pikachu-v0's 10,296 pairs clones the
-    planner's moves no better than chance; this one reads them off the board.
-    """
-
-    scale: torch.Tensor
-    upper: torch.Tensor  # :func:`_upper`
-
-    def __init__(
-        self, observation_space: gym.spaces.Box, width: int = 32, depth: int = 4,
-        keys: int = 16, value_dim: int = 64, bf16: bool = False,
-    ) -> None:  # fmt: skip
-        planes, rows, cols = observation_space.shape
-        cells = rows * cols
-        pairs = cells * (cells - 1) // 2
-        super().__init__(observation_space, pairs + value_dim)
-        self.register_buffer("scale", plane_scale(observation_space))
-        self.register_buffer("upper", _upper(cells))
-        self.trunk = _trunk(planes, width, depth)
-        self.board = nn.Linear(2 * width, width)  # the whole board, added back to each cell
-        self.mix = nn.Sequential(nn.Conv2d(width, width, 3, padding=1), nn.ReLU())
-        self.head = nn.Conv2d(width, keys + 1, 1)  # each cell's key, then its worth
-        self.value = nn.Sequential(nn.Linear(2 * width, value_dim), nn.ReLU())
-        self.keys, self.bf16 = keys, bf16
-
-    def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        with mixed(observations, self.bf16):
-            hidden = self.trunk(observations.float() * self.scale)
-            board = self.board(_pooled(hidden))[:, :, None, None]
-            hidden = self.mix(hidden + board)
-            out = self.head(hidden).flatten(2).float()  # (b, keys + 1, n)
-            value = self.value(_pooled(hidden)).float()
-        return torch.cat([_pair_scores(out, self.keys, self.upper), value], dim=1)
-
-
-def _sight(occupied: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Which cells see each other along a row, and along a column: ``(b, R, C, C)`` and
-    ``(b, C, R, R)``, 1 where no tile stands strictly between two different cells of one
-    line (the straight segments Onet's paths are made of), divided by how many a cell
-    sees. ``occupied``: (b, R, C) floats, 1 where a tile stands."""
-
-    def along(lines: torch.Tensor) -> torch.Tensor:  # (b, L, n): the cells of each line
-        n = lines.shape[-1]
-        upto = torch.cumsum(lines, dim=-1)  # tiles up to each cell, it included
-        before = upto - lines  # tiles strictly before each cell
-        # between a < c: tiles before c less tiles up to a
-        between = before[..., None, :] - upto[..., :, None]  # (b, L, a, c)
-        low = torch.triu(torch.ones(n, n, device=lines.device), diagonal=1)
-        seen = (between.abs() < 0.5).float() * low
-        seen = seen + seen.transpose(-1, -2)
-        return seen / seen.sum(dim=-1, keepdim=True).clamp(min=1)
-
-    return along(occupied), along(occupied.transpose(1, 2))
-
-
-class _KindBlock(nn.Module):
-    """A residual step of :class:`KindPairsExtractor`: a cell hears its 3x3 neighbours, the
-    cells it sees along its row and its column, and the tiles of its own kind."""
-
-    def __init__(self, width: int) -> None:
-        super().__init__()
-        self.conv = nn.Conv2d(width, width, 3, padding=1)
-        self.row, self.col, self.kin = (nn.Linear(width, width) for _ in range(3))
-
-    def forward(
-        self, hidden: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor, kin: torch.Tensor
-    ) -> torch.Tensor:
-        b, width, height, length = hidden.shape
-        out = self.conv(hidden)
-        cells = hidden.permute(0, 2, 3, 1)  # (b, R, C, width)
-        out = out + self.row(torch.einsum("brcd,brdw->brcw", rows, cells)).permute(0, 3, 1, 2)
-        out = out + self.col(torch.einsum("bcrs,bscw->brcw", cols, cells)).permute(0, 3, 1, 2)
-        heard = torch.bmm(kin, cells.reshape(b, height * length, width))
-        out = out + self.kin(heard).transpose(1, 2).reshape(b, width, height, length)
-        return hidden + torch.relu(out)
-
-
-class KindPairsExtractor(BaseFeaturesExtractor):
-    """Pikachu's one-hot kind planes to one logit per pair of cells, as
-    :class:`PairLogitsExtractor`, from a trunk that cannot tell the kinds apart.
-
-    The board gets the empty ring around it that Onet's paths may use. The trunk sees only
-    which cells hold a tile; each block adds to a cell's features its 3x3 neighbours', the
-    mean of those it sees along its row and its column (no tile between), and the mean of
-    the other tiles of its kind. Renaming the kinds leaves the logits as they are, so a
-    pattern learnt on one kind holds for all 36 (the ``pairs`` trunk's first convolution
-    weighs every kind apart).
-    """
-
-    upper: torch.Tensor
-    inner: torch.Tensor  # the board's cells among the ringed board's, row by row
-
-    def __init__(
-        self, observation_space: gym.spaces.Box, width: int = 32, depth: int = 4,
-        keys: int = 16, value_dim: int = 64, bf16: bool = False,
-    ) -> None:  # fmt: skip
-        _, rows, cols = observation_space.shape
-        cells = rows * cols
-        super().__init__(observation_space, cells * (cells - 1) // 2 + value_dim)
-        self.register_buffer("upper", _upper(cells))
-        ringed = torch.arange((rows + 2) * (cols + 2)).reshape(rows + 2, cols + 2)
-        self.register_buffer("inner", ringed[1:-1, 1:-1].flatten())
-        self.stem = nn.Conv2d(3, width, 3, padding=1)  # occupied, the board, the ring
-        self.blocks = nn.ModuleList(_KindBlock(width) for _ in range(depth))
-        self.head = nn.Conv2d(width, keys + 1, 1)
-        self.value = nn.Sequential(nn.Linear(2 * width, value_dim), nn.ReLU())
-        self.keys, self.bf16 = keys, bf16
-
-    def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        planes = nn.functional.pad(observations.float(), (1, 1, 1, 1))
-        occupied = planes.sum(dim=1).clamp(max=1)  # (b, R, C)
-        board = nn.functional.pad(torch.ones_like(occupied[:, 1:-1, 1:-1]), (1, 1, 1, 1))
-        rows, cols = _sight(occupied)
-        flat = planes.flatten(2)  # (b, kinds, N)
-        kin = torch.bmm(flat.transpose(1, 2), flat)  # 1 between tiles of one kind
-        kin = kin * (1 - torch.eye(kin.shape[-1], device=kin.device))
-        kin = kin / kin.sum(dim=2, keepdim=True).clamp(min=1)
-        with mixed(observations, self.bf16):
-            hidden = torch.relu(self.stem(torch.stack([occupied, board, 1 - board], dim=1)))
-            for block in self.blocks:
-                hidden = block(hidden, *(m.to(hidden.dtype) for m in (rows, cols, kin)))
-            out = self.head(hidden).flatten(2)[:, :, self.inner].float()  # (b, keys + 1, n)
-            value = self.value(_pooled(hidden)).float()
-        return torch.cat([_pair_scores(out, self.keys, self.upper), value], dim=1)
 
 
 class MazeValueExtractor(BaseFeaturesExtractor):
@@ -460,7 +312,7 @@ class MazeValueExtractor(BaseFeaturesExtractor):
         self.grad_iterations = grad_iterations
         self.head = nn.Conv2d(len(self.content_planes), 1, 1)  # the cost of entering a cell
         self.beta = nn.Parameter(torch.tensor(2.0))
-        self.trunk = _trunk(planes, width, 2)
+        self.trunk = trunk(planes, width, 2)
         self.value = nn.Sequential(nn.Linear(2 * width + 2, value_dim), nn.ReLU())
         self.bf16 = bf16
 
@@ -500,7 +352,7 @@ class MazeValueExtractor(BaseFeaturesExtractor):
         at_knight = (value[:, None] * here).sum(dim=(2, 3))
         energy = (observations[:, knight.ENERGY_PLANE, None].float() * here).sum(dim=(2, 3))
         with mixed(observations, self.bf16):
-            pooled = _pooled(self.trunk(planes)).float()
+            pooled = pool_features(self.trunk(planes)).float()
         critic = torch.cat([pooled, at_knight.clamp(min=-100) / 10, energy / 10], dim=1)
         return torch.cat([logits, self.value(critic)], dim=1)
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
+import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -9,14 +12,42 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent, Thought
-from agents.runs import check_model_file, settings_of
+from agents.train.runs import check_model_file, settings_of
 from grid_envs.core.base_env import GridEnv
 
 ALGOS = ("maskable-ppo", "ppo", "dqn")
 
+#: Where the classes a model saved by 0.4 names now live: a saved model names its network's
+#: classes by module (``agents.board_policies.PlayerLogitsExtractor``), and the agents' side
+#: has since been laid out in wings. Loading a model reads the old names through these.
+MOVED_MODULES = {
+    "agents.board_policies": ("agents.nets.board", "agents.nets.pairs"),
+    "agents.networks": ("agents.nets.common",),
+    "agents.policies": ("agents.nets.registry",),
+    "agents.rllib": ("agents.train.rllib",),
+}
+
+
+def read_moved_modules(*old: str) -> None:
+    """Make the ``old`` modules of :data:`MOVED_MODULES` (all by default) importable, each
+    holding the names of the modules that replaced it, so that a model saved before the
+    move loads. A module of that name that exists already is left alone."""
+    for name in old or tuple(MOVED_MODULES):
+        if name in sys.modules:
+            continue
+        module = types.ModuleType(name, f"the names of {', '.join(MOVED_MODULES[name])}")
+        for new in MOVED_MODULES[name]:
+            found = vars(importlib.import_module(new))
+            module.__dict__.update({k: v for k, v in found.items() if not k.startswith("__")})
+        sys.modules[name] = module
+
 
 def algo_class(algo: str) -> Any:
-    from agents.batched import fast_rollouts
+    """The stable-baselines3 class of ``algo`` (one of :data:`ALGOS`), ready to load a model
+    saved by this or an earlier version."""
+    from agents.train.batch import fast_rollouts
+
+    read_moved_modules("agents.board_policies", "agents.networks", "agents.policies")
 
     if algo == "maskable-ppo":
         from sb3_contrib import MaskablePPO
@@ -56,7 +87,7 @@ class PolicyAgent(Agent):
         sample: bool = False,
     ) -> None:  # fmt: skip
         if sample:
-            from agents.batched import check_sampling
+            from agents.train.batch import check_sampling
 
             check_sampling(algo)  # at load, not at the first move
         self.model = model
@@ -78,10 +109,10 @@ class PolicyAgent(Agent):
         """The model at ``path`` as an agent. Playing it is one position a forward pass,
         which gains nothing from more torch threads and loses much when another process
         holds the other cores: the process is set to ``threads`` (by default
-        ``GRIDGAMES_TORCH_THREADS``, else 1; :func:`agents.networks.set_threads`)."""
+        ``GRIDGAMES_TORCH_THREADS``, else 1; :func:`agents.nets.common.set_threads`)."""
         import zipfile
 
-        from agents.networks import set_threads
+        from agents.nets.common import set_threads
 
         path = Path(path)
         settings = settings_of(path)
@@ -128,7 +159,7 @@ class PolicyAgent(Agent):
         return super().predict(observation, state, episode_start, deterministic)
 
     def act(self, env: GridEnv, observation: np.ndarray) -> int:
-        from agents.batched import policy_actions, sampled_actions
+        from agents.train.batch import policy_actions, sampled_actions
 
         if self.inputs is not None:
             observation = self.inputs.observe(id(env), observation, env.game_state())
@@ -142,7 +173,7 @@ class PolicyAgent(Agent):
         its logits) and its value of the position; a DQN model's best Q-values."""
         import torch
 
-        from agents.networks import logits_and_values
+        from agents.nets.common import logits_and_values
 
         if self.inputs is not None:  # the episode's start is known: observing again is pure
             observation = self.inputs.observe(id(env), observation, env.game_state())

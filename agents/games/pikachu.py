@@ -7,7 +7,8 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, Thought
-from agents.policies import register_policy
+from agents.games.spec import AgentsSpec
+from agents.nets.registry import register_policy
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
 from grid_envs.pikachu.paths import removable_pairs, removable_with_lengths
@@ -15,15 +16,15 @@ from grid_envs.pikachu.rules import pair_to_action
 from grid_envs.pikachu.solver import plan, proved_dead_after, remove, safety_ranks
 from grid_envs.pikachu.state import EMPTY
 
-# The configuration `grid-games train` uses by default (agents.sb3.DEFAULTS): on Pikachu-v0 a
-# pair's logit is read off the board (a dense head over its 10,296 pairs clones the planner no
-# better than chance); on Pikachu-Small-v0, with gravity the order of removals matters (random
-# clears 70%, the planner 99%); `compare` teaches Pikachu-v0 as registered (agents.sb3.COMPARE)
+# What `grid-games train` starts from (AGENTS.training): on Pikachu-v0 a pair's logit is read
+# off the board (a dense head over its 10,296 pairs clones the planner no better than
+# chance); on Pikachu-Small-v0, with gravity, the order of removals matters; `compare`
+# (AGENTS.compare) teaches Pikachu-v0 as registered
 
 register_policy("pairs", "a key product per pair of cells (Pikachu's default)",
-                "agents.board_policies:PairLogitsExtractor")  # fmt: skip
+                "agents.nets.pairs:PairLogitsExtractor")  # fmt: skip
 register_policy("kind-pairs", "the pairs policy, blind to the kinds' names",
-                "agents.board_policies:KindPairsExtractor")  # fmt: skip
+                "agents.nets.pairs:KindPairsExtractor")  # fmt: skip
 
 TRAINING: dict[str, dict[str, Any]] = {
     "GridGames/Pikachu-v0": {"policy": "pairs"},
@@ -50,16 +51,13 @@ PIKACHU_IDS = ("GridGames/Pikachu*",)
 
 
 def clear_with_prior(env: GridEnv, logits: np.ndarray, nodes: int) -> tuple[str, list[int], int]:
-    """The search ``variant="exact"`` (agents.search): the planner's exact search for a
+    """The search ``variant="exact"`` (agents.search.tree): the planner's exact search for a
     clear of ``env``'s board with ``nodes`` nodes and no clock (the same answer on any
     machine), trying each kind's pairings in the order of the summed ``logits`` of their
     pairs. Returns the status, the clear's actions, and the nodes used."""
     board = env.game_state().board
     result = plan(board, getattr(env, "gravity", "none"), None, nodes, prior=logits)
     return result.status, [pair_to_action(i, j, board.size) for i, j in result.moves], result.nodes
-
-
-EXACT_SEARCH = clear_with_prior
 
 
 def shortest_pairs(board: np.ndarray) -> list[int]:
@@ -263,3 +261,11 @@ def safe_pairs(board: np.ndarray, removable: set[tuple[int, int]]) -> list[tuple
 register_agent("greedy", GreedyAgent, PIKACHU_IDS, "the pair with the shortest path")
 register_agent("mobility", MobilityAgent, PIKACHU_IDS, "the pair that leaves the most moves")
 register_agent("planner", PlannerAgent, PIKACHU_IDS, "search for a full clear, 1 s a plan")
+
+AGENTS = AgentsSpec(
+    "pikachu",
+    training=TRAINING,
+    compare=COMPARE,
+    search=SEARCH,
+    exact_search=clear_with_prior,
+)

@@ -9,7 +9,7 @@
   (``gym_env_vectorize_mode="vector_entry_point"``), else as Gymnasium's loop over single
   envs.
 * :class:`MaskedGridModule` (built lazily: importing ``agents`` needs no ray or torch): the
-  small-board CNN of :mod:`agents.sb3` with a policy and a value head; the mask sends the
+  small-board CNN of :mod:`agents.train.sb3` with a policy and a value head; the mask sends the
   logits of illegal actions to the float minimum, so PPO never samples them.
 * :func:`train_rllib`: PPO with ``num_env_runners`` sampling processes on a local Ray
   runtime, or on an existing cluster given its ``address``; checkpoints that a rerun
@@ -33,8 +33,8 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent, Thought
-from agents.networks import grid_cnn_parts, require
-from agents.runs import (
+from agents.nets.common import grid_cnn_parts, require
+from agents.train.runs import (
     Interrupted,
     check_run_folder,
     check_same_run,
@@ -446,6 +446,9 @@ class RLlibPolicyAgent(Agent):
     def load(cls, path: str | Path, env: Any = None, seed: int | None = None) -> RLlibPolicyAgent:
         from ray.rllib.core.rl_module.rl_module import RLModule
 
+        from agents.train.models import read_moved_modules
+
+        read_moved_modules("agents.rllib")
         p = _policy_dir(path)
         with _without_ray_shim_warning():
             module = RLModule.from_checkpoint(str(p.resolve()))

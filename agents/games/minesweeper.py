@@ -7,15 +7,15 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, Thought
+from agents.games.spec import AgentsSpec
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
 from grid_envs.core.grid import mirrored_cells
 from grid_envs.minesweeper.solver import HIDDEN, MinesweeperSolver
 
-# The configuration `grid-games train` uses by default (agents.sb3.DEFAULTS): a reveal's logit
-# is the CNN's output on its cell (72.5% won at 100k steps, against 10.5% with a dense head),
-# on the 6x6 board with 4 mines of the published DQN results; `compare` teaches it with the
-# solver's moves (agents.sb3.COMPARE)
+# What `grid-games train` starts from (AGENTS.training): a reveal's logit is the CNN's output
+# on its cell (far above a dense head: docs/training.md), on the 6x6 board with 4 mines of
+# the published DQN results; `compare` (AGENTS.compare) teaches it with the solver's moves
 TRAINING: dict[str, dict[str, Any]] = {
     "GridGames/Minesweeper-v0": {
         "env_kwargs": {"rows": 6, "cols": 6, "mines": 4},
@@ -27,12 +27,12 @@ COMPARE: dict[str, dict[str, Any]] = {
                                  "timesteps": 60_000,
                                  "search": {"simulations": 32, "episodes": 100}},
 }  # fmt: skip
-# Gumbel MCTS over boards drawn from the belief (agents.search): 64 simulations a move
+# Gumbel MCTS over boards drawn from the belief (agents.search.tree): 64 simulations a move
 SEARCH: dict[str, dict[str, Any]] = {
     "GridGames/Minesweeper*": {"variant": "gumbel", "simulations": 64}
 }
 
-# the board's symmetries, for cloning (agents.imitation.ActionMap): mines are placed
+# the board's symmetries, for cloning (agents.train.labels.ActionMap): mines are placed
 # uniformly and the first click is safe wherever it lands, so the rules know no orientation;
 # a cell's reveal (and its flag) goes where the cell goes
 SYMMETRIES = {"GridGames/Minesweeper-v0": mirrored_cells}
@@ -110,4 +110,12 @@ class MinesweeperSolverAgent(Agent):
 
 register_agent(
     "solver", MinesweeperSolverAgent, MINESWEEPER_IDS, "sure moves, then exact probabilities"
+)
+
+AGENTS = AgentsSpec(
+    "minesweeper",
+    training=TRAINING,
+    compare=COMPARE,
+    search=SEARCH,
+    symmetries=SYMMETRIES,
 )

@@ -7,7 +7,8 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, Thought
-from agents.policies import register_policy
+from agents.games.spec import AgentsSpec
+from agents.nets.registry import register_policy
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
 from grid_envs.core.grid import DIRECTIONS
@@ -15,12 +16,12 @@ from grid_envs.knight.rules import entry_cost
 from grid_envs.knight.solver import cheapest_route, exit_distances
 from grid_envs.knight.state import ACTION_BITS
 
-# The configuration `grid-games train` uses by default (agents.sb3.DEFAULTS): the registered
-# generated mazes with the value-iteration policy, which can compute a maze's distances (a
-# dense head cannot); `compare` teaches it with Dijkstra's moves (agents.sb3.COMPARE).
+# What `grid-games train` starts from (AGENTS.training): the registered generated mazes with
+# the value-iteration policy, which can compute a maze's distances (a dense head cannot);
+# `compare` (AGENTS.compare) teaches it with Dijkstra's moves.
 
 register_policy("maze-vi", "value iteration over the maze (the Knight's default)",
-                "agents.board_policies:MazeValueExtractor")  # fmt: skip
+                "agents.nets.board:MazeValueExtractor")  # fmt: skip
 
 
 def _cell_kwargs(env_id: str, actions: int) -> dict[str, Any]:
@@ -33,7 +34,7 @@ def _cell_kwargs(env_id: str, actions: int) -> dict[str, Any]:
 
 register_policy(
     "knight-cell", "the moves' logits read at the knight's cell off a CNN that covers the maze",
-    "agents.board_policies:PlayerLogitsExtractor", _cell_kwargs,
+    "agents.nets.board:PlayerLogitsExtractor", _cell_kwargs,
 )  # fmt: skip
 
 TRAINING: dict[str, dict[str, Any]] = {
@@ -89,3 +90,10 @@ class DijkstraAgent(Agent):
 
 
 register_agent("dijkstra", DijkstraAgent, KNIGHT_IDS, "follows Dijkstra's cheapest route")
+
+AGENTS = AgentsSpec(
+    "knight",
+    training=TRAINING,
+    compare=COMPARE,
+    search=SEARCH,
+)

@@ -1,0 +1,356 @@
+"""What a training run is: :class:`TrainConfig`, each game's defaults (read from its
+declaration, :mod:`agents.games`), the network a configuration builds, and the checks
+that refuse a run before anything is built or written.
+
+* :data:`DEFAULTS`: the settings ``grid-games train`` starts from for each id;
+  :data:`COMPARE`: what ``grid-games compare`` teaches and trains for each game;
+  :data:`SYMMETRIES`: the board symmetries cloning may use.
+* Our observations are uint8 *planes* (0/1, Knight's energy up to 255), not images:
+  ``normalize_images=False`` keeps SB3 from dividing them by 255.
+* A board network (:mod:`agents.nets.board`, named in :mod:`agents.nets.registry`) reads
+  the actions' logits off a CNN's output cell by cell instead of a dense layer over every
+  action.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from agents.games import declarations
+from agents.nets.common import PRECISIONS, bf16_native, load_torch, small_grid_cnn
+from agents.nets.registry import policy_spec
+from agents.train.models import ALGOS
+
+VEC_ENVS = ("batched", "dummy")
+# rollout and update sizes per kind of vec env, where a run does not set them: a batch
+# collects cheaply, so its PPO takes a larger rollout in fewer epochs (Atari's PPO uses 4);
+# the DummyVecEnv's are the settings that path always had
+PATH_DEFAULTS: dict[str, dict[str, int]] = {
+    "batched": {"n_envs": 64, "n_steps": 32, "batch_size": 512, "n_epochs": 4,
+                "eval_episodes": 50},
+    "dummy": {"n_envs": 4, "n_steps": 256, "batch_size": 256, "n_epochs": 10,
+              "eval_episodes": 20},
+}  # fmt: skip
+
+
+@dataclass
+class TrainConfig:
+    """Everything that defines a training run (saved as settings.json next to the model).
+
+    The run:
+        env_id: the registered id. algo: ``maskable-ppo``, ``ppo`` or ``dqn``.
+        timesteps: PPO's (or DQN's) env steps. seed: the network's, the envs' and the
+        teaching's. time_limit: seconds of wall time for the run, teaching included; PPO
+        stops there and the model so far is saved as the run's (a rerun goes on from it).
+
+    The envs:
+        vec_env: ``batched``, the native batched env where the id has one, else ``dummy``
+        (single envs in SB3's DummyVecEnv). n_envs: envs stepped together. env_kwargs:
+        settings beyond the registered ones. shaping: a potential's name (None: none);
+        shaping_scale: its coefficient (the reward gains ``scale * (gamma * phi(s') -
+        phi(s))``); shaping_at_loss: ``zero`` or ``kept``, the potential of a lost end
+        (:mod:`grid_envs.wrappers`). potential_input: a potential given to the network as one more
+        observation plane (:class:`grid_envs.wrappers.PotentialInput`), rewards untouched.
+
+    The network:
+        policy: a registered policy (``agents.nets.registry``; the board policies train with PPO
+        only). features_dim: the ``cnn`` policy's features. net_width, net_depth: a board
+        policy's channels and convolutions (None: the policy's own). precision: ``bf16``
+        runs the layers in bfloat16 with float32 weights; ``auto`` does where the device
+        computes it in hardware, else ``fp32``. threads: torch threads (None: every core
+        this process may use). device: ``auto`` is CUDA where present, else the CPU.
+
+    PPO:
+        gamma, learning_rate, ent_coef as SB3 takes them; n_steps: the rollout per env;
+        batch_size: the minibatch; n_epochs: the passes over each rollout.
+
+    Evaluations and checkpoints:
+        eval_freq: timesteps between evaluations (at least one of PPO's rollouts);
+        eval_episodes: episodes an evaluation plays on the validation seeds.
+        checkpoint_freq: timesteps between checkpoints (None: a 20th of the budget,
+        between 1,000 and 100,000, so that the first comes early).
+
+    Teaching by an algorithm (``agents.train.teaching``: cloning and DAgger before PPO):
+        teacher: a baseline's name (``agents.registry.list_agents(env_id)``; None: no
+        teaching). teacher_states: labelled states in all, over the rounds. dagger_rounds:
+        round 0 the teacher plays, then the learner moves and the teacher labels.
+        teacher_epochs: passes over the labelled states after each round. teacher_lr,
+        teacher_batch: cloning's step size and minibatch (PPO keeps its own).
+        teacher_workers: processes that label each round, one torch thread each.
+        warm_teacher: a faster baseline cloned first from its own play, after which every
+        round is a DAgger round the teacher labels; warm_states: the states it labels.
+        cloning_coef: the weight of the cloning loss kept during PPO, decaying to 0 over
+        cloning_decay steps (None: half of timesteps).
+    """
+
+    env_id: str
+    algo: str = "maskable-ppo"
+    timesteps: int = 50_000
+    seed: int = 0
+    vec_env: str = "batched"
+    n_envs: int = 64
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    shaping: str | None = None
+    shaping_scale: float = 1.0
+    shaping_at_loss: str = "zero"
+    potential_input: str | None = None
+    policy: str = "cnn"
+    gamma: float = 0.99
+    learning_rate: float = 3e-4
+    n_steps: int = 32
+    batch_size: int = 512
+    n_epochs: int = 4
+    ent_coef: float = 0.01
+    features_dim: int = 128
+    net_width: int | None = None
+    net_depth: int | None = None
+    precision: str = "auto"
+    eval_freq: int = 5_000
+    eval_episodes: int = 50
+    checkpoint_freq: int | None = None
+    threads: int | None = None
+    device: str = "auto"
+    teacher: str | None = None
+    teacher_states: int = 20_000
+    dagger_rounds: int = 3
+    teacher_epochs: int = 4
+    teacher_lr: float = 3e-3
+    teacher_batch: int = 64
+    teacher_workers: int = 1
+    warm_teacher: str | None = None
+    warm_states: int = 40_000
+    cloning_coef: float = 1.0
+    cloning_decay: int | None = None
+    time_limit: float | None = None
+
+
+# Each game's training configuration, declared beside its baselines (agents/<game>.py), in
+# the order of grid_envs.GAMES, which `grid-games compare` keeps.
+DEFAULTS: dict[str, dict[str, Any]] = {
+    env_id: settings
+    for game in declarations().values()
+    for env_id, settings in game.training.items()
+}
+# What `grid-games compare` runs for each game, over DEFAULTS: the id, the teacher, the
+# labelled states and PPO steps of its learned policy, and the agents too slow to evaluate
+# within its budget ("skip_agents"), declared beside the game's baselines.
+COMPARE: dict[str, dict[str, Any]] = {
+    env_id: row for game in declarations().values() for env_id, row in game.compare.items()
+}
+
+
+# The board symmetries each game's rules keep, for cloning (agents.train.labels.ActionMap),
+# declared beside its baselines; a game that declares none is cloned as its states come
+SYMMETRIES: dict[str, Any] = {
+    env_id: actions
+    for game in declarations().values()
+    for env_id, actions in game.symmetries.items()
+}
+
+
+def default_config(env_id: str, **overrides: Any) -> TrainConfig:
+    """The game's :data:`DEFAULTS` and its vec env's :data:`PATH_DEFAULTS`, then
+    ``overrides`` (None values left out; ``shaping="none"`` turns a default off). The
+    game's network size goes with its own policy: another policy, given alone, comes at
+    its own size."""
+    given = {k: v for k, v in overrides.items() if v is not None}
+    game = dict(DEFAULTS.get(env_id, {}))
+    if given.get("policy", game.get("policy")) != game.get("policy"):
+        game.pop("net_width", None)
+        game.pop("net_depth", None)
+    settings = {**game, **given}
+    if settings.get("shaping") == "none":  # no shaping, the game's default included
+        settings["shaping"] = None
+    vec_env = settings.get("vec_env", "batched")
+    if vec_env not in VEC_ENVS:
+        raise ValueError(f"vec_env must be one of {VEC_ENVS}, got {vec_env!r}")
+    return TrainConfig(env_id=env_id, **{**PATH_DEFAULTS[vec_env], **settings})
+
+
+def uses_bf16(config: TrainConfig) -> bool:
+    """Whether a run's network computes in bfloat16 (asked for, or "auto" on a device
+    that does it in hardware)."""
+    if config.precision != "auto":
+        return config.precision == "bf16"
+    device = config.device
+    if device == "auto":
+        device = "cuda" if load_torch().cuda.is_available() else "cpu"
+    return bf16_native(device)
+
+
+def uses_batch(config: TrainConfig) -> bool:
+    """Whether a run steps the native batched env (asked for, and the id has one)."""
+    from agents.train.batch import has_native_batch
+
+    return config.vec_env == "batched" and has_native_batch(config.env_id)
+
+
+def check_device(device: str) -> None:
+    """Refuse a device torch does not know, or CUDA where there is none (stable-baselines3
+    would fall back to the CPU without a word)."""
+    if device == "auto":
+        return
+    torch = load_torch()
+    try:
+        kind = torch.device(device).type
+    except (RuntimeError, TypeError):
+        kind = None
+    if kind not in ("cpu", "cuda"):
+        raise ValueError(f"device must be auto, cpu, cuda or cuda:N, got {device!r}")
+    if kind == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r}: torch sees no CUDA device here; use cpu or auto")
+
+
+def policy_of(config: TrainConfig, actions: int) -> tuple[Any, dict[str, Any]]:
+    """The policy class (or SB3's name for it) and its kwargs, for ``actions`` actions."""
+    policy = policy_spec(config.policy)  # refuses a name no game registered
+    if config.precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}, got {config.precision!r}")
+    bf16 = uses_bf16(config)
+    size = _net_size(config)
+    if policy.extractor is None:  # SB3's CnnPolicy
+        return "CnnPolicy", {
+            "features_extractor_class": small_grid_cnn(),
+            "features_extractor_kwargs": {"features_dim": config.features_dim, "bf16": bf16,
+                                          **size},
+            "normalize_images": False,
+        }  # fmt: skip
+    if config.algo == "dqn":
+        raise ValueError(
+            f"the {config.policy} policy is an actor-critic: train it with PPO or MaskablePPO"
+        )
+    extra = policy.kwargs(config.env_id, actions)  # refuses an env it cannot serve
+    load_torch()
+    from agents.nets import board as bp
+    from grid_envs.core.spec import load
+
+    kwargs: dict[str, Any] = {
+        "normalize_images": False,
+        "features_extractor_class": load(policy.extractor),
+        "features_extractor_kwargs": {**extra, "bf16": bf16, **size},
+    }
+    return (bp.MaskableLogitsPolicy if config.algo == "maskable-ppo" else bp.LogitsPolicy), kwargs
+
+
+def _net_size(config: TrainConfig) -> dict[str, int]:
+    """The extractor's ``width`` and ``depth`` where the config sets them; a depth only for
+    the policies built of stacked convolutions (not "cnn", two layers, nor "maze-vi", whose
+    sweeps are the board's size)."""
+    size = {}
+    for name, value in (("width", config.net_width), ("depth", config.net_depth)):
+        if value is None:
+            continue
+        if not isinstance(value, int) or value < 1:
+            raise ValueError(f"net_{name} must be a whole number of at least 1, got {value!r}")
+        size[name] = value
+    if "depth" in size and config.policy in ("cnn", "maze-vi"):
+        raise ValueError(f"the {config.policy} policy has no depth to set; leave net_depth out")
+    return size
+
+
+DQN_BUFFER = 50_000  # DQN's replay buffer, in states
+
+
+def check_training_memory(config: TrainConfig) -> None:
+    """Refuse, before the envs and the model are built, a run the machine cannot hold: the
+    envs (a mask and an observation each, twice), PPO's rollout (each of ``n_envs *
+    n_steps`` states kept as float32 observations, a mask and a few numbers; DQN's replay
+    buffer alike) and the network, whose convolutions of ``width`` channels hold about ``9 *
+    width**2`` weights a layer, each with its gradient and two moments of Adam, and whose
+    minibatch's activations hold ``width`` numbers a cell a layer, forward and back."""
+    from grid_envs.core import machine
+
+    probe = gym.make(config.env_id, **config.env_kwargs)  # its spaces
+    shape = probe.observation_space.shape or (1,)
+    actions = int(probe.action_space.n)  # type: ignore[attr-defined]
+    probe.close()
+    obs = int(np.prod(shape))
+    states = DQN_BUFFER if config.algo == "dqn" else config.n_envs * config.n_steps
+    rollout = states * (4 * obs + actions + 64) + config.n_envs * 2 * (actions + obs)
+    width = config.net_width or 64
+    depth = config.net_depth or 4
+    cells = int(np.prod(shape[-2:]))
+    weights = 16 * ((depth + 2) * 9 * width**2 + width * (actions + obs))
+    activations = 3 * 4 * config.batch_size * width * cells * (depth + 2)
+    machine.check_fits(
+        f"training {config.env_id} with {config.n_envs:,} envs x {config.n_steps:,} steps "
+        f"and a network {width} channels wide", rollout + weights + activations,
+        "make --n-envs, --n-steps, --batch-size or --net-width smaller",
+    )  # fmt: skip
+
+
+EVAL_SEED = 10_000
+HELDOUT_SEED = 1_000_000
+
+
+def checkpoint_every(config: TrainConfig) -> int:
+    """Timesteps between checkpoints: ``checkpoint_freq``, or a 20th of the budget (at
+    least 1,000 steps, at most 100,000), so that the first one comes early."""
+    if config.checkpoint_freq:
+        return config.checkpoint_freq
+    return min(100_000, max(1_000, config.timesteps // 20))
+
+
+def check_config(config: TrainConfig) -> None:
+    """Refuse settings a run cannot start with, before anything is built or written."""
+    if config.algo not in ALGOS:
+        raise ValueError(f"algo must be one of {ALGOS}, got {config.algo!r}")
+    if config.vec_env not in VEC_ENVS:
+        raise ValueError(f"vec_env must be one of {VEC_ENVS}, got {config.vec_env!r}")
+    if config.n_envs < 1:
+        raise ValueError(f"n_envs must be at least 1, got {config.n_envs!r}")
+    if config.timesteps < 1:
+        raise ValueError(f"timesteps must be at least 1, got {config.timesteps!r}")
+    if config.time_limit is not None and not config.time_limit > 0:
+        raise ValueError(f"time_limit must be above 0 seconds, got {config.time_limit!r}")
+    mode = config.env_kwargs.get("observation_mode", "planes")
+    if mode != "planes":
+        raise ValueError(
+            f"observation_mode={mode!r}: the networks read the game's planes (one for each "
+            f"kind of cell); train on observation_mode='planes', the default"
+        )
+    if config.algo != "dqn" and config.n_envs * config.n_steps < 2:
+        raise ValueError(
+            f"a rollout of {config.n_envs * config.n_steps} state (n_envs x n_steps) cannot "
+            f"normalise PPO's advantages; give it at least 2"
+        )
+    check_device(config.device)
+    check_potentials(config)
+    if config.teacher is not None:
+        check_teacher(config)
+    elif config.warm_teacher is not None:
+        raise ValueError("a warm teacher only warms up a --teacher run; name the teacher")
+
+
+def check_potentials(config: TrainConfig) -> None:
+    """Refuse a potential the game does not have, or a shaping scale that is not a positive
+    number, before anything is built."""
+    from grid_envs.wrappers import check_shaping, get_potential
+
+    for name in (config.shaping, config.potential_input):
+        if name is not None:
+            get_potential(config.env_id, name)
+    check_shaping(config.gamma, config.shaping_scale, config.shaping_at_loss)
+
+
+def check_teacher(config: TrainConfig) -> None:
+    """Refuse a teacher run that cannot start, before the run folder is written."""
+    from agents.train.labels import check_teaching
+
+    if config.algo == "dqn":
+        raise ValueError("a teacher trains PPO or MaskablePPO policies, not DQN")
+    check_teaching(config.env_id, config.teacher or "", config.teacher_states,
+                   config.dagger_rounds)  # fmt: skip
+    if config.warm_teacher is not None:
+        check_teaching(config.env_id, config.warm_teacher, config.warm_states, 1)
+    if config.teacher_workers < 1:
+        raise ValueError(f"teacher_workers must be at least 1, got {config.teacher_workers!r}")
+    if not config.teacher_lr > 0 or config.teacher_batch < 1:
+        raise ValueError(
+            f"teacher_lr must be above 0 and teacher_batch at least 1, got "
+            f"{config.teacher_lr!r} and {config.teacher_batch!r}"
+        )
