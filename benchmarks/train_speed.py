@@ -76,7 +76,7 @@ from agents.train.config import PATH_DEFAULTS, TrainConfig, default_config, uses
 from agents.train.models import PolicyAgent
 from agents.train.sb3 import _eval_callback, make_vec_env, new_model, training_env
 from grid_envs.bench import fill_pool
-from grid_games.cli import parse_settings
+from grid_games.cli.base import parse_settings
 
 HELD_OUT_SEED = 1_000_000
 PATHS: dict[str, dict[str, Any]] = {

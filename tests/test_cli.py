@@ -125,11 +125,11 @@ def test_play_lines98_by_cells(
 
 
 def test_set_parses_json_values() -> None:
-    assert cli.parse_settings(["rows=8", "levels=a.xsb", "flag=true"]) == {
+    assert cli.base.parse_settings(["rows=8", "levels=a.xsb", "flag=true"]) == {
         "rows": 8, "levels": "a.xsb", "flag": True,
     }  # fmt: skip
     with pytest.raises(ValueError, match="key=value"):
-        cli.parse_settings(["rows"])
+        cli.base.parse_settings(["rows"])
 
 
 def test_readme_commands_use_only_real_subcommands() -> None:
@@ -184,7 +184,7 @@ def test_play_in_a_pygame_window(tmp_path) -> None:
         return original_step(action)
 
     env.step = spy  # type: ignore[method-assign]
-    assert cli.play_window(env, base, seed=0) == 0
+    assert cli.play.play_window(env, base, seed=0) == 0
     assert pushed == [4 + 2]  # 'a' became the push left that solves the level
     env.close()
 

@@ -45,7 +45,7 @@ def test_a_card_train_command_gives_the_settings_the_card_holds(env_id: str) -> 
     settings = card(env_id)
     command = next(c for c in settings["reproduce"] if c.startswith("grid-games train "))
     args = cli.build_parser().parse_args(command.split()[1:])
-    config = cli.train_config(cli.env_id(args.env), args)
+    config = cli.train.train_config(cli.base.env_id(args.env), args)
     for key in REPRODUCED:
         assert getattr(config, key) == settings[key], (env_id, key)
 

@@ -33,11 +33,11 @@ def test_workers_are_held_to_the_usable_cores_with_a_note(
 
     monkeypatch.setattr(machine, "usable_cores", lambda: 2)
     assert machine.capped_workers(2, "--workers") == (2, None)
-    assert cli.capped(8, "--teacher-workers") == 2
+    assert cli.base.capped(8, "--teacher-workers") == 2
     err = capsys.readouterr().err
     assert err.strip() == ("grid-games: --teacher-workers 8: this process may use 2 cores, so 2 "
                            "run instead (more would only take turns)")  # fmt: skip
-    assert cli.capped(3, "--num-env-runners", spare=1) == 1
+    assert cli.base.capped(3, "--num-env-runners", spare=1) == 1
 
 
 def test_a_ray_address_that_does_not_answer_is_refused_in_seconds() -> None:
