@@ -19,11 +19,12 @@ which a recording shows beside the board (:mod:`agents.watch`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
 
+from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
 
 
@@ -75,6 +76,13 @@ class Agent:
 
     #: Name under which the agent is registered (see :mod:`agents.registry`).
     name = "agent"
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        """Every agent refuses a setting's old name (``time_limit=`` for seconds) in one line
+        naming the new one, before anything is built."""
+        if kwargs:
+            checks.not_renamed(kwargs, checks.init_names(cast(Any, cls)))
+        return super().__new__(cls)
 
     def __init__(self, env: Any = None, seed: int | None = None) -> None:
         self.envs: list[GridEnv] = []

@@ -222,9 +222,9 @@ def _trained_row(
     taught_seconds = result.train_seconds.get(f"{env_id} taught")
     if how == "scratch" and taught_seconds:  # the taught run's wall time, in steps
         run = replace(run, timesteps=run.timesteps * SCRATCH_STEPS,
-                      time_limit=max(1.0, taught_seconds))  # fmt: skip
+                      max_seconds=max(1.0, taught_seconds))  # fmt: skip
     taught = f"{run.teacher}-taught " if run.teacher else ""
-    limit = f" or {run.time_limit:.0f} s" if run.time_limit else ""
+    limit = f" or {run.max_seconds:.0f} s" if run.max_seconds else ""
     log(f"{env_id}: training {taught}MaskablePPO for {run.timesteps} steps{limit}")
     trained = train(run, out / "runs" / f"{env_id.split('/')[1]}-{how}", progress)
     # every session's, teaching included: a run that went on from an earlier one counts both

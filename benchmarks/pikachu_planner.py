@@ -1,12 +1,12 @@
 """Pikachu planner on random classic boards (9x16, 36 kinds x 4), against playout baselines.
 
-    python benchmarks/pikachu_planner.py [--boards 100] [--first 0] [--time-limit 1]
+    python benchmarks/pikachu_planner.py [--boards 100] [--first 0] [--max-seconds 1]
                                          [--proof-time 10]
 
 Board ``s`` (``--first`` to ``--first + --boards - 1``) is
 ``random_board(9, 16, 36, default_rng(s))``. Baselines: one random greedy playout (a
 uniformly random removable pair each step, no reshuffle) and the best of 20.
-Boards the planner neither clears nor proves unsolvable in ``--time-limit`` get a second
+Boards the planner neither clears nor proves unsolvable in ``--max-seconds`` get a second
 search of ``--proof-time`` seconds.
 """
 
@@ -36,7 +36,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--boards", type=int, default=100)
     parser.add_argument("--first", type=int, default=0, help="seed of the first board")
-    parser.add_argument("--time-limit", type=float, default=1.0)
+    parser.add_argument("--max-seconds", type=float, default=1.0)
     parser.add_argument("--proof-time", type=float, default=10.0)
     args = parser.parse_args()
     status: dict[str, int] = {}
@@ -46,11 +46,11 @@ def main() -> None:
     undecided: list[int] = []
     for s in range(args.first, args.first + args.boards):
         board = random_board(9, 16, 36, np.random.default_rng(s))
-        r = plan(board, time_limit=args.time_limit)
+        r = plan(board, max_seconds=args.max_seconds)
         status[r.status] = status.get(r.status, 0) + 1
         times.append(r.seconds)
         if r.status == "gave_up" and args.proof_time > 0:
-            r2 = plan(board, time_limit=args.proof_time)
+            r2 = plan(board, max_seconds=args.proof_time)
             second[r2.status] = second.get(r2.status, 0) + 1
             if r2.status == "gave_up":
                 undecided.append(s)
@@ -64,7 +64,7 @@ def main() -> None:
         f"boards: {n} random 9x16 deals with 36 kinds x 4, seeds {args.first}-{args.first + n - 1}"
     )
     share = {k: f"{v / n:.0%}" for k, v in status.items()}
-    print(f"planner, {args.time_limit:g} s: {share}; median {statistics.median(times):.2f} s")
+    print(f"planner, {args.max_seconds:g} s: {share}; median {statistics.median(times):.2f} s")
     if second:
         n_first = status.get("gave_up", 0)
         print(f"second search of {args.proof_time:g} s on the {n_first} undecided: {second}")

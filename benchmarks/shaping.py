@@ -148,7 +148,7 @@ def run_one(
     setting = SETTINGS[name]
     config = default_config(
         setting.env_id, policy=setting.policy, seed=seed, timesteps=100_000_000,
-        time_limit=budget, threads=1, **arm_config(setting, arm),
+        max_seconds=budget, threads=1, **arm_config(setting, arm),
     )  # fmt: skip
     config.env_kwargs = {**config.env_kwargs, **setting.env_kwargs}
     trained = train(config, folder, progress=False)

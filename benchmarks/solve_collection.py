@@ -1,7 +1,7 @@
 """Solve every level of a collection and print the count, times and failures.
 
     python benchmarks/solve_collection.py ../shared/levels/microban_155.xsb \
-        --time-limit 10 --mode fast [--jobs 2] [--levels 1-50] [--json out.jsonl] \
+        --max-seconds 10 --mode fast [--jobs 2] [--levels 1-50] [--json out.jsonl] \
         [--without goal-macros ...]
 
 Each level is solved on one core (``--jobs`` runs that many levels side by side, each in
@@ -13,7 +13,7 @@ Rabbit, 1982; the XSokoban set) ship in Debian's ``xsok`` package as ``Sokoban.d
 
     apt-get download xsok && dpkg-deb -x xsok_*.deb /tmp/xsok
     python benchmarks/solve_collection.py /tmp/xsok/usr/share/games/xsok/Sokoban.def \
-        --levels 1-50 --time-limit 60 --jobs 2
+        --levels 1-50 --max-seconds 60 --jobs 2
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def read_levels(path: str) -> list[Level]:
 def _one(job: tuple[str, int, str, float, tuple[str, ...]]) -> dict:
     path, index, mode, limit, without = job
     level = read_levels(path)[index]
-    r = solve(level, mode=mode, time_limit=limit, without=without)
+    r = solve(level, mode=mode, max_seconds=limit, without=without)
     replay_ok = r.solved and rules.solves(level, r.solution)
     return {
         "level": index + 1, "title": level.title, "status": r.status, "solved": replay_ok,
@@ -59,7 +59,7 @@ def _one(job: tuple[str, int, str, float, tuple[str, ...]]) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("collection")
-    parser.add_argument("--time-limit", type=float, default=10.0)
+    parser.add_argument("--max-seconds", type=float, default=10.0)
     parser.add_argument("--mode", choices=("fast", "optimal"), default="fast")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--levels", type=str, default="", help="e.g. 1-20,93")
@@ -78,7 +78,7 @@ def main() -> None:
             picked.extend(range(int(lo) - 1, int(hi or lo)))
         wanted = picked  # type: ignore[assignment]
     without = tuple(args.without)
-    jobs = [(args.collection, i, args.mode, args.time_limit, without) for i in wanted]
+    jobs = [(args.collection, i, args.mode, args.max_seconds, without) for i in wanted]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         rows = []
         for row in pool.map(_one, jobs):
@@ -97,7 +97,7 @@ def main() -> None:
     times = [r["seconds"] for r in solved]
     nps = [r["nodes_per_second"] for r in rows if r["nodes"] > 100]
     print(f"collection {args.collection}: {len(rows)} levels, mode {args.mode}, "
-          f"{args.time_limit:g} s a level, {args.jobs} job(s)"
+          f"{args.max_seconds:g} s a level, {args.jobs} job(s)"
           + (f", without {', '.join(without)}" if without else ""))  # fmt: skip
     print(f"solved {len(solved)}/{len(rows)}")
     if times:

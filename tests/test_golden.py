@@ -36,14 +36,14 @@ LIGHT: dict[str, dict[str, Any]] = {
 # time budgets far above what these boards need, so no answer depends on the clock
 AGENTS: list[tuple[str, str, dict[str, Any], int]] = [
     ("GridGames/Sokoban-Small-v0", "random", {}, 120),
-    ("GridGames/Sokoban-Small-v0", "solver", {"time_limit": 60.0}, 120),
-    ("GridGames/SokobanPush-v0", "solver", {"time_limit": 60.0}, 40),
+    ("GridGames/Sokoban-Small-v0", "solver", {"max_seconds": 60.0}, 120),
+    ("GridGames/SokobanPush-v0", "solver", {"max_seconds": 60.0}, 40),
     ("GridGames/Minesweeper-v0", "solver", {}, 150),
     ("GridGames/Knight-v0", "dijkstra", {}, 150),
     ("GridGames/Pikachu-Small-v0", "greedy", {}, 60),
-    ("GridGames/Pikachu-Small-v0", "planner", {"time_limit": 60.0}, 60),
+    ("GridGames/Pikachu-Small-v0", "planner", {"max_seconds": 60.0}, 60),
     ("GridGames/Lines98-Small-v0", "greedy", {}, 60),
-    ("GridGames/Lines98-Small-v0", "lookahead", {"time_limit": 60.0}, 15),
+    ("GridGames/Lines98-Small-v0", "lookahead", {"max_seconds": 60.0}, 15),
 ]
 
 

@@ -131,7 +131,7 @@ def write_corridor(path: str, rng: np.random.Generator, count: int | None,
     return f"wrote {path}: a corridor of {cols}"
 
 
-def solve_corridors(path: str, level: int | None, time_limit: float, mode: str) -> Any:
+def solve_corridors(path: str, level: int | None, max_seconds: float, mode: str) -> Any:
     """The game's solver: walk right to the end, replayed through the env first."""
     cols = len(Path(path).read_text().strip())
     env = CorridorEnv(cols=cols)

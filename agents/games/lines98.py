@@ -145,7 +145,7 @@ class LookaheadAgent(Agent):
     ``futures > 0`` the agent instead draws that many announcements as the game would and
     averages the best reply over them; with ``common_futures`` every candidate meets the
     same draws (future ``f`` of each is drawn from one seed). ``replies=0`` plays the first
-    step alone. ``time_limit`` bounds the seconds a move may take: the search keeps the
+    step alone. ``max_seconds`` bounds the seconds a move may take: the search keeps the
     best candidate it has finished.
     """
 
@@ -156,7 +156,7 @@ class LookaheadAgent(Agent):
         env: Any = None,
         seed: int | None = None,
         candidates: int = 12,
-        time_limit: float = 0.5,
+        max_seconds: float = 0.5,
         free_weight: float = 2000.0,
         follow_weight: float = 0.5,
         clear_weight: float = 600.0,
@@ -166,7 +166,7 @@ class LookaheadAgent(Agent):
         first_weight: float = 0.1,
         common_futures: bool = True,
     ) -> None:
-        self.candidates, self.time_limit = candidates, time_limit
+        self.candidates, self.max_seconds = candidates, max_seconds
         self.free_weight, self.follow_weight = free_weight, follow_weight
         self.clear_weight = clear_weight
         self.replies, self.futures = replies, futures
@@ -247,7 +247,7 @@ class LookaheadAgent(Agent):
         moves = legal_moves(env)
         if not len(moves):
             return 0
-        best = self.choose(env, moves, time.perf_counter() + self.time_limit)
+        best = self.choose(env, moves, time.perf_counter() + self.max_seconds)
         e: Any = env
         return rules.move_to_action(int(moves[best, 0]), int(moves[best, 1]), e.rows * e.cols)
 
@@ -318,7 +318,7 @@ class JudgeAgent(LookaheadAgent):
     name = "judge"
 
     def __init__(self, env: Any = None, seed: int | None = None, candidates: int = 12) -> None:
-        super().__init__(env, seed, candidates=candidates, time_limit=math.inf, replies=0)
+        super().__init__(env, seed, candidates=candidates, max_seconds=math.inf, replies=0)
 
     def label(self, env: GridEnv, observation: np.ndarray) -> tuple[int, np.ndarray]:
         moves = legal_moves(env)
@@ -349,7 +349,7 @@ def lookahead_with_prior(
     size = e.rows * e.cols
     order = np.argsort(-logits[moves[:, 0] * size + moves[:, 1]], kind="stable")
     agent = LookaheadAgent(seed=int(rng.integers(2**63)), candidates=candidates,
-                           time_limit=math.inf)  # fmt: skip
+                           max_seconds=math.inf)  # fmt: skip
     if replies is not None:
         agent.replies = replies
     best = agent.choose(env, moves, math.inf, order)

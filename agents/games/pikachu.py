@@ -143,7 +143,7 @@ class MobilityAgent(Agent):
 
 
 class PlannerAgent(Agent):
-    """Plans a full clear from the env's state (``time_limit`` seconds) and follows it.
+    """Plans a full clear from the env's state (``max_seconds`` seconds) and follows it.
 
     Without gravity a removal only frees cells, so a plan stays a clear after any of its
     pairs is removed early, in any order: the agent keeps its plan while the board holds
@@ -155,8 +155,8 @@ class PlannerAgent(Agent):
 
     name = "planner"
 
-    def __init__(self, env: Any = None, seed: int | None = None, time_limit: float = 1.0) -> None:
-        self.time_limit = time_limit
+    def __init__(self, env: Any = None, seed: int | None = None, max_seconds: float = 1.0) -> None:
+        self.max_seconds = max_seconds
         self._plans: dict[int, _Plan] = {}
         super().__init__(env, seed)
 
@@ -170,7 +170,7 @@ class PlannerAgent(Agent):
         kept = self._plans.get(id(env))
         if kept is not None and kept.follow(board, gravity):
             return kept
-        result = plan(board, gravity, self.time_limit)
+        result = plan(board, gravity, self.max_seconds)
         if not result.cleared:
             self._plans.pop(id(env), None)
             return None
@@ -214,7 +214,7 @@ class PlannerAgent(Agent):
         board = env.game_state().board
         now = set(removable_pairs(board))
         sure = (now & set(current.pairs)) | set(safe_pairs(board, now))
-        equals = sure | {p for p in now - sure if not proved_dead_after(board, p, self.time_limit)}
+        equals = sure | {p for p in now - sure if not proved_dead_after(board, p, self.max_seconds)}
         return action, self.one_hot(env, [pair_to_action(i, j, board.size) for i, j in equals])
 
 

@@ -82,16 +82,16 @@ class SokobanSolverAgent(Agent):
 
     Args:
         mode: the solver's mode, ``"fast"`` (default) or ``"optimal"``.
-        time_limit: seconds the solver may spend on one plan.
+        max_seconds: seconds the solver may spend on one plan.
     """
 
     name = "solver"
 
     def __init__(
-        self, env: Any = None, seed: int | None = None, mode: str = "fast", time_limit: float = 5.0
+        self, env: Any = None, seed: int | None = None, mode: str = "fast", max_seconds: float = 5.0
     ) -> None:
         self.mode = mode
-        self.time_limit = time_limit
+        self.max_seconds = max_seconds
         self._plans: dict[int, tuple[list[int], list[tuple[bytes, tuple[int, int]]]]] = {}
         self.last_result: Any = None
         super().__init__(env, seed)
@@ -104,7 +104,7 @@ class SokobanSolverAgent(Agent):
         return (s.boxes.tobytes(), s.player)
 
     def _plan(self, env: GridEnv, s: SokobanState) -> tuple[list[int], list[Any]]:
-        result = solve(s, mode=self.mode, time_limit=self.time_limit)
+        result = solve(s, mode=self.mode, max_seconds=self.max_seconds)
         self.last_result = result
         if not result.solved:
             return [], []
@@ -219,19 +219,19 @@ class SokobanOptimalAgent(SokobanSolverAgent):
 
     Args:
         max_states: the most positions one room's table may hold.
-        mode, time_limit: the fallback solver's (see ``solver``).
+        mode, max_seconds: the fallback solver's (see ``solver``).
     """
 
     name = "optimal"
 
     def __init__(
         self, env: Any = None, seed: int | None = None, max_states: int = 1_000_000,
-        mode: str = "fast", time_limit: float = 5.0,
+        mode: str = "fast", max_seconds: float = 5.0,
     ) -> None:  # fmt: skip
         self.max_states = max_states
         # per env: the level's room (floor and goals) and its table, None where too large
         self._tables: dict[int, tuple[bytes, MoveTable | None]] = {}
-        super().__init__(env, seed, mode, time_limit)
+        super().__init__(env, seed, mode, max_seconds)
 
     def reset(self) -> None:
         super().reset()

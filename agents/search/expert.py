@@ -67,7 +67,7 @@ class IterationConfig:
     seed: int = 0
     workers: int = 1  # processes that play each round (one torch thread each)
     threads: int | None = None  # torch threads of the learning step (None: every core)
-    time_limit: float | None = None  # seconds for the run; it stops after the round in play
+    max_seconds: float | None = None  # seconds for the run; it stops after the round in play
     env_kwargs: dict[str, Any] = field(default_factory=dict)  # from the start model
 
     def check(self) -> None:
@@ -82,8 +82,8 @@ class IterationConfig:
             raise ValueError(f"eval_episodes must be at least 0, got {self.eval_episodes!r}")
         if not self.lr > 0:
             raise ValueError(f"lr must be above 0, got {self.lr!r}")
-        if self.time_limit is not None and not self.time_limit > 0:
-            raise ValueError(f"time_limit must be above 0 seconds, got {self.time_limit!r}")
+        if self.max_seconds is not None and not self.max_seconds > 0:
+            raise ValueError(f"max_seconds must be above 0 seconds, got {self.max_seconds!r}")
 
 
 @dataclass
@@ -405,7 +405,7 @@ def _iterate(config: IterationConfig, out: Path, log: Any) -> IterationResult:
     interrupted = False
     try:
         for r in range(done, config.rounds):
-            if config.time_limit is not None and time.perf_counter() - began > config.time_limit:
+            if config.max_seconds is not None and time.perf_counter() - began > config.max_seconds:
                 break
             history.append(_one_round(model, algo, config, r, out, rng, symmetries))
             (out / "rounds.json").write_text(json.dumps(history, indent=2))

@@ -14,7 +14,7 @@ that refuse a run before anything is built or written.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import gymnasium as gym
@@ -22,8 +22,9 @@ import numpy as np
 
 from agents.games import declarations
 from agents.nets.common import PRECISIONS, bf16_native, load_torch, small_grid_cnn
-from agents.nets.registry import policy_spec
+from agents.nets.registry import policies_help, policy_names, policy_spec
 from agents.train.models import ALGOS
+from grid_envs.core import checks
 
 VEC_ENVS = ("batched", "dummy")
 # rollout and update sizes per kind of vec env, where a run does not set them: a batch
@@ -37,6 +38,31 @@ PATH_DEFAULTS: dict[str, dict[str, int]] = {
 }  # fmt: skip
 
 
+def flag(
+    group: str,
+    help: str,
+    *,
+    default: Any,
+    choices: Any = None,
+    least: float | None = None,
+    at_most: float | None = None,
+    metavar: str | None = None,
+    shown: str | None = None,
+    extra: Any = None,
+) -> Any:
+    """A :class:`TrainConfig` field that ``grid-games train`` takes as ``--the-field-name``:
+    its ``group`` in the help, one line of ``help``, and what the command line checks
+    (``choices``, or a number at least ``least``, at most ``at_most``; by default a whole
+    number at least 1, a number above 0). ``shown`` is the default as the help tells it
+    where the field's own is not (the game's, the batch's); ``choices`` and ``extra`` may
+    be functions, called when the parser is built (the registered policies and their
+    help)."""
+    return field(default=default, metadata={
+        "group": group, "help": help, "choices": choices, "least": least, "at_most": at_most,
+        "metavar": metavar, "shown": shown, "extra": extra,
+    })  # fmt: skip
+
+
 @dataclass
 class TrainConfig:
     """Everything that defines a training run (saved as settings.json next to the model).
@@ -44,7 +70,7 @@ class TrainConfig:
     The run:
         env_id: the registered id. algo: ``maskable-ppo``, ``ppo`` or ``dqn``.
         timesteps: PPO's (or DQN's) env steps. seed: the network's, the envs' and the
-        teaching's. time_limit: seconds of wall time for the run, teaching included; PPO
+        teaching's. max_seconds: seconds of wall time for the run, teaching included; PPO
         stops there and the model so far is saved as the run's (a rerun goes on from it).
 
     The envs:
@@ -88,44 +114,174 @@ class TrainConfig:
     """
 
     env_id: str
-    algo: str = "maskable-ppo"
-    timesteps: int = 50_000
-    seed: int = 0
-    vec_env: str = "batched"
-    n_envs: int = 64
-    env_kwargs: dict[str, Any] = field(default_factory=dict)
-    shaping: str | None = None
-    shaping_scale: float = 1.0
-    shaping_at_loss: str = "zero"
-    potential_input: str | None = None
-    policy: str = "cnn"
-    gamma: float = 0.99
-    learning_rate: float = 3e-4
-    n_steps: int = 32
-    batch_size: int = 512
-    n_epochs: int = 4
-    ent_coef: float = 0.01
-    features_dim: int = 128
-    net_width: int | None = None
-    net_depth: int | None = None
-    precision: str = "auto"
-    eval_freq: int = 5_000
-    eval_episodes: int = 50
-    checkpoint_freq: int | None = None
-    threads: int | None = None
-    device: str = "auto"
-    teacher: str | None = None
-    teacher_states: int = 20_000
-    dagger_rounds: int = 3
-    teacher_epochs: int = 4
-    teacher_lr: float = 3e-3
-    teacher_batch: int = 64
-    teacher_workers: int = 1
-    warm_teacher: str | None = None
-    warm_states: int = 40_000
-    cloning_coef: float = 1.0
-    cloning_decay: int | None = None
-    time_limit: float | None = None
+    algo: str = flag(
+        "the run",
+        "maskable-ppo never picks an illegal action",
+        default="maskable-ppo",
+        choices=("maskable-ppo", "ppo", "dqn"),
+    )
+    timesteps: int = flag("the run", "PPO's (or DQN's) env steps", default=50_000)
+    seed: int = flag("the run", "the run's seed: network, envs and teaching", default=0, least=0)
+    max_seconds: float | None = flag(
+        "the run",
+        "stop PPO after this much wall time, teaching included, and keep the model "
+        "so far as the run's",
+        default=None,
+        metavar="SECONDS",
+        shown="none",
+    )
+    vec_env: str = flag(
+        "the envs",
+        "batched: the native batched env, one call a step (where "
+        "the id has one); dummy: single envs in SB3's DummyVecEnv",
+        default="batched",
+        choices=("batched", "dummy"),
+    )
+    n_envs: int = flag(
+        "the envs",
+        "envs stepped together",
+        default=64,
+        shown="64 in a native batch, 4 in a DummyVecEnv",
+    )
+    env_kwargs: dict[str, Any] = field(default_factory=dict)  # --set
+    shaping: str | None = flag(
+        "the envs",
+        "a potential's name, e.g. distance; none: no shaping",
+        default=None,
+        metavar="POTENTIAL",
+        shown="the game's own",
+    )
+    shaping_scale: float = flag(
+        "the envs",
+        "the shaping's coefficient: the reward gains COEF * (gamma * phi(s') - phi(s))",
+        default=1.0,
+        metavar="COEF",
+    )
+    shaping_at_loss: str = flag(
+        "the envs",
+        "the potential of a lost end: zero (leaves the best policy unchanged) or "
+        "kept, as at a time limit",
+        default="zero",
+        choices=("zero", "kept"),
+    )
+    potential_input: str | None = flag(
+        "the envs",
+        "give the network a potential as one more observation plane, rewards untouched",
+        default=None,
+        metavar="POTENTIAL",
+        shown="none",
+    )
+    policy: str = flag(
+        "the network",
+        "the network",
+        default="cnn",
+        choices=policy_names,
+        shown="the game's own",
+        extra=policies_help,
+    )
+    gamma: float = flag("PPO", "the discount", default=0.99, least=0.0, at_most=1.0)
+    learning_rate: float = flag("PPO", "PPO's step size", default=3e-4)
+    n_steps: int = flag(
+        "PPO", "the rollout per env", default=32, shown="32 in a native batch, 256 in a DummyVecEnv"
+    )
+    batch_size: int = flag(
+        "PPO",
+        "the minibatch; on a GPU, thousands keep it busy",
+        default=512,
+        least=2,
+        shown="512 in a native batch, 256 in a DummyVecEnv",
+    )
+    n_epochs: int = flag(
+        "PPO",
+        "the passes over each rollout",
+        default=4,
+        shown="4 in a native batch, 10 in a DummyVecEnv",
+    )
+    ent_coef: float = flag("PPO", "the entropy bonus's weight", default=0.01, least=0.0)
+    features_dim: int = flag("the network", "the cnn policy's features", default=128)
+    net_width: int | None = flag(
+        "the network",
+        "a board policy's channels",
+        default=None,
+        metavar="CHANNELS",
+        shown="the policy's own",
+    )
+    net_depth: int | None = flag(
+        "the network",
+        "a board policy's convolutions",
+        default=None,
+        metavar="LAYERS",
+        shown="the game's own",
+    )
+    precision: str = flag(
+        "the network",
+        "the network's arithmetic: auto (bfloat16 where the device computes "
+        "it in hardware), bf16, fp32; weights stay float32 either way",
+        default="auto",
+        choices=("auto", "bf16", "fp32"),
+    )
+    eval_freq: int = flag(
+        "evaluations",
+        "timesteps between evaluations (PPO's at least one rollout)",
+        default=5_000,
+        metavar="STEPS",
+    )
+    eval_episodes: int = flag(
+        "evaluations",
+        "episodes an evaluation plays",
+        default=50,
+        shown="50 in a native batch, 20 in a DummyVecEnv",
+    )
+    checkpoint_freq: int | None = flag(
+        "evaluations",
+        "timesteps between checkpoints",
+        default=None,
+        metavar="STEPS",
+        shown="a 20th of the budget",
+    )
+    threads: int | None = flag(
+        "the network", "torch threads", default=None, shown="every core this process may use"
+    )
+    device: str = flag("the network", "auto (CUDA where present), cpu, cuda", default="auto")
+    teacher: str | None = flag(
+        "teaching",
+        "clone this baseline first (behaviour cloning, then DAgger rounds), then "
+        "fine-tune with PPO while a decaying cloning loss keeps what was cloned",
+        default=None,
+        metavar="AGENT",
+        shown="none",
+    )
+    teacher_states: int = flag(
+        "teaching", "states the teacher labels, over all rounds", default=20_000
+    )
+    dagger_rounds: int = flag("teaching", "round 0 the teacher plays, then the learner", default=3)
+    teacher_epochs: int = flag(
+        "teaching", "cloning passes over the labels after each round", default=4
+    )
+    teacher_lr: float = flag("teaching", "cloning's step size (PPO keeps its own)", default=3e-3)
+    teacher_batch: int = flag("teaching", "cloning's minibatch", default=64)
+    teacher_workers: int = flag(
+        "teaching", "processes that label each round, one per core", default=1
+    )
+    warm_teacher: str | None = flag(
+        "teaching",
+        "a faster baseline cloned first from its own play; then every round is a "
+        "DAgger round, the learner moving and --teacher labelling",
+        default=None,
+        metavar="AGENT",
+        shown="none",
+    )
+    warm_states: int = flag("teaching", "states the warm teacher labels", default=40_000)
+    cloning_coef: float = flag(
+        "teaching", "the weight of the cloning loss kept during PPO", default=1.0, least=0.0
+    )
+    cloning_decay: int | None = flag(
+        "teaching",
+        "PPO steps over which that weight decays to 0",
+        default=None,
+        metavar="STEPS",
+        shown="half of timesteps",
+    )
 
 
 # Each game's training configuration, declared beside its baselines (agents/<game>.py), in
@@ -157,6 +313,7 @@ def default_config(env_id: str, **overrides: Any) -> TrainConfig:
     ``overrides`` (None values left out; ``shaping="none"`` turns a default off). The
     game's network size goes with its own policy: another policy, given alone, comes at
     its own size."""
+    checks.not_renamed(overrides, frozenset(f.name for f in fields(TrainConfig)))
     given = {k: v for k, v in overrides.items() if v is not None}
     game = dict(DEFAULTS.get(env_id, {}))
     if given.get("policy", game.get("policy")) != game.get("policy"):
@@ -305,8 +462,8 @@ def check_config(config: TrainConfig) -> None:
         raise ValueError(f"n_envs must be at least 1, got {config.n_envs!r}")
     if config.timesteps < 1:
         raise ValueError(f"timesteps must be at least 1, got {config.timesteps!r}")
-    if config.time_limit is not None and not config.time_limit > 0:
-        raise ValueError(f"time_limit must be above 0 seconds, got {config.time_limit!r}")
+    if config.max_seconds is not None and not config.max_seconds > 0:
+        raise ValueError(f"max_seconds must be above 0 seconds, got {config.max_seconds!r}")
     mode = config.env_kwargs.get("observation_mode", "planes")
     if mode != "planes":
         raise ValueError(

@@ -195,7 +195,7 @@ def _train(config: TrainConfig, out: Path, progress: bool) -> TrainResult:
         "teacher_seconds": round(teacher_seconds, 1),
         "session_seconds": round(time.perf_counter() - began, 1),
         "stopped_at_time_limit": bool(
-            config.time_limit is not None and model.num_timesteps < config.timesteps
+            config.max_seconds is not None and model.num_timesteps < config.timesteps
         ),
     }
     settings_path = out / "settings.json"
@@ -277,8 +277,8 @@ def _callbacks(
     if config.teacher:
         teacher_seconds, cloning = _taught(config, model, out, resume is None, progress)
         callbacks.append(cloning)
-    if config.time_limit is not None:
-        callbacks.append(_time_limit(began + config.time_limit))
+    if config.max_seconds is not None:
+        callbacks.append(_deadline(began + config.max_seconds))
     return callbacks, teacher_seconds
 
 
@@ -428,7 +428,7 @@ def _has_bar() -> bool:
     return True
 
 
-def _time_limit(deadline: float) -> Any:
+def _deadline(deadline: float) -> Any:
     """A callback that stops ``learn`` at the first step past ``deadline`` (a
     ``time.perf_counter()``)."""
     from stable_baselines3.common.callbacks import BaseCallback

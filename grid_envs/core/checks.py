@@ -189,32 +189,20 @@ def read_text(path: str | Path, what: str) -> str:
         ) from None
 
 
-#: Settings every game now names one way (the old name -> its name now); rewards are added
-#: as given (a penalty is a negative reward), so only the name changed; every game's levels
-#: come from ``levels=`` (a file, text, a level or a board, ``"samples"``).
-RENAMED = {
-    "step_penalty": "step_reward",
-    "solve_reward": "win_reward",
-    "clear_reward": "win_reward",
-    "deadlock_penalty": "loss_reward",
-    "loss_penalty": "loss_reward",
-    "stuck_penalty": "loss_reward",
-    "game_over_penalty": "loss_reward",
-    "illegal_action_penalty": "illegal_reward",
-    "box_off_penalty": "box_off_reward",
-    "shuffle_penalty": "shuffle_reward",
-    "level": "levels",  # the level source: a file, text, a level object or samples
-    "board": "levels",
-}
+#: Settings renamed in the last minor version (the old name -> its name now), refused with
+#: the new name for one minor version (CHANGELOG.md lists every rename): ``time_limit``
+#: counts an episode's steps everywhere, so a limit of wall-clock seconds (a solver's, a
+#: planner's, a training run's) is ``max_seconds``.
+RENAMED = {"time_limit": "max_seconds"}
 
 
 def not_renamed(names: Iterable[str], takes: frozenset[str]) -> None:
-    """Refuse a setting's old name with a one-line ``TypeError`` naming the new one (where
-    the env ``takes`` it; other unknown names get Python's own error)."""
+    """Refuse a setting's old name with a one-line ``TypeError`` naming the new one, where
+    what is called ``takes`` the new name and not the old (other unknown names get Python's
+    own error)."""
     for name in names:
-        if RENAMED.get(name) in takes:
-            raise TypeError(f"the setting {name}= is now called {RENAMED[name]}= (the same "
-                            "value: every game names its settings the same way)")  # fmt: skip
+        if name not in takes and RENAMED.get(name) in takes:
+            raise TypeError(f"the setting {name}= is now called {RENAMED[name]}= (the same value)")
 
 
 def env_kwargs(env_id: str, kwargs: dict[str, Any]) -> dict[str, Any]:

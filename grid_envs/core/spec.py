@@ -63,7 +63,7 @@ class GameSpec:
     # the generator's keyword arguments; returns a line saying what was written)
     writer: str | None = None
     # "module:function" solving the levels of a file for ``grid-games solve``:
-    # ``solve(path, level, time_limit, mode)`` yields one dict a level (``level``,
+    # ``solve(path, level, max_seconds, mode)`` yields one dict a level (``level``,
     # ``title``, ``solved``, ``status``, ``solution``, ``seconds`` and the game's own
     # figures), each answer replayed through the rules before it is yielded
     solver: str | None = None

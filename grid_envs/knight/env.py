@@ -129,7 +129,7 @@ class KnightEnv(GridEnv):
     500 mazes seeded 2,000,000 on from a pool training never drew from (``pool_seed=1``):
     random escapes 0%, the ``dijkstra`` agent 100%, and MaskablePPO with the ``maze-vi``
     policy taught by Dijkstra (``grid-games train Knight-v0 --set levels=null --set
-    energy_slack=1 --policy maze-vi --teacher dijkstra --teacher-steps 30000 --timesteps
+    energy_slack=1 --policy maze-vi --teacher dijkstra --teacher-states 30000 --timesteps
     50000``, about 4 minutes on 2 CPU cores) 97.6% [95.9-98.6]. The default CNN, taught
     the same way, escapes none. The shipped network (``--agent pretrained``, 30,000
     labelled states) and the Gumbel search it guides (16 simulations) both escape 100%

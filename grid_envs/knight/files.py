@@ -34,11 +34,11 @@ def write_generated(
 
 
 def solve_levels(
-    path: str, level: int | None, time_limit: float, mode: str
+    path: str, level: int | None, max_seconds: float, mode: str
 ) -> Iterator[dict[str, Any]]:
     """``grid-games solve --game knight``: the cheapest route of each map (a map file, or
     ``samples`` for the 10 shipped), replayed through the env at the exact energy before it
-    is reported. Dijkstra is exact and fast, so ``time_limit`` and ``mode`` change nothing."""
+    is reported. Dijkstra is exact and fast, so ``max_seconds`` and ``mode`` change nothing."""
     paths = sample_paths() if path == "samples" else [Path(path)]
     if level is not None and not 1 <= level <= len(paths):
         raise ValueError(f"--level must be between 1 and {len(paths)}, got {level}")

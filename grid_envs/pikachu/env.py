@@ -208,7 +208,7 @@ class PikachuEnv(GridEnv):
 
     def _planner_clears(self, board: np.ndarray) -> bool:
         """The exact search alone, on a node budget: the same verdict on every machine."""
-        return plan(board, self.gravity, time_limit=None, node_limit=self.plan_nodes).cleared
+        return plan(board, self.gravity, max_seconds=None, node_limit=self.plan_nodes).cleared
 
     @property
     def random_deals(self) -> bool:

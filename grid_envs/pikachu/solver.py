@@ -312,15 +312,15 @@ def _settle(
         return None
 
 
-def proved_dead_after(board: np.ndarray, pair: tuple[int, int], time_limit: float = 1.0) -> bool:
+def proved_dead_after(board: np.ndarray, pair: tuple[int, int], max_seconds: float = 1.0) -> bool:
     """Whether removing ``pair`` leaves a board proved impossible to clear (no gravity): the
     safe moves and the probes of the planner's root (``_settle``) find no pairing left.
 
     Sound, not complete: False also where the proof needs a deeper search, or more than
-    ``time_limit`` seconds."""
+    ``max_seconds`` seconds."""
     child = remove(board, pair, "none")
     try:
-        return _settle(child, {}, frozenset(), set(), time.perf_counter() + time_limit) is None
+        return _settle(child, {}, frozenset(), set(), time.perf_counter() + max_seconds) is None
     except _OutOfTime:
         return False
 
@@ -422,7 +422,7 @@ PLAYOUT_SHARE = 0.1  # of the time limit, spent on random playouts before the ex
 def plan(
     board: np.ndarray,
     gravity: str = "none",
-    time_limit: float | None = 1.0,
+    max_seconds: float | None = 1.0,
     node_limit: int | None = None,
     prior: np.ndarray | None = None,
 ) -> PlanResult:
@@ -437,7 +437,7 @@ def plan(
     tries (:class:`~grid_envs.pikachu.pairings.PairingSearch`); with gravity it is unused.
     """
     start = time.perf_counter()
-    deadline = start + time_limit if time_limit is not None else float("inf")
+    deadline = start + max_seconds if max_seconds is not None else float("inf")
     if gravity != "none":
         return _plan_moves(board, gravity, deadline, node_limit, start)
     dead: set = set()
@@ -448,9 +448,9 @@ def plan(
     if root is None:
         return PlanResult("unsolvable", (), 1, time.perf_counter() - start)
     rng = None
-    if time_limit is not None and node_limit is None and root.decisions:
+    if max_seconds is not None and node_limit is None and root.decisions:
         rng = np.random.default_rng(int.from_bytes(board.tobytes()[:8].ljust(8, b"\0"), "little"))
-        stop = time.perf_counter() + PLAYOUT_SHARE * time_limit
+        stop = time.perf_counter() + PLAYOUT_SHARE * max_seconds
         tries = 0
         while time.perf_counter() < stop:
             tries += 1

@@ -172,12 +172,12 @@ class SokobanEnv(GridEnv):
     ``Sokoban-Small-v0`` (7x7, 2 boxes), from a pool training never drew from
     (``pool_seed=1``), of 500: random 15.8% [12.9-19.3], the ``optimal`` and ``solver``
     agents 100%; MaskablePPO with the ``player`` policy taught by the ``optimal`` agent
-    (``grid-games train Sokoban-Small-v0 --teacher optimal --teacher-steps 100000
-    --teacher-epochs 6 --timesteps 5000000 --time-limit 900``, 15 minutes on 2 CPU cores)
+    (``grid-games train Sokoban-Small-v0 --teacher optimal --teacher-states 100000
+    --teacher-epochs 6 --timesteps 5000000 --max-seconds 900``, 15 minutes on 2 CPU cores)
     85.6% [82.3-88.4] playing its most likely move, 95.8% [93.7-97.2] sampling its
     moves (``grid-games eval --sample``). On ``Sokoban-v0`` (10x10, 4 boxes): random 0.0%
     [0.0-1.9] and the solver 100% [98.1-100] of 200; taught by the ``optimal`` agent within
-    30 minutes (``--teacher-steps 120000 --teacher-workers 2 --time-limit 1800``, otherwise
+    30 minutes (``--teacher-states 120000 --teacher-workers 2 --max-seconds 1800``, otherwise
     as above; the ``player`` policy with 8 blocks, its default here), of 500 from the
     ``pool_seed=1`` pool, 57.2% [52.8-61.5], 60.8% [56.5-65.0] and 54.0% [49.6-58.3]
     sampled in three runs, 35.4%, 37.4% and 39.8% playing the most likely move, which

@@ -43,7 +43,7 @@ def write_generated(
 
 
 def solve_levels(
-    path: str, level: int | None, time_limit: float, mode: str
+    path: str, level: int | None, max_seconds: float, mode: str
 ) -> Iterator[dict[str, Any]]:
     """``grid-games solve``: the push search on each level of an XSB file (or the one
     numbered ``level``, from 1), each solution replayed through the rules before it is
@@ -53,7 +53,7 @@ def solve_levels(
         raise ValueError(f"--level must be between 1 and {len(levels)}, got {level}")
     for n in [level] if level is not None else range(1, len(levels) + 1):
         lv = levels[n - 1]
-        r = solve(lv, mode=mode, time_limit=time_limit)
+        r = solve(lv, mode=mode, max_seconds=max_seconds)
         if r.solved and not solves(lv, r.solution):  # never report one that fails
             raise RuntimeError(f"level {n}: the solver's answer does not solve it")
         yield {"level": n, "title": lv.title, "solved": r.solved, "status": r.status,

@@ -127,7 +127,7 @@ class SokobanGenerator:
                 continue  # the certificate is an upper bound: already too easy
             from grid_envs.sokoban.solver import solve  # the solver builds on this module's kin
 
-            proof = solve(result.level, mode="optimal", time_limit=None, node_limit=20_000)
+            proof = solve(result.level, mode="optimal", max_seconds=None, node_limit=20_000)
             if proof.solved and proof.pushes >= self.min_pushes:
                 return GeneratedLevel(result.level, result.solution, result.pushes, proof.pushes)
         raise checks.NoLevelFound(

@@ -612,7 +612,7 @@ class Solver:
         boxes: int,
         player: int,
         mode: str = "fast",
-        time_limit: float | None = 10.0,
+        max_seconds: float | None = 10.0,
         node_limit: int | None = None,
         without: Collection[str] = (),
     ) -> SolveResult:
@@ -624,7 +624,7 @@ class Solver:
         if unknown:
             raise ValueError(f"unknown techniques {unknown}; known: {', '.join(TECHNIQUES)}")
         start = time.perf_counter()
-        deadline = start + time_limit if time_limit is not None else float("inf")
+        deadline = start + max_seconds if max_seconds is not None else float("inf")
         if boxes & self.goal_bb == self.goal_bb:
             return SolveResult("solved", "", 0, 0, 0, 0, 0.0, mode)
         h0 = self.lower_bound(boxes)
@@ -993,7 +993,7 @@ def solver_for(floor: np.ndarray, goals: np.ndarray) -> Solver:
 def solve(
     level: Level | SokobanState,
     mode: str = "fast",
-    time_limit: float | None = 10.0,
+    max_seconds: float | None = 10.0,
     node_limit: int | None = None,
     without: Collection[str] = (),
 ) -> SolveResult:
@@ -1006,7 +1006,7 @@ def solve(
     boxes = _bits(np.flatnonzero((level.boxes & floor).ravel()))
     player = level.player[0] * cols + level.player[1]
     return solver.solve(
-        boxes, player, mode=mode, time_limit=time_limit, node_limit=node_limit, without=without
+        boxes, player, mode=mode, max_seconds=max_seconds, node_limit=node_limit, without=without
     )
 
 
@@ -1032,7 +1032,7 @@ def _optimal_pushes(
 ) -> int | None:
     solver = _solver_for(shape, floor, goals)
     b = _bits(np.flatnonzero(np.frombuffer(boxes, dtype=bool)))
-    r = solver.solve(b, player, mode="optimal", time_limit=0.5)
+    r = solver.solve(b, player, mode="optimal", max_seconds=0.5)
     if r.solved:
         return r.pushes
     if r.status == "unsolvable":

@@ -103,6 +103,35 @@ def above_zero(noun: str) -> Callable[[str], float]:
     return parse
 
 
+def number(least: float, most: float | None = None) -> Callable[[str], float]:
+    """An argparse type: a finite number from ``least`` to ``most``."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not math.isfinite(value) or value < least or (most is not None and value > most):
+            top = f" and at most {most:g}" if most is not None else ""
+            raise argparse.ArgumentTypeError(f"must be at least {least:g}{top}, got {text}")
+        return value
+
+    parse.__name__ = f"a number >= {least:g}"
+    return parse
+
+
+class _Renamed(argparse.Action):
+    """A flag of an earlier version: refused with the name it has now."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        parser.error(f"{option} is now called {self.default}")
+
+
+def renamed_flag(p: argparse.ArgumentParser, old: str, new: str) -> None:
+    """Refuse ``old`` in one line naming ``new`` (for one minor version after the rename)."""
+    p.add_argument(old, action=_Renamed, default=new, nargs="?", help=argparse.SUPPRESS)
+
+
 seconds = above_zero("number of seconds")
 scale = above_zero("factor")
 
@@ -162,3 +191,14 @@ def declared_hooks(hook: str) -> dict[str, str]:
     """Each game whose spec declares ``hook`` (``writer``, ``solver``): name -> target."""
     return {spec.name: getattr(spec, hook) for spec in grid_envs.game_specs()
             if getattr(spec, hook)}  # fmt: skip
+
+
+def model_file(model: str, env: str) -> str:
+    """A ``--model`` or ``--agent`` given as a model file: ``pretrained`` is the network
+    the package ships for ``env`` (the one place that word is read), anything else the path
+    as given."""
+    if model != "pretrained":
+        return model
+    from agents.pretrained import model_path
+
+    return str(model_path(env))

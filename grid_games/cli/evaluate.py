@@ -16,6 +16,7 @@ from grid_games.cli.base import (
     env_argument,
     env_id,
     json_argument,
+    model_file,
     parse_settings,
     progress_argument,
     refuse,
@@ -158,10 +159,7 @@ def _eval_agent(args: argparse.Namespace, name: str) -> tuple[Any, dict[str, Any
                 "--variant": args.variant, "--leaf-value": args.leaf_value,
                 "--replies": args.replies},
                f"options of --agent search, not of --agent {agent}")  # fmt: skip
-    if agent == "pretrained":
-        from agents.pretrained import model_path
-
-        agent = str(model_path(name))
+    agent = model_file(agent, name)
     if agent == "search":
         if args.model is None:
             raise ValueError(
@@ -169,13 +167,9 @@ def _eval_agent(args: argparse.Namespace, name: str) -> tuple[Any, dict[str, Any
             )
         if args.sample:
             raise ValueError("--sample is for a trained model played alone, not a search")
-        model = args.model
-        if model == "pretrained":
-            from agents.pretrained import model_path
-
-            model = str(model_path(name))
-        return load_search(model, name, simulations=args.simulations, variant=args.variant,
-                           leaf_value=args.leaf_value, replies=args.replies)  # fmt: skip
+        return load_search(model_file(args.model, name), name, simulations=args.simulations,
+                           variant=args.variant, leaf_value=args.leaf_value,
+                           replies=args.replies)  # fmt: skip
     if agent.endswith(".zip") or Path(agent).exists():  # a trained model, not a name
         return load_policy(agent, name, sample=args.sample)
     if args.sample:

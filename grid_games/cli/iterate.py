@@ -14,6 +14,8 @@ from grid_games.cli.base import (
     count,
     env_argument,
     env_id,
+    model_file,
+    renamed_flag,
     seed_argument,
     threads_argument,
 )
@@ -41,7 +43,8 @@ def _iterate_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=count(1), default=1,
                    help="processes that play each round, one per core")  # fmt: skip
     threads_argument(p, "torch threads of the learning step (default: every core)")
-    p.add_argument("--time-limit", type=count(1), default=None, metavar="SECONDS",
+    renamed_flag(p, "--time-limit", "--max-seconds")
+    p.add_argument("--max-seconds", type=count(1), default=None, metavar="SECONDS",
                    help="stop after the round in play once this much time has passed")  # fmt: skip
     seed_argument(p, "the rounds' episodes follow it")
     p.add_argument("--out", default=None, help="run folder; rerunning it goes on from it")
@@ -57,11 +60,7 @@ def cmd_iterate(args: argparse.Namespace) -> int:
     from agents.search.expert import IterationConfig, iterate
 
     name = env_id(args.env)
-    start = args.model
-    if start == "pretrained":
-        from agents.pretrained import model_path
-
-        start = str(model_path(name))
+    start = model_file(args.model, name)
     if not Path(start).is_file():
         raise ValueError(f"--model {start!r}: no such model file")
     config = IterationConfig(
@@ -69,7 +68,7 @@ def cmd_iterate(args: argparse.Namespace) -> int:
         rounds=args.rounds, episodes=args.episodes, epochs=args.epochs, window=args.window,
         lr=args.lr, eval_episodes=args.eval_episodes, seed=args.seed,
         workers=capped(args.workers, "--workers"),
-        threads=args.threads, time_limit=args.time_limit,
+        threads=args.threads, max_seconds=args.max_seconds,
     )  # fmt: skip
     out = args.out or f"runs/{name.split('/')[1]}-iterate-s{args.seed}"
 

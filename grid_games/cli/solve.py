@@ -6,7 +6,14 @@ import argparse
 import json
 from typing import Any
 
-from grid_games.cli.base import command, count, declared_hooks, json_argument, seconds
+from grid_games.cli.base import (
+    command,
+    count,
+    declared_hooks,
+    json_argument,
+    renamed_flag,
+    seconds,
+)
 
 
 def _solve_arguments(p: argparse.ArgumentParser) -> None:
@@ -15,7 +22,8 @@ def _solve_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", choices=tuple(declared_hooks("solver")), default="sokoban",
                    help="the game whose levels the file holds (default: sokoban)")  # fmt: skip
     p.add_argument("--level", type=count(1), default=None, help="1-based level number")
-    p.add_argument("--time-limit", type=seconds, default=10.0, help="seconds per level")
+    p.add_argument("--max-seconds", type=seconds, default=10.0, help="seconds per level")
+    renamed_flag(p, "--time-limit", "--max-seconds")
     p.add_argument("--mode", choices=("fast", "optimal"), default="fast",
                    help="sokoban: fast, any solution; optimal, the fewest pushes")  # fmt: skip
     json_argument(p, "one JSON object per level")
@@ -26,7 +34,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from grid_envs.core.spec import load
 
     solve = load(declared_hooks("solver")[args.game])
-    rows = solve(args.levels, args.level, args.time_limit, args.mode)
+    rows = solve(args.levels, args.level, args.max_seconds, args.mode)
     if args.json:
         for row in rows:
             print(json.dumps(row), flush=True)
@@ -68,7 +76,7 @@ def _rows_as_they_come(rows: Any) -> Any:
 def _print_table(rows: list[dict[str, Any]], args: argparse.Namespace) -> int:
     solved = [row for row in rows if row["solved"]]
     times = sorted(row["seconds"] for row in solved)
-    print(f"solved {len(solved)}/{len(rows)} ({args.mode}, {args.time_limit:g} s a level)")
+    print(f"solved {len(solved)}/{len(rows)} ({args.mode}, {args.max_seconds:g} s a level)")
     if times:
         print(f"median {times[len(times) // 2]:.3f} s, slowest {times[-1]:.3f} s")
     failed = [str(row["level"]) for row in rows if not row["solved"]]

@@ -415,7 +415,7 @@ def test_a_run_that_goes_on_reports_the_time_of_every_session(
     from grid_games import cli
 
     argv = ["train", "Knight-v0", "--set", "rows=5", "--set", "cols=5", "--teacher",
-            "dijkstra", "--teacher-steps", "300", "--dagger-rounds", "2", "--n-envs", "4",
+            "dijkstra", "--teacher-states", "300", "--dagger-rounds", "2", "--n-envs", "4",
             "--n-steps", "32", "--eval-freq", "128", "--threads", "1", "--no-progress",
             "--out", str(tmp_path / "run")]  # fmt: skip
     assert cli.main([*argv, "--timesteps", "128"]) == 0
@@ -449,7 +449,7 @@ def test_cloning_that_diverges_says_so_in_one_line(
 ) -> None:
     from grid_games import cli
 
-    argv = ["train", "Knight-v0", "--teacher", "dijkstra", "--teacher-steps", "200",
+    argv = ["train", "Knight-v0", "--teacher", "dijkstra", "--teacher-states", "200",
             "--teacher-lr", "1e30", "--timesteps", "64", "--out", str(tmp_path / "run"),
             "--no-progress"]  # fmt: skip
     assert cli.main(argv) == 2

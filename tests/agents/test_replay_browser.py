@@ -70,7 +70,7 @@ CASES: dict[str, tuple[str, Any, dict[str, Any]]] = {
                        lambda: _network("GridGames/Lines98-v0", search=True, simulations=4,
                                         replies=0), {"time_limit": 12}),
     "pikachu-planner": ("GridGames/Pikachu-Small-v0",
-                        _baseline("planner", "GridGames/Pikachu-Small-v0", time_limit=60.0), {}),
+                        _baseline("planner", "GridGames/Pikachu-Small-v0", max_seconds=60.0), {}),
 }  # fmt: skip
 
 

@@ -457,7 +457,7 @@ def test_the_ordered_search_is_the_look_ahead_with_the_priors_candidates() -> No
         actions = [rules.move_to_action(int(s), int(t), size) for s, t in moves]
         own = candidate_order(env.game_state(), moves, env.line_length, env.colours)
         # the prior ranks the moves as the look-ahead does: the look-ahead's own move
-        looked = LookaheadAgent(env, seed=0, time_limit=float("inf")).act(env, env.observe())
+        looked = LookaheadAgent(env, seed=0, max_seconds=float("inf")).act(env, env.observe())
         prior = RankedMoves([actions[k] for k in own.tolist()])
         agent = SearchAgent(prior, env, seed=0, simulations=12, variant="ordered")
         assert agent.act(env, env.observe()) == looked

@@ -71,10 +71,10 @@ def test_a_rerun_resumes_from_the_last_checkpoint(tmp_path: Path) -> None:
 
 
 def test_a_time_limit_stops_training_and_keeps_the_model(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="time_limit must be above 0"):
-        train(tiny("maskable-ppo", time_limit=0), tmp_path / "none", progress=False)
+    with pytest.raises(ValueError, match="max_seconds must be above 0"):
+        train(tiny("maskable-ppo", max_seconds=0), tmp_path / "none", progress=False)
     assert not (tmp_path / "none").exists()
-    config = tiny("maskable-ppo", time_limit=2)
+    config = tiny("maskable-ppo", max_seconds=2)
     config.timesteps = 10_000_000
     result = train(config, tmp_path / "run", progress=False)
     assert 0 < result.timesteps < config.timesteps and result.model_path.exists()
@@ -192,7 +192,7 @@ def test_compare_teaches_then_tunes_and_writes_its_table_and_plots(
         (tmp_path / "runs" / "Minesweeper-v0-scratch" / "settings.json").read_text()
     )
     taught = result.train_seconds["GridGames/Minesweeper-v0 taught"]
-    assert scratch["time_limit"] == pytest.approx(max(1.0, taught))
+    assert scratch["max_seconds"] == pytest.approx(max(1.0, taught))
     assert scratch["timesteps"] == 512 * 50
     assert labels[4] == "search (2 simulations, trained network)"
     assert result.rows[4][2].episodes == 2

@@ -31,8 +31,8 @@ BOARDS: dict[str, dict[str, Any]] = {
 }
 # agents with a clock play on a budget far above what these boards need, so that what they
 # play does not depend on the machine's load
-UNHURRIED = {"Sokoban solver": {"time_limit": 60.0}, "Pikachu planner": {"time_limit": 60.0},
-             "Lines98 lookahead": {"time_limit": 60.0, "candidates": 4, "replies": 2}}  # fmt: skip
+UNHURRIED = {"Sokoban solver": {"max_seconds": 60.0}, "Pikachu planner": {"max_seconds": 60.0},
+             "Lines98 lookahead": {"max_seconds": 60.0, "candidates": 4, "replies": 2}}  # fmt: skip
 PAIRS = [(env_id, name) for env_id in BOARDS for name in list_agents(env_id)]
 
 
@@ -137,7 +137,7 @@ def test_the_algorithms_show_their_plans() -> None:
     assert knight[0].path[0] == s.knight and knight[0].path[-1] == s.level.exit
     assert knight[0].facts["cheapest route left"] == knight[0].facts["energy"]
     sokoban = "GridGames/Sokoban-Small-v0"
-    plan = _thoughts(sokoban, make_agent("solver", gym.make(sokoban), time_limit=60.0))
+    plan = _thoughts(sokoban, make_agent("solver", gym.make(sokoban), max_seconds=60.0))
     assert [th.facts["pushes left"] for th in plan][-1] == 0
     assert plan[0].facts["pushes left"] >= plan[-2].facts["pushes left"]
     assert re.fullmatch(r"[lurdLURD]+", plan[0].facts["plan after this move"].rstrip("…"))

@@ -191,7 +191,7 @@ def _crowded_game() -> tuple[gym.Env, Lines98State, np.ndarray]:
 def test_the_reply_search_picks_among_the_best_first_steps_and_repeats_itself() -> None:
     env, s, moves = _crowded_game()
     game = env.unwrapped
-    clock = {"time_limit": 60.0}  # no answer hangs on the clock of a loaded machine
+    clock = {"max_seconds": 60.0}  # no answer hangs on the clock of a loaded machine
     first = make_agent("lookahead", env, seed=5, replies=0, **clock)
     searched = make_agent("lookahead", env, seed=5, **clock)
     top = first.first_steps(s, moves, 12, 5, 7, np.random.default_rng(0), float("inf"))
@@ -214,7 +214,7 @@ def test_the_judge_plays_and_names_the_best_judged_first_steps() -> None:
     assert action == _action(moves, top[0][1]) and good[action]
     assert set(np.flatnonzero(good).tolist()) == best  # every equal, nothing else
     assert make_agent("judge", env, seed=9).act(game, None) == action  # no clock, no draw
-    assert make_agent("lookahead", env, seed=5, replies=0, time_limit=60.0).act(game, None) \
+    assert make_agent("lookahead", env, seed=5, replies=0, max_seconds=60.0).act(game, None) \
         == action  # fmt: skip
 
 
@@ -242,7 +242,7 @@ def test_a_board_left_without_a_move_is_worth_lost(futures: int) -> None:
 
 def test_out_of_time_the_lookahead_plays_the_first_candidate() -> None:
     env, s, moves = _crowded_game()
-    agent = make_agent("lookahead", env, seed=0, time_limit=0.0)
+    agent = make_agent("lookahead", env, seed=0, max_seconds=0.0)
     assert agent.act(env.unwrapped, None) == _action(moves, int(candidate_order(s, moves, 5, 7)[0]))
 
 
@@ -262,7 +262,7 @@ def test_the_reply_search_judges_every_candidate_on_the_same_futures(
     for common in (1, 0):
         drawn.clear()
         agent = make_agent("lookahead", env, seed=5, futures=2, common_futures=common,
-                           time_limit=60.0)  # fmt: skip
+                           max_seconds=60.0)  # fmt: skip
         agent.act(env.unwrapped, None)
         assert len(drawn) == 8 * 2  # 8 candidates, 2 futures each, candidate by candidate
         alike = all(len(set(drawn[f::2])) == 1 for f in range(2))

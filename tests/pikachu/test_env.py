@@ -205,7 +205,7 @@ def test_odd_counts_are_rejected() -> None:
 def test_planner_plans_replay_and_clear() -> None:
     for seed in range(6):
         board = rules.random_board(6, 6, 9, np.random.default_rng(seed))
-        result = plan(board, time_limit=5)
+        result = plan(board, max_seconds=5)
         assert result.status in ("cleared", "unsolvable")
         if result.cleared:
             for move in result.moves:
@@ -240,7 +240,7 @@ def test_planner_proofs_agree_with_exhaustive_search() -> None:
         # three kinds of four (pairing choices) and twelve of two (crossed locks)
         board = np.random.default_rng(seed).permutation(tiles).astype(np.int16).reshape(6, 6)
         truth = exhaustive(board)
-        result = plan(board, time_limit=None, node_limit=100_000)  # the exact search alone
+        result = plan(board, max_seconds=None, node_limit=100_000)  # the exact search alone
         assert result.status != "gave_up"
         assert result.cleared == truth
         both[truth] += 1
@@ -265,7 +265,7 @@ def test_planner_with_gravity_replays(gravity: str) -> None:
     cleared = 0
     for seed in range(5):
         board = rules.random_board(4, 4, 4, np.random.default_rng(seed))
-        result = plan(board, gravity=gravity, time_limit=5)
+        result = plan(board, gravity=gravity, max_seconds=5)
         assert result.status != "gave_up"
         if result.cleared:
             cleared += 1
@@ -286,8 +286,8 @@ def test_solvable_only_gives_the_same_clearable_board_for_a_seed() -> None:
     assert (boards[0] == boards[1]).all()
     first_draw = rules.random_board(9, 16, 36, seeding.np_random(0)[0])
     assert not (boards[0] == first_draw).all()  # seed 0's first deal cannot be cleared
-    assert plan(first_draw, time_limit=None).status == "unsolvable"
-    assert plan(boards[0], time_limit=None, node_limit=2_000).cleared
+    assert plan(first_draw, max_seconds=None).status == "unsolvable"
+    assert plan(boards[0], max_seconds=None, node_limit=2_000).cleared
     with pytest.raises(ValueError, match="plan_nodes must be at least 1, got 0"):
         PikachuEnv(solvable_only=True, plan_nodes=0)
 
@@ -355,7 +355,7 @@ def test_planner_labels_spare_the_pairs_that_keep_the_board_clearable() -> None:
             board = env.unwrapped.game_state().board
             for a in np.flatnonzero(mask & ~good):
                 child = remove(board, rules.action_to_pair(int(a), board.size), "none")
-                assert plan(child, time_limit=None, node_limit=100_000).status == "unsolvable"
+                assert plan(child, max_seconds=None, node_limit=100_000).status == "unsolvable"
                 left_out += 1
             obs, _, terminated, truncated, _ = env.step(action)
             done = terminated or truncated

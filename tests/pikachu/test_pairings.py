@@ -96,7 +96,7 @@ def test_proofs_agree_with_exhaustive_search_for_larger_kinds(counts: tuple[int,
     outcomes = []
     for seed in range(25):
         board = np.random.default_rng(seed).permutation(tiles).reshape(4, 4)
-        result = plan(board, time_limit=None, node_limit=100_000)
+        result = plan(board, max_seconds=None, node_limit=100_000)
         assert result.status != "gave_up"
         assert result.cleared == exhaustive(board)
         outcomes.append(result.cleared)
@@ -118,8 +118,8 @@ def test_a_prior_changes_the_order_never_the_answer() -> None:
     for seed in range(25):
         board = np.random.default_rng(seed).permutation(tiles).reshape(4, 4)
         prior = np.random.default_rng(100 + seed).normal(size=cells * (cells - 1) // 2)
-        plain = plan(board, time_limit=None, node_limit=100_000)
-        ordered = plan(board, time_limit=None, node_limit=100_000, prior=prior)
+        plain = plan(board, max_seconds=None, node_limit=100_000)
+        ordered = plan(board, max_seconds=None, node_limit=100_000, prior=prior)
         assert ordered.status == plain.status == ("cleared" if exhaustive(board) else "unsolvable")
         differ += ordered.moves != plain.moves or ordered.nodes != plain.nodes
         for move in ordered.moves:
@@ -133,4 +133,4 @@ def test_the_benchmarks_hardest_deal_is_proved_unsolvable() -> None:
     """Deal 46 of benchmarks/pikachu_planner.py: no playout clears it, no proof came in 300 s
     before the pairing search; now it is proved in seconds."""
     board = random_board(9, 16, 36, np.random.default_rng(46))
-    assert plan(board, time_limit=None).status == "unsolvable"
+    assert plan(board, max_seconds=None).status == "unsolvable"

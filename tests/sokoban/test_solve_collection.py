@@ -33,7 +33,7 @@ def test_solves_an_xsok_file_and_replays_every_answer(tmp_path: Path) -> None:
     out = tmp_path / "rows.jsonl"
     done = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "solve_collection.py"), str(levels),
-         "--time-limit", "5", "--json", str(out), "--without", "packing-advice"],
+         "--max-seconds", "5", "--json", str(out), "--without", "packing-advice"],
         capture_output=True, text=True, timeout=120, cwd=ROOT,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr

@@ -45,14 +45,14 @@ def generated(rows: int, cols: int, boxes: int, n: int, seed: int) -> list[Level
 def test_optimal_agrees_with_brute_force_bfs(rows: int, cols: int, boxes: int, n: int) -> None:
     for level in generated(rows, cols, boxes, n, seed=rows + boxes):
         best = min_pushes(level)
-        r = solve(level, mode="optimal", time_limit=30)
+        r = solve(level, mode="optimal", max_seconds=30)
         assert r.solved and r.pushes == best
         assert replay_through_env(level, r.solution)["is_success"]
 
 
 def test_fast_solutions_replay_to_a_win() -> None:
     for level in generated(10, 10, 4, 15, seed=3):
-        r = solve(level, mode="fast", time_limit=10)
+        r = solve(level, mode="fast", max_seconds=10)
         assert r.solved and r.moves == len(r.solution)
         assert r.pushes == sum(ch.isupper() for ch in r.solution)
         assert replay_through_env(level, r.solution)["is_success"]
@@ -82,7 +82,7 @@ def test_never_calls_a_solvable_position_unsolvable() -> None:
         for trial in random_layouts(level, 2, 8, rng):
             truth = min_pushes(trial)
             for mode in ("optimal", "fast"):
-                r = solve(trial, mode=mode, time_limit=30)
+                r = solve(trial, mode=mode, max_seconds=30)
                 assert r.status != "gave_up"
                 assert (r.status == "unsolvable") == (truth is None), (mode, truth)
                 if mode == "optimal" and truth is not None:
@@ -356,7 +356,7 @@ def test_macros_keep_unsolvable_sound_in_a_goal_room() -> None:
     kinds = set()
     for trial in random_layouts(level, 3, 40, random.Random(1)):
         truth = min_pushes(trial)
-        r = solve(trial, mode="fast", time_limit=30)
+        r = solve(trial, mode="fast", max_seconds=30)
         assert r.status != "gave_up"
         assert (r.status == "unsolvable") == (truth is None), truth
         if r.solved:
@@ -390,7 +390,7 @@ def test_techniques_can_be_left_out_and_unknown_names_are_refused() -> None:
 
     (level,) = parse_xsb(GOAL_ROOM)
     for left_out in [(), TECHNIQUES, *((name,) for name in TECHNIQUES)]:
-        r = solve(level, mode="fast", time_limit=10, without=left_out)
+        r = solve(level, mode="fast", max_seconds=10, without=left_out)
         assert r.solved and replay_through_env(level, r.solution)["is_success"]
     with pytest.raises(ValueError, match="unknown techniques \\['goal-macro'\\]"):
         solve(level, without=("goal-macro",))
@@ -416,13 +416,13 @@ def test_after_the_early_seconds_only_the_feature_and_a_star_like_searches_run(
     (level,) = parse_xsb(GOAL_ROOM)
     everyone = {("_Search", w) for w in module.FAST_WEIGHTS} | {("_FeatureSearch", 1.0)}
 
-    solve(level, time_limit=0.2)  # "unsolvable" once a search runs out of states
+    solve(level, max_seconds=0.2)  # "unsolvable" once a search runs out of states
     assert {(name, weight) for name, weight, _ in turns} == everyone
     assert {budget for *_, budget in turns} == {module._SLICE}
 
     turns.clear()
     monkeypatch.setattr(module, "EARLY_SECONDS", -1.0)
-    solve(level, time_limit=0.2)  # "unsolvable" once a search runs out of states
+    solve(level, max_seconds=0.2)  # "unsolvable" once a search runs out of states
     assert {(name, weight) for name, weight, _ in turns} == {
         (name, weight) for name, weight in everyone if weight <= module.GREEDY_WEIGHT
     }
