@@ -24,8 +24,8 @@ Settings: each game runs with its registered defaults (plus :data:`BENCH_KWARGS`
 default), the same for the single and the batched env. Sokoban and the Knight draw their
 generated levels from their default pool of 100,000 (``level_pool="auto"``, see
 :mod:`grid_envs.core.pool`), which the package ships filled; a pool that does not ship (other
-settings) generates a level the first time an episode draws it (0.2 to 0.9 ms, more than a
-batch step), so before the timing the whole pool is made ready, split over every core, and
+settings) generates a level the first time an episode draws it (which costs more than a batch
+step), so before the timing the whole pool is made ready, split over every core, and
 the seconds that took (loading the shipped file included) are reported as ``pool_fill_s``:
 the figures are what a long training run sees once its pool is full.
 """

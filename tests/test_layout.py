@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import ast
+import io
+import re
 import subprocess
 import sys
+import tokenize
+from collections.abc import Iterator
 from pathlib import Path
 
 import grid_envs
@@ -224,3 +228,46 @@ def test_every_training_setting_is_documented_in_its_docstring() -> None:
 
     doc = TrainConfig.__doc__ or ""
     assert [f.name for f in fields(TrainConfig) if f.name not in doc] == []
+
+
+# a figure with a unit of time, a percentage or a speed-up ("3x faster"): a measurement,
+# which goes stale in code (a board's "10x10" is no figure)
+FIGURE = re.compile(
+    r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:%|percent\b|ms\b|µs\b|us\b|ns\b|s\b|secs?\b|seconds?\b"
+    r"|minutes?\b|mins?\b|hours?\b|h\b|x\b(?!\s?\d))"
+)
+# a confidence level is a setting of the statistics, not a measurement
+CONFIDENCE = re.compile(r"95%\s+(?:Wilson|intervals?|confidence)")
+
+
+def code_texts(path: Path) -> Iterator[tuple[int, str]]:
+    """The docstrings (whole, their first line's number) and comments of a module."""
+    source = path.read_text()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            doc = ast.get_docstring(node, clean=False)
+            if doc:
+                yield node.body[0].lineno, doc
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            yield token.start[0], token.string
+
+
+def measured_figures(text: str) -> list[str]:
+    return FIGURE.findall(CONFIDENCE.sub("", text))
+
+
+def test_no_measured_figure_in_a_docstring_or_a_comment() -> None:
+    """Docstrings and comments say what the code does and why; a time or a percentage that
+    was measured lives in docs/ and benchmarks/records/, where it is regenerated."""
+    root = Path(grid_envs.__file__).parents[1]
+    found = []
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            for line, text in code_texts(path):
+                if measured_figures(text):
+                    found.append(f"{path.relative_to(root)}:{line}: {measured_figures(text)}")
+    assert not found, found
+    assert measured_figures("solved 99.2% of 500 levels, 0.7 s a level") == ["99.2%", "0.7 s"]
+    assert measured_figures("a 95% Wilson interval, 2 ms") == ["2 ms"]
+    assert measured_figures("about 3x faster on 10x10 boards") == ["3x"]

@@ -32,8 +32,8 @@ TRAINING: dict[str, dict[str, Any]] = {
         "env_kwargs": {"rows": 6, "cols": 6, "kinds": 9, "on_stuck": "end", "gravity": "down"}
     },
 }
-COMPARE: dict[str, dict[str, Any]] = {  # the planner plays a deal in about 3 s: too slow to
-    # evaluate on 100 deals here, or to label many of the learner's own states
+COMPARE: dict[str, dict[str, Any]] = {  # the planner is too slow to evaluate on many deals
+    # here, or to label many of the learner's own states
     "GridGames/Pikachu-v0": {"teacher": "planner", "teacher_states": 250, "dagger_rounds": 1,
                              "timesteps": 5_000, "skip_agents": ("planner",),
                              "search": {"episodes": 40, "network": "pretrained",

@@ -49,8 +49,8 @@ COMPARE: dict[str, dict[str, Any]] = {  # sampled: its most likely move walks in
                                    "search": {"simulations": 250, "episodes": 100}},
 }  # fmt: skip
 # The search each id plays by default (agents.search.tree): a best-first search for a whole
-# solution, 250 network evaluations a move (Sokoban-v0: 99.2% of 500 held-out levels, 0.7 s
-# a level; Gumbel MCTS at 32 simulations walks in circles where values barely differ)
+# solution, 250 network evaluations a move (Gumbel MCTS walks in circles where values
+# barely differ; docs/search.md has both measured)
 SEARCH: dict[str, dict[str, Any]] = {"GridGames/Sokoban*": {"variant": "levin", "simulations": 250}}
 
 

@@ -30,7 +30,7 @@ TEACHER_SEED = 20_000  # round r's episodes seeded seed + this + r * ROUND_SEEDS
 ROUND_SEEDS = 100_000
 SIDE_BY_SIDE = 16  # the most episodes a teaching round plays at once (label_states' n_envs)
 EPISODE_STATES = 50  # and no more than one per this many states asked for, so that a round
-# of few states does not play 16 whole episodes (16 Pikachu deals: 850 states, 3 minutes)
+# of few states does not play 16 whole episodes (a Pikachu deal is hundreds of states)
 MAX_ROUNDS = 9  # so that every round's seeds stay below agents.train.config.HELDOUT_SEED (the
 # warm teacher's episodes take the slot after the last round's)
 

@@ -312,7 +312,7 @@ def train_rllib(
                            True, _curve(out), already_done=True)  # fmt: skip
     with run_lock(out):
         # more torch threads than free cores slow the learner down many times over
-        # (measured: 7.4 s against 0.5 s an update next to two env runners on 2 cores)
+        # (docs/rllib.md)
         torch.set_num_threads(config.learner_threads)
         out.mkdir(parents=True, exist_ok=True)
         check_same_run(config, out, RUN_KEYS, kind="an RLlib run")

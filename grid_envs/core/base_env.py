@@ -242,7 +242,7 @@ class GridEnv(gym.Env[np.ndarray, np.int64]):
         writes the mask in the same call overrides this."""
         reward, terminated, won = self._apply(action)
         mask = self._legal_mask()
-        # count_nonzero: about 4x faster than ndarray.any() on a mask this size
+        # count_nonzero: faster than ndarray.any() on a mask this size
         return reward, terminated, won, mask, bool(np.count_nonzero(mask))
 
     def _planes(self) -> np.ndarray:

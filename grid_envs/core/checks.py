@@ -33,8 +33,8 @@ MAX_POOL = 10_000_000
 #: The most characters a level file or string may have (about 100 MB).
 MAX_LEVEL_TEXT = 100_000_000
 #: The most levels one level file or string may hold: each is parsed, checked and kept in
-#: memory when the env is made (about 10 s and 150 MB at this bound); a larger collection
-#: goes in a folder of files (Boxoban's layout), which is read a file at a time.
+#: memory when the env is made (docs/limits.md gives the time and memory at this bound); a
+#: larger collection goes in a folder of files (Boxoban's layout), which is read a file at a time.
 MAX_LEVELS = 100_000
 #: The most envs one batched env may step.
 MAX_BATCH = 1_048_576

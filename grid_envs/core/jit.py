@@ -165,7 +165,7 @@ _lone: dict[int, tuple[np.random.Generator, Any]] = {}
 def lone(rng: np.random.Generator) -> Any:
     """``rng`` as a one-item :func:`generators` list, kept for as long as the generator is
     in use: a single env hands its generator to compiled code this way. Numba unboxes a
-    generator passed as an argument at every call (about 16 us on this machine), a list
+    generator passed as an argument at every call (a cost of the order of a step), a list
     of them once, when the list is made; the list holds the same object, so its draws
     advance the env's own stream."""
     hit = _lone.get(id(rng))

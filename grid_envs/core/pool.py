@@ -1,7 +1,7 @@
 """A pool of generated levels, so that a new episode costs a copy instead of a search.
 
-Some generators are slow next to a batch of steps (a 10x10 Sokoban level takes about 1 ms
-of plain Python, a Knight maze with its Dijkstra maps about 0.3 ms), while a batch of
+Some generators are slow next to a batch of steps (a Sokoban level is plain Python, a
+Knight maze needs its Dijkstra maps), while a batch of
 4,096 envs under random play starts hundreds of episodes a step. A pool of ``size`` levels
 is drawn once and episodes pick from it.
 
@@ -20,8 +20,7 @@ pools of a hundred thousand levels and more stay small: a game subclasses
 build the level object back from those arrays (``_level``). The arrays are allocated
 zeroed, which the operating system backs with memory only as levels are written.
 
-Shipped pools: generating a pool's levels one by one takes minutes (100,000 Sokoban levels
-about 200 s on one core), and a batch of thousands of envs under random play draws most of
+Shipped pools: generating a pool's levels one by one takes minutes (docs/speed.md), and a batch of thousands of envs under random play draws most of
 them in its first minute. So the package ships the registered ids' default pools, filled, in
 each game's ``pools/`` folder (``<size>-<seed>-<digest of the generator's settings>.npz.xz``,
 a few MB each: a game keeps only what it cannot derive quickly, ``_pack``, and rebuilds the

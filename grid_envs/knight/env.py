@@ -125,26 +125,12 @@ class KnightEnv(GridEnv):
       ``illegal_reward``; ``observation_mode``, ``render_mode``, ``tile_size``.
 
     ## Reference results
-    On ``Knight-v0`` (generated 9x9 mazes, the energy exactly the cheapest route's cost),
-    500 mazes seeded 2,000,000 on from a pool training never drew from (``pool_seed=1``):
-    random escapes 0%, the ``dijkstra`` agent 100%, and MaskablePPO with the ``maze-vi``
-    policy taught by Dijkstra (``grid-games train Knight-v0 --set levels=null --set
-    energy_slack=1 --policy maze-vi --teacher dijkstra --teacher-states 30000 --timesteps
-    50000``, about 4 minutes on 2 CPU cores) 97.6% [95.9-98.6]. The default CNN, taught
-    the same way, escapes none. The shipped network (``--agent pretrained``, 30,000
-    labelled states) and the Gumbel search it guides (16 simulations) both escape 100%
-    [99.2-100] of 500 mazes seeded 1,000,000 on (docs/search.md).
+    Measured on this project's machine: docs/games/knight.md.
 
     ## Shaping
-    ``--shaping distance`` (minus Dijkstra's cost to the exit) measured by
-    ``benchmarks/shaping.py`` (docs/shaping.md): on 9x9 mazes with twice the energy needed,
-    the ``maze-vi`` network wins every maze before its first update, shaped or not, and
-    shaped its return is 0.017 lower. The ``cnn`` and the ``knight-cell`` networks escape
-    none of 1,500 held-out mazes in 200 s however the potential reaches them: shaped, as an
-    input plane (``--potential-input distance``: Dijkstra's whole map), both, or with a lost
-    end keeping its potential (``--shaping-at-loss kept``, without which the step that runs
-    out of energy is paid the distance still to go). Train ``maze-vi``, or teach by Dijkstra
-    (``--teacher dijkstra``), rather than shape.
+    Train ``maze-vi``, or teach by Dijkstra (``--teacher dijkstra``), rather than shape:
+    no potential, shaped or as an input plane, made the other networks escape (measured in
+    docs/shaping.md).
 
     ## Version History
     - v0: first release. Since 0.2.0 generated mazes come from a pool of 100,000 by

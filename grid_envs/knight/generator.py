@@ -10,7 +10,7 @@ from grid_envs.knight.rules import entry_cost
 from grid_envs.knight.solver import distances
 from grid_envs.knight.state import KnightLevel
 
-# The generator's own bound: a million-cell maze takes about 3 s and a few hundred MB; the
+# The generator's own bound, where a maze's time and memory stay a command's; the
 # env plays boards of at most checks.MAX_SIDE a side (KnightEnv checks its own)
 MAX_CELLS = 4_000_000
 #: The dearest monster: a route's energy is kept as a 32-bit integer, and the longest route

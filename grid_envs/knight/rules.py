@@ -93,7 +93,7 @@ def energy_shown(energy: Any) -> Any:
     """The energy plane's value: the energy left, clipped to 0..255 (uint8)."""
     if isinstance(energy, int):
         return min(max(energy, 0), MAX_ENERGY_SHOWN)
-    return np.minimum(np.maximum(energy, 0), MAX_ENERGY_SHOWN)  # np.clip: 5x slower
+    return np.minimum(np.maximum(energy, 0), MAX_ENERGY_SHOWN)  # np.clip: slower
 
 
 def draw_planes(

@@ -2,7 +2,7 @@
 
 Entering a cell costs its price (1, or ``monster_cost`` for a monster's cell); all prices are
 positive, so Dijkstra's algorithm is exact. :func:`dijkstra` is written here with a binary
-heap, as the source article prescribes, and is the reference (a million cells in about 1.4 s).
+heap, as the source article prescribes, and is the reference.
 :func:`dial` is a bucket queue (Dial's algorithm, exact for small integer prices), about
 twice as fast in plain Python. :func:`distances`, which the envs, the generator and the
 level pools call, runs the heap version compiled (:func:`grid_envs.core.jit.compiled`), over

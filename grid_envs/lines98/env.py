@@ -171,30 +171,12 @@ class Lines98Env(GridEnv):
     ``illegal_reward``, ``observation_mode``, ``render_mode``, ``tile_size``.
 
     ## Reference results
-    On ``Lines98-v0``, the mean score of 200 games seeded 0-199: random 0.5 (26 moves),
-    ``greedy`` 420.2 (133 moves), ``lookahead`` 5,209.6 (1,368 moves); of 100 games seeded
-    1,000,000 on (``grid-games compare``): random 0.4, greedy 448.8, and the
-    ``colour-lines`` policy taught by 10,000 of the greedy agent's states (seen through the
-    board's 8 symmetries) with 10,000 MaskablePPO steps 319.1 [291.0-347.3]. Of 500 games
-    seeded 1,000,000 on: greedy 415.5 [399.1-431.9], and ``colour-lines`` warmed up on the
-    greedy agent's play, then taught by the look-ahead in 4 DAgger rounds (27 minutes on 2
-    cores, docs/teachers-by-game.md) 503.4 [482.1-524.7]. A ``colour-lines`` network taught by
-    greedy scores 385.2 [342.9-427.5] over 50 games; four rounds of expert iteration (28
-    minutes) take it to 495.2 [433.2-557.2], the shipped network. The Gumbel search the
-    taught network guides scores 391 with 16 simulations a move, 582 [407-757] with 64 (0.18
-    s a move) and 503 over 4 games with 256: its value head, not the simulations, bounds it;
-    on the shipped network, 509 [402-616] with 64, and 1,156 [919-1,393] (0.37 s a move)
-    with the look-ahead's judgement in the value head's place (``--leaf-value algorithm``).
-    The default search, the look-ahead with the shipped network's 12 most likely moves as
-    its candidates (``variant="ordered"``), scores 7,400.7 [5,214.6-9,586.8] over 20 games
-    seeded 1,000,000 on (53 ms a move), the look-ahead 4,495.0 [3,080.9-5,909.1] on the same
-    games (docs/search.md).
+    Measured on this project's machine: docs/games/lines98.md.
 
     ## Shaping
-    ``--shaping lines`` (the lines in the making) measured by ``benchmarks/shaping.py``
-    (docs/shaping.md): on Lines98-Small-v0 from scratch, 200 s a run, 3 seeds an arm, 4.1%
-    of 1,500 held-out games won shaped against 4.2% plain, no difference. Teach instead
-    (``--teacher greedy``, or the look-ahead with ``--warm-teacher greedy``).
+    ``--shaping lines`` (the lines in the making) made no difference where it was measured
+    (docs/shaping.md). Teach instead (``--teacher greedy``, or the look-ahead with
+    ``--warm-teacher greedy``).
 
     ## Version History
     - v0: first release.

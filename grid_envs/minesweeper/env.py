@@ -99,18 +99,7 @@ class MinesweeperEnv(GridEnv):
     - ``observation_mode``, ``render_mode``, ``tile_size``.
 
     ## Reference results
-    Won of 500 boards seeded 1,000,000 on, a seed no training run uses. On
-    ``Minesweeper-v0`` (9x9, 10 mines): random 0.0% [0.0-0.8], the ``solver`` agent 90.6%
-    [87.7-92.9], and MaskablePPO taught by the solver (``grid-games train Minesweeper-v0
-    --set rows=9 --set cols=9 --set mines=10 --teacher solver --teacher-states 60000
-    --timesteps 5000000 --max-seconds 1800``, 30 minutes on 2 CPU cores shared with
-    another run) 80.8% [77.1-84.0]. On 6x6 with 4 mines (``train``'s default board for
-    this id), taught then tuned the same way with 40,000 labelled states, alone on the 2
-    cores: 93.4% [90.9-95.3]. The shipped 9x9 network (``--agent pretrained``, taught
-    through the board's 8 symmetries with 100,000 labelled states, then tuned, 35 minutes)
-    86.6% [83.3-89.3], and the Gumbel search it guides (``--agent search --model
-    pretrained``, 64 simulations a move, mines drawn from the player's belief) 92.5%
-    [88.0-95.4] of 200, 1.5 s a board (docs/search.md).
+    Measured on this project's machine: docs/games/minesweeper.md.
 
     ## Shaping
     No potential ships: what a reveal uncovers is chance. The solver's exact probabilities

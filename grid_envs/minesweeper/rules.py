@@ -6,13 +6,12 @@ Revealing a cell with no adjacent mine opens its whole zero region and the numbe
 The flood comes in the forms its callers need, all tested equal to a plain BFS:
 
 * one board of up to ``BITS_BOARD`` cells is one Python integer (a bit per cell) and the
-  region grows by whole-board dilations, shifts and ORs (:func:`opened_by`; the classic
-  30x16 board opens in about 10 us, 64x64 in under 0.1 ms, about 4x to 9x faster than the
-  runs search below);
+  region grows by whole-board dilations, shifts and ORs (:func:`opened_by`; several times
+  faster than the runs search below on such boards, docs/compiled.md);
 * a larger board is searched breadth-first over *runs* (horizontal stretches of zero
   cells, :func:`zero_region`), so a 1000x1000 board opens in a fraction of a second;
 * a batch of boards up to 64 columns wide grows every clicked region together on rows
-  packed into integers (:class:`PackedRows`). On one board this is about 10x slower than
+  packed into integers (:class:`PackedRows`). On one board this is slower than
   the single integer, which is why one board does not use it; a batch of wider boards
   opens each region with :func:`opened_by`.
 
@@ -103,7 +102,7 @@ def check_board(rows: int, cols: int, mines: int, first_click: str) -> None:
 def neighbour_counts(mines: np.ndarray) -> np.ndarray:
     """Mines among each cell's 8 neighbours, uint8; ``mines`` is (rows, cols) or a batch
     (k, rows, cols). Summed with the board axes first, so that numpy's inner loops run along
-    the batch (about 3x faster than along a row of a few cells)."""
+    the batch (faster than along a row of a few cells)."""
     rows, cols = mines.shape[-2:]
     board_first = np.moveaxis(mines, (-2, -1), (0, 1)).view(np.uint8)  # (rows, cols, ...)
     padded = np.zeros((rows + 2, cols + 2, *mines.shape[:-2]), dtype=np.uint8)
@@ -129,7 +128,7 @@ def draw_mines(
     if blocked is None:  # "zero": the click and its neighbours
         blocked = dilate(firsts)
     keys = keys.reshape(k, rows * cols).copy()
-    keys[blocked.reshape(k, rows * cols)] = 2.0  # a boolean assignment: 2x np.where's speed
+    keys[blocked.reshape(k, rows * cols)] = 2.0  # a boolean assignment: faster than np.where
     if not num_mines:
         return np.zeros((k, rows, cols), dtype=bool)
     # the num_mines smallest keys: those up to the num_mines-th (a partition; keys tie with
@@ -332,7 +331,7 @@ class PackedRows:
         self.bits = np.array([1 << c for c in range(cols)], dtype=self.kind)  # bit c: 1 << c
 
     def pack(self, mask: np.ndarray) -> np.ndarray:
-        # each row's cells times their bits, summed: an integer product (exact), about 4x
+        # each row's cells times their bits, summed: an integer product (exact), several times
         # faster than np.packbits along a short last axis
         return np.matmul(mask.view(np.uint8), self.bits)
 
@@ -357,9 +356,9 @@ class PackedRows:
         of ``space`` (the zero cells) holding ``work`` (the clicks), with their border.
 
         Worked on (rows, k): numpy's inner loops then run along the boards, not along a
-        board's few rows (about 1.8x faster). Whether a board still grows is looked at
+        board's few rows. Whether a board still grows is looked at
         every ``rounds`` dilations, the boards that stopped set aside then: on beginner
-        boards under random play that is about 1.6x faster than looking after each (a few
+        boards under random play that is faster than looking after each (a few
         wasted dilations cost less than the look)."""
         work, space = np.ascontiguousarray(work.T), np.ascontiguousarray(space.T)
         ids, region = np.arange(work.shape[1]), np.zeros_like(work)

@@ -106,23 +106,13 @@ class PikachuEnv(GridEnv):
     ``loss_reward``, ``step_reward``), ``observation_mode``, ``render_mode``, ``tile_size``.
 
     ## Reference results
-    On ``Pikachu-v0`` (9x16, 36 kinds, a stuck board lost), deals seeded 1,000,000 on, this
-    version: random 18.0% cleared [13.3-23.9], greedy (the shortest path first) 24.5%
-    [19.1-30.9] and mobility (the pair that leaves the most moves) 36.0% [29.7-42.9] of
-    200; the planner (1 s a plan) 74% [60-84] of 50; the ``pairs`` policy
-    taught by 1,000 of the planner's states, then 10,000 MaskablePPO steps (``grid-games
-    compare``) 27% [19-36] and 30% [22-40] of 100 in two runs, not apart from random (23%
-    [16-32] on those deals). Of 200 deals: the planner 69.0% [62.3-75.0] (1.32 s a deal),
-    greedy 24.5%, and the exact search ordered by the shipped ``kind-pairs`` network
-    (``--agent search --model pretrained``, 2,000 nodes) 72.0% [65.4-77.8], every deal
-    that can be cleared, 1.57 s a deal (the same with a uniform order). With reshuffles
-    (``Pikachu-Shuffle-v0``) every one of them clears every deal.
+    Measured on this project's machine: docs/games/pikachu.md.
 
     ## Shaping
-    ``--shaping mobility`` (the pairs removable now) measured by ``benchmarks/shaping.py``
-    (docs/shaping.md): on Pikachu-Small-v0 both arms clear every deal, no difference. On
-    the classic board a lost deal is lost many moves before it shows, which no one-step
-    potential sees: use the search (``--agent search``) or the planner as the teacher.
+    ``--shaping mobility`` (the pairs removable now) made no difference where it was
+    measured (docs/shaping.md): on the classic board a lost deal is lost many moves before it
+    shows, which no one-step potential sees. Use the search (``--agent search``) or the
+    planner as the teacher.
 
     ## Version History
     - v0: first release. Since 0.2.0 ``Pikachu-v0`` ends a stuck board lost

@@ -168,33 +168,13 @@ class SokobanEnv(GridEnv):
     - ``observation_mode``, ``render_mode``, ``tile_size``: views and drawing.
 
     ## Reference results
-    Solved of the levels seeded 1,000,000 on, a seed no training run uses. On
-    ``Sokoban-Small-v0`` (7x7, 2 boxes), from a pool training never drew from
-    (``pool_seed=1``), of 500: random 15.8% [12.9-19.3], the ``optimal`` and ``solver``
-    agents 100%; MaskablePPO with the ``player`` policy taught by the ``optimal`` agent
-    (``grid-games train Sokoban-Small-v0 --teacher optimal --teacher-states 100000
-    --teacher-epochs 6 --timesteps 5000000 --max-seconds 900``, 15 minutes on 2 CPU cores)
-    85.6% [82.3-88.4] playing its most likely move, 95.8% [93.7-97.2] sampling its
-    moves (``grid-games eval --sample``). On ``Sokoban-v0`` (10x10, 4 boxes): random 0.0%
-    [0.0-1.9] and the solver 100% [98.1-100] of 200; taught by the ``optimal`` agent within
-    30 minutes (``--teacher-states 120000 --teacher-workers 2 --max-seconds 1800``, otherwise
-    as above; the ``player`` policy with 8 blocks, its default here), of 500 from the
-    ``pool_seed=1`` pool, 57.2% [52.8-61.5], 60.8% [56.5-65.0] and 54.0% [49.6-58.3]
-    sampled in three runs, 35.4%, 37.4% and 39.8% playing the most likely move, which
-    walks in circles. The shipped network (``grid-games eval Sokoban-v0 --agent
-    pretrained --sample``) 48.2% [43.9-52.6]; the Levin tree search it guides (``--agent
-    search --model pretrained``, 250 network evaluations a move) 99.2% [98.0-99.7] of the
-    500, 0.72 s a level (docs/search.md).
+    Measured on this project's machine: docs/games/sokoban.md.
 
     ## Shaping
-    ``--shaping matching`` (a matching bound on the pushes left; ``solver``, ``distance`` and
-    ``boxes`` too) measured by ``benchmarks/shaping.py`` (docs/shaping.md): on
-    Sokoban-Small-v0 from scratch, 200 s a run, 3 seeds an arm, sampled, 16.3% of 1,500
-    held-out levels solved shaped against 15.6% plain, no difference, at 0.89x the steps/s;
-    ``solver`` 15.5% against 15.7%, at 0.92x. Run for 1,800 s, both leave random behind
-    and end level: 39.6% shaped and 39.8% plain of 500, one seed an arm. Keeping a
-    deadlock's potential (``--shaping-at-loss kept``) makes deadlocks so costly that it
-    solves 5.7%: do not. Teach instead (``--teacher optimal``), and search (``--agent search``).
+    ``--shaping matching`` (a matching bound on the pushes left; ``solver``, ``distance``
+    and ``boxes`` too) made no difference where it was measured (docs/shaping.md), and keeping
+    a deadlock's potential (``--shaping-at-loss kept``) does harm. Teach instead (``--teacher
+    optimal``), and search (``--agent search``).
 
     ## Version History
     - v0: first release. Since 0.2.0 generated levels come from a pool of 100,000 by

@@ -10,7 +10,7 @@
 
 All randomness comes from the ``numpy.random.Generator`` passed to :meth:`generate`, drawn in
 fixed blocks, so the same seed gives the same level. The hot loops are plain Python on flat
-indices: this is about 1 ms a 10x10 level, with a bounded number of retries.
+indices, with a bounded number of retries.
 """
 
 from __future__ import annotations

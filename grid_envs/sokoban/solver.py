@@ -13,7 +13,7 @@ those keys means no state is expanded twice.
   No finite matching means a bipartite deadlock and the state is dropped. A child's
   matching comes from its parent's: the pushed box's row gets its least reduced cost as
   potential, and where its matched goal is still tight the old matching stays optimal
-  (O(n): 91% of rematches on Microban's level 93, over 99% on large XSokoban levels);
+  (O(n), which is most rematches: docs/sokoban-solver.md);
   otherwise one augmenting path restores it (O(n^2)).
 * Deadlocks: dead squares (no goal reachable by pushing), freeze deadlocks (a box that can
   move along neither axis, 2x2 blocks included), bipartite deadlocks (above).
@@ -56,8 +56,8 @@ MODES = ("optimal", "fast")
 # level, so running a few side by side is far steadier than betting on one.
 FAST_WEIGHTS = (1000.0, 8.0, 1.2)
 _SLICE = 64  # states one search expands before the next one takes a turn
-# The near-greedy searches crack a level within seconds or not at all (Microban: every level
-# they solve, in under 10 s; XSokoban 1-50: none). After EARLY_SECONDS they stop, and the
+# The near-greedy searches crack a level early or not at all (docs/sokoban-solver.md).
+# After EARLY_SECONDS they stop, and the
 # feature search, the one that finishes large levels, takes FEATURE_SLICES turns to the
 # A*-like search's one.
 EARLY_SECONDS = 10.0
@@ -1043,8 +1043,8 @@ def _optimal_pushes(
 def solver_potential(state: SokobanState) -> float:
     """Shaping potential: minus the optimal number of pushes left (small levels).
 
-    Exact when the optimal search finishes within 0.5 s (results are cached); otherwise
-    the matching lower bound stands in.
+    Exact when the optimal search finishes within its time budget (results are cached);
+    otherwise the matching lower bound stands in.
     """
     cols = state.floor.shape[1]
     pushes = _optimal_pushes(

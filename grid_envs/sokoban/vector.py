@@ -123,7 +123,7 @@ class SokobanVectorEnv(GridVectorEnv):
         self.moves[idx] = 0
         if single.observation_mode == "planes":
             inner = self.codes[idx, PAD : PAD + self.rows, PAD : PAD + self.cols]
-            # plane c is where the code is c (a comparison: 3x faster than a one-hot gather)
+            # plane c is where the code is c (a comparison: faster than a one-hot gather)
             self.planes[idx] = inner[:, None] == _CODES[None, :, None, None]
 
     def _load(self, idx: np.ndarray, codes: np.ndarray, dead: np.ndarray, player: np.ndarray,
@@ -146,7 +146,7 @@ class SokobanVectorEnv(GridVectorEnv):
 
     def _masks(self, idx: np.ndarray) -> np.ndarray:
         # laid out (8, len): numpy's inner loops then run along the batch, not along 4 or 8
-        # directions (about 3x faster), and the caller gets the transposed view
+        # directions (faster), and the caller gets the transposed view
         here = self._base[idx] + self.pos[idx]
         cells = self._flat.take(self._reach[:, None] + here[None])  # beside x4, beyond x4
         pair = cells[:4] * np.uint8(len(CHANNELS)) + cells[4:]
