@@ -396,7 +396,8 @@ def plot_results(comparison: Comparison, plt: Any) -> None:
         by_wins = _uses_wins([r for _, r in mine])
         values = [r.win_rate if by_wins else r.mean_return for _, r in mine]
         bounds = [r.win_rate_ci if by_wins else r.return_ci for _, r in mine]
-        err = [  # clipped: at a rate of 0 or 1 the bound and the rate can differ by a rounding error
+        # clipped: at a rate of 0 or 1 the bound and the rate can differ by a rounding error
+        err = [
             [max(0.0, v - lo) for v, (lo, _) in zip(values, bounds, strict=True)],
             [max(0.0, hi - v) for v, (_, hi) in zip(values, bounds, strict=True)],
         ]

@@ -44,8 +44,9 @@ def set_threads(threads: int | None, default: int | None = None) -> int:
     refused: they only wait on each other (64 threads on 2 cores made 64 PPO steps take
     over a minute, and 100,000 crashed torch).
 
-    On 2 cores one process with 2 threads trains a small CNN faster than with 1 (docs/speed.md); more threads than free cores, or two torch processes at once, slow it down
-    many times over. Playing a model one position at a time gains nothing from threads,
+    On 2 cores one process with 2 threads trains a small CNN faster than with 1
+    (docs/training-batch.md); more threads than free cores, or two torch processes at once,
+    slow it down many times over. Playing a model one position at a time gains nothing from threads,
     so the commands that play (eval, the search) default to one."""
     import os
 

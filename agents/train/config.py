@@ -284,7 +284,7 @@ class TrainConfig:
     )
 
 
-# Each game's training configuration, declared beside its baselines (agents/<game>.py), in
+# Each game's training configuration, declared beside its baselines (agents/games/<game>.py), in
 # the order of grid_envs.GAMES, which `grid-games compare` keeps.
 DEFAULTS: dict[str, dict[str, Any]] = {
     env_id: settings

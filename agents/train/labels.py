@@ -114,7 +114,7 @@ class LabelStats:
 
 
 # A game's board symmetries, declared beside its baselines (``SYMMETRIES`` in
-# agents/<game>.py): for a board of (rows, cols) whose rows are flipped, then its columns,
+# agents/games/<game>.py): for a board of (rows, cols) whose rows are flipped, then its columns,
 # then it is transposed, the (A,) index of the action each action becomes
 ActionMap = Callable[[tuple[int, int], bool, bool, bool], np.ndarray]
 # one symmetry: flip rows, flip columns, transpose, and the action map's answer for them

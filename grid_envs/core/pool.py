@@ -20,9 +20,9 @@ pools of a hundred thousand levels and more stay small: a game subclasses
 build the level object back from those arrays (``_level``). The arrays are allocated
 zeroed, which the operating system backs with memory only as levels are written.
 
-Shipped pools: generating a pool's levels one by one takes minutes (docs/speed.md), and a batch of thousands of envs under random play draws most of
-them in its first minute. So the package ships the registered ids' default pools, filled, in
-each game's ``pools/`` folder (``<size>-<seed>-<digest of the generator's settings>.npz.xz``,
+Shipped pools: generating a pool's levels one by one takes minutes (docs/speed.md), and a
+batch of thousands of envs under random play draws most of them in its first minute. So
+the package ships the registered ids' default pools, filled, in each game's ``pools/`` folder (``<size>-<seed>-<digest of the generator's settings>.npz.xz``,
 a few MB each: a game keeps only what it cannot derive quickly, ``_pack``, and rebuilds the
 rest in bulk with its compiled rules, ``_unpack``). :meth:`LevelPool.shared` loads the file
 that matches its settings, size and seed (a few tenths of a second); any other pool fills

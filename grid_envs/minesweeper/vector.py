@@ -166,7 +166,8 @@ class MinesweeperVectorEnv(GridVectorEnv):
 
     def _open_in_planes(self, env: np.ndarray, cell: np.ndarray) -> None:
         """Turn the flat cells ``cell`` of the envs ``env`` (one each) from hidden (and
-        flagged) to their numbers in the planes, through flat indices (faster than building the boards' planes again after a flood)."""
+        flagged) to their numbers in the planes, through flat indices (faster than building
+        the boards' planes again after a flood)."""
         cells = self.rows * self.cols
         at = env * (self.planes.shape[1] * cells) + cell  # the cell in plane 0 of its env
         flat = self.planes.reshape(-1)
