@@ -8,8 +8,8 @@ takes the game's state (``env.unwrapped.game_state()``) and returns a float.
 
 ``VectorPotentialShaping`` does the same for a whole native batched env, with the same
 rewards as ``PotentialShaping`` on each of N single envs. Potentials that the batch can read
-off its arrays (:data:`BATCHED_POTENTIALS`) are computed for every env in one call; any
-other potential runs on each env's ``game_state(i)``. Both take a ``scale``: the bonus is
+off its arrays (a potential's ``batch`` form in its game's spec) are computed for every env
+in one call; any other potential runs on each env's ``game_state(i)``. Both take a ``scale``: the bonus is
 ``scale * (gamma * phi(s') - phi(s))``, the same as shaping with the potential ``scale * phi``;
 and ``at_loss``: ``"zero"`` (the default) gives every terminal state ``phi = 0``, ``"kept"``
 only a won end, a lost end keeping its potential as a time-limit end does. Where the
@@ -23,7 +23,6 @@ as one more observation plane, rewards untouched (see :class:`PotentialInput`).
 
 from __future__ import annotations
 
-import fnmatch
 import importlib
 from collections.abc import Callable
 from typing import Any
@@ -35,36 +34,16 @@ from grid_envs import game_specs
 
 Potential = Callable[[Any], float]
 
-# env id pattern -> {name: "module:function"}; a function takes the game state, returns phi.
-# Each game names its own in its spec (grid_envs/<game>/spec.py).
-POTENTIALS: dict[str, dict[str, str]] = {
-    game.id_pattern: game.potentials for game in game_specs() if game.potentials
-}
 
-# env id pattern -> {name: "module:function"}; the function takes a native batched env and
-# returns (num_envs,) float64, the values of the potential of the same name above, read off
-# the batch's arrays.
-BATCHED_POTENTIALS: dict[str, dict[str, str]] = {
-    game.id_pattern: game.batched_potentials for game in game_specs() if game.batched_potentials
-}
-
-
-# env id pattern -> {name: "module:function"}; a potential's field: the game state to
-# (rows, cols) float64, the potential's value with the player on each cell.
-POTENTIAL_FIELDS: dict[str, dict[str, str]] = {
-    game.id_pattern: game.potential_fields for game in game_specs() if game.potential_fields
-}
-BATCHED_POTENTIAL_FIELDS: dict[str, dict[str, str]] = {
-    game.id_pattern: game.batched_potential_fields
-    for game in game_specs()
-    if game.batched_potential_fields
-}
-
-
-def _lookup(table: dict[str, dict[str, str]], env_id: str, name: str) -> Any:
-    for pattern, names in table.items():
-        if fnmatch.fnmatchcase(env_id, pattern) and name in names:
-            module, func = names[name].split(":")
+def _lookup(env_id: str, name: str, form: str = "state") -> Any:
+    """The function of the potential ``name`` of the game behind ``env_id`` in ``form`` (a
+    field of :class:`grid_envs.core.spec.PotentialSpec`), None where the game gives none."""
+    for game in game_specs():
+        if game.serves(env_id) and name in game.potentials:
+            target = game.potentials[name].forms().get(form)
+            if target is None:
+                return None
+            module, func = target.split(":")
             return getattr(importlib.import_module(module), func)
     return None
 
@@ -75,17 +54,12 @@ def shaping_bonus(phi: Any, phi_next: Any, gamma: float) -> Any:
 
 
 def potential_names(env_id: str) -> list[str]:
-    return sorted(
-        name
-        for pattern, table in POTENTIALS.items()
-        if fnmatch.fnmatchcase(env_id, pattern)
-        for name in table
-    )
+    return sorted(name for game in game_specs() if game.serves(env_id) for name in game.potentials)
 
 
 def get_potential(env_id: str, name: str) -> Potential:
     """The potential ``name`` of the game behind ``env_id``."""
-    fn: Potential | None = _lookup(POTENTIALS, env_id, name)
+    fn: Potential | None = _lookup(env_id, name)
     if fn is not None:
         return fn
     raise ValueError(
@@ -197,7 +171,7 @@ class VectorPotentialShaping(gym.vector.VectorWrapper):
         if isinstance(potential, str):
             if env.spec is None:
                 raise ValueError("a potential by name needs an env made with gymnasium.make_vec")
-            self.batched = _lookup(BATCHED_POTENTIALS, env.spec.id, potential)
+            self.batched = _lookup(env.spec.id, potential, "batch")
             potential = get_potential(env.spec.id, potential)
         self.potential: Potential = potential
         self._phi = np.zeros(self.num_envs)
@@ -319,7 +293,7 @@ class InputPlanes:
 
     def __init__(self, env_id: str, potential: str) -> None:
         self.potential = get_potential(env_id, potential)
-        self.field = _lookup(POTENTIAL_FIELDS, env_id, potential)
+        self.field = _lookup(env_id, potential, "field")
         self._starts: dict[int, float] = {}
 
     def new_episode(self, key: int | None = None) -> None:
@@ -348,9 +322,9 @@ class VectorPotentialInput(gym.vector.VectorWrapper):
         if env.spec is None:
             raise ValueError("the potential as an input needs an env made with gymnasium.make_vec")
         self.potential = get_potential(env.spec.id, potential)
-        self.batched = _lookup(BATCHED_POTENTIALS, env.spec.id, potential)
-        self.field = _lookup(BATCHED_POTENTIAL_FIELDS, env.spec.id, potential)
-        self.single_field = _lookup(POTENTIAL_FIELDS, env.spec.id, potential)
+        self.batched = _lookup(env.spec.id, potential, "batch")
+        self.field = _lookup(env.spec.id, potential, "batch_field")
+        self.single_field = _lookup(env.spec.id, potential, "field")
         self.single_observation_space = input_space(env.single_observation_space)
         self.observation_space = gym.vector.utils.batch_space(
             self.single_observation_space, self.num_envs

@@ -71,10 +71,10 @@ def test_each_game_declares_its_ids_and_potentials_in_its_spec() -> None:
         for i in spec.ids:
             assert spec.serves(i.id)
             assert gym.spec(i.id).vector_entry_point == i.vector_entry_point
-        for target in [*spec.potentials.values(), *spec.batched_potentials.values()]:
-            module, name = target.split(":")
-            assert callable(getattr(importlib.import_module(module), name)), target
-        assert set(spec.batched_potentials) <= set(spec.potentials)
+        for potential in spec.potentials.values():
+            for target in potential.forms().values():
+                module, name = target.split(":")
+                assert callable(getattr(importlib.import_module(module), name)), target
         for hook in (spec.writer, spec.solver):
             if hook:
                 assert callable(load(hook)), hook

@@ -34,6 +34,32 @@ class IdSpec:
 
 
 @dataclass(frozen=True)
+class PotentialSpec:
+    """One shaping potential of a game, in each form the game gives it, each a
+    ``"module:function"`` (see :mod:`grid_envs.wrappers`):
+
+    * ``state``: the game state to the potential's value, phi (float);
+    * ``batch``: a native batched env to (num_envs,) float64, the same values read off the
+      batch's arrays (None: each env's state is read);
+    * ``field``: the game state to (rows, cols) float64, on each cell the potential's value
+      with the player there (the input plane of :class:`grid_envs.wrappers.PotentialInput`;
+      None: its value on every cell);
+    * ``batch_field``: the same for a native batched env, (num_envs, rows, cols).
+    """
+
+    state: str
+    batch: str | None = None
+    field: str | None = None
+    batch_field: str | None = None
+
+    def forms(self) -> dict[str, str]:
+        """The forms the game gives, by name."""
+        found = {"state": self.state, "batch": self.batch, "field": self.field,
+                 "batch_field": self.batch_field}  # fmt: skip
+        return {form: target for form, target in found.items() if target is not None}
+
+
+@dataclass(frozen=True)
 class GameSpec:
     """A game: its ids, and its potentials for reward shaping (see
     :mod:`grid_envs.wrappers`)."""
@@ -42,17 +68,8 @@ class GameSpec:
     ids: tuple[IdSpec, ...]
     id_pattern: str  # fnmatch pattern of the ids the potentials serve ("GridGames/Knight*")
     bench_id: str  # the id ``grid-games bench`` times
-    # name -> "module:function" taking the game state and returning the potential
-    potentials: dict[str, str] = field(default_factory=dict)
-    # name -> "module:function" taking a native batched env, (num_envs,) float64
-    batched_potentials: dict[str, str] = field(default_factory=dict)
-    # name -> "module:function" giving a potential's field: the game state to (rows, cols)
-    # float64, on each cell the potential's value with the player there (the input plane of
-    # :class:`grid_envs.wrappers.PotentialInput`; a potential without one gives its value on
-    # every cell)
-    potential_fields: dict[str, str] = field(default_factory=dict)
-    # name -> "module:function": the same for a native batched env, (num_envs, rows, cols)
-    batched_potential_fields: dict[str, str] = field(default_factory=dict)
+    # name -> the potential in each form the game gives it
+    potentials: dict[str, PotentialSpec] = field(default_factory=dict)
     title: str = ""  # the game's name in the docs (default: ``name`` capitalised)
     # "module:attribute" of the game's declaration on the agents' side (an
     # ``agents.games.spec.AgentsSpec``: training defaults, compare row, search hooks), whose

@@ -1,6 +1,6 @@
 """The Knight's registered ids and potential (see :mod:`grid_envs.core.spec`)."""
 
-from grid_envs.core.spec import GameSpec, IdSpec
+from grid_envs.core.spec import GameSpec, IdSpec, PotentialSpec
 
 ENV = "grid_envs.knight.env:KnightEnv"
 VECTOR = "grid_envs.knight.vector:KnightVectorEnv"
@@ -16,10 +16,14 @@ SPEC = GameSpec(
     ),
     id_pattern="GridGames/Knight*",
     bench_id="GridGames/Knight-v0",
-    potentials={"distance": "grid_envs.knight.solver:distance_potential"},
-    batched_potentials={"distance": "grid_envs.knight.vector:distance_potentials"},
-    potential_fields={"distance": "grid_envs.knight.solver:distance_field"},
-    batched_potential_fields={"distance": "grid_envs.knight.vector:distance_fields"},
+    potentials={
+        "distance": PotentialSpec(
+            "grid_envs.knight.solver:distance_potential",
+            batch="grid_envs.knight.vector:distance_potentials",
+            field="grid_envs.knight.solver:distance_field",
+            batch_field="grid_envs.knight.vector:distance_fields",
+        )
+    },
     title="The Knight",
     agents="agents.games.knight:AGENTS",
     writer="grid_envs.knight.files:write_generated",

@@ -1,6 +1,6 @@
 """Lines98's registered ids and potential (see :mod:`grid_envs.core.spec`)."""
 
-from grid_envs.core.spec import GameSpec, IdSpec
+from grid_envs.core.spec import GameSpec, IdSpec, PotentialSpec
 
 ENV = "grid_envs.lines98.env:Lines98Env"
 VECTOR = "grid_envs.lines98.vector:Lines98VectorEnv"
@@ -19,7 +19,7 @@ SPEC = GameSpec(
     ),
     id_pattern="GridGames/Lines98*",
     bench_id="GridGames/Lines98-v0",
-    potentials={"lines": "grid_envs.lines98.heuristic:lines_potential"},
+    potentials={"lines": PotentialSpec("grid_envs.lines98.heuristic:lines_potential")},
     title="Lines98",
     agents="agents.games.lines98:AGENTS",
     picture_agent="greedy",

@@ -1,6 +1,6 @@
 """Pikachu's registered ids and potential (see :mod:`grid_envs.core.spec`)."""
 
-from grid_envs.core.spec import GameSpec, IdSpec
+from grid_envs.core.spec import GameSpec, IdSpec, PotentialSpec
 
 ENV = "grid_envs.pikachu.env:PikachuEnv"
 VECTOR = "grid_envs.pikachu.vector:PikachuVectorEnv"
@@ -21,7 +21,7 @@ SPEC = GameSpec(
     ),
     id_pattern="GridGames/Pikachu*",
     bench_id="GridGames/Pikachu-v0",
-    potentials={"mobility": "grid_envs.pikachu.solver:mobility_potential"},
+    potentials={"mobility": PotentialSpec("grid_envs.pikachu.solver:mobility_potential")},
     title="Pikachu (Onet)",
     agents="agents.games.pikachu:AGENTS",
     picture_agent="planner",

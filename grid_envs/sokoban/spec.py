@@ -1,6 +1,6 @@
 """Sokoban's registered ids and potentials (see :mod:`grid_envs.core.spec`)."""
 
-from grid_envs.core.spec import GameSpec, IdSpec
+from grid_envs.core.spec import GameSpec, IdSpec, PotentialSpec
 
 ENV = "grid_envs.sokoban.env:SokobanEnv"
 VECTOR = "grid_envs.sokoban.vector:SokobanVectorEnv"
@@ -20,14 +20,12 @@ SPEC = GameSpec(
     id_pattern="GridGames/Sokoban*",
     bench_id="GridGames/Sokoban-v0",
     potentials={
-        "distance": "grid_envs.sokoban.rules:distance_potential",
-        "boxes": "grid_envs.sokoban.rules:boxes_potential",
-        "matching": "grid_envs.sokoban.solver:matching_potential",
-        "solver": "grid_envs.sokoban.solver:solver_potential",
-    },
-    batched_potentials={
-        "distance": "grid_envs.sokoban.vector:distance_potentials",
-        "boxes": "grid_envs.sokoban.vector:boxes_potentials",
+        "distance": PotentialSpec("grid_envs.sokoban.rules:distance_potential",
+                                  batch="grid_envs.sokoban.vector:distance_potentials"),
+        "boxes": PotentialSpec("grid_envs.sokoban.rules:boxes_potential",
+                               batch="grid_envs.sokoban.vector:boxes_potentials"),
+        "matching": PotentialSpec("grid_envs.sokoban.solver:matching_potential"),
+        "solver": PotentialSpec("grid_envs.sokoban.solver:solver_potential"),
     },
     title="Sokoban",
     agents="agents.games.sokoban:AGENTS",
