@@ -9,8 +9,9 @@ takes the game's state (``env.unwrapped.game_state()``) and returns a float.
 ``VectorPotentialShaping`` does the same for a whole native batched env, with the same
 rewards as ``PotentialShaping`` on each of N single envs. Potentials that the batch can read
 off its arrays (a potential's ``batch`` form in its game's spec) are computed for every env
-in one call; any other potential runs on each env's ``game_state(i)``. Both take a ``scale``: the bonus is
-``scale * (gamma * phi(s') - phi(s))``, the same as shaping with the potential ``scale * phi``;
+in one call; any other potential runs on each env's ``game_state(i)``. Both take a
+``scale``: the bonus is ``scale * (gamma * phi(s') - phi(s))``, the same as shaping with the
+potential ``scale * phi``;
 and ``at_loss``: ``"zero"`` (the default) gives every terminal state ``phi = 0``, ``"kept"``
 only a won end, a lost end keeping its potential as a time-limit end does. Where the
 potentials are at most 0 (a distance still to go), ``"zero"`` pays the last step of a lost
