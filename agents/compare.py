@@ -1,6 +1,6 @@
 """``grid-games compare``: random, the algorithms and a taught-then-tuned policy, every game.
 
-For every game (one configuration each, :data:`agents.train.config.COMPARE`) it evaluates the
+For every game (one configuration each, :func:`agents.train.config.compare_rows`) it evaluates the
 random agent and the game's algorithms, then trains the learned policy as
 ``grid-games train ENV --teacher NAME`` does (the algorithm's moves cloned into the
 network, DAgger rounds, MaskablePPO fine-tuning), and evaluates it on the same held-out
@@ -28,16 +28,21 @@ from typing import Any
 
 from agents.evaluation import EvalResult, evaluate
 from agents.registry import list_agents
-from agents.train.config import COMPARE, HELDOUT_SEED, TrainConfig, default_config
+from agents.train.config import HELDOUT_SEED, TrainConfig, compare_rows, default_config
 from agents.train.models import PolicyAgent
 from agents.train.runs import read_json, run_lock
 from agents.train.sb3 import train
 from grid_envs.core import checks
 
-COMPARE_ENVS = tuple(COMPARE)
+
+def compare_envs() -> tuple[str, ...]:
+    """The ids ``grid-games compare`` runs by default: one a game, in the games' order."""
+    return tuple(compare_rows())
+
+
 MIN_TEACHER_STATES = 20  # the fewest labelled states a budget scales a row down to (a
 # budget that small is a quick look, as the CI notebook's)
-# a COMPARE row's keys for the evaluations ("episodes": at most that many for the game's rows)
+# a compare row's keys for the evaluations ("episodes": at most that many for the game's rows)
 PLAY_KEYS = ("skip_agents", "sample", "search", "episodes")
 SCRATCH_STEPS = 50  # a scratch run's step cap, times the taught run's: the time limit binds
 KINDS = {"random": "tab:gray", "algorithm": "tab:blue", "learned": "tab:orange",
@@ -87,12 +92,13 @@ def compare_config(
     env_id: str, budget: float = 1.0, timesteps: int | None = None, seed: int = 0,
     threads: int | None = None, precision: str = "auto",
 ) -> TrainConfig:  # fmt: skip
-    """The taught run ``compare`` trains for ``env_id``: its :data:`COMPARE` row over the
-    game's defaults, with the labelled states and PPO steps scaled by ``budget`` (or the
-    steps given), on ``threads`` torch threads (None: every core) in ``precision``."""
+    """The taught run ``compare`` trains for ``env_id``: its row
+    (:func:`~agents.train.config.compare_rows`) over the game's defaults, with the labelled
+    states and PPO steps scaled by ``budget`` (or the steps given), on ``threads`` torch
+    threads (None: every core) in ``precision``."""
     if budget <= 0:
         raise ValueError(f"budget must be above 0, got {budget}")
-    row = {k: v for k, v in COMPARE.get(env_id, {}).items() if k not in PLAY_KEYS}
+    row = {k: v for k, v in compare_rows().get(env_id, {}).items() if k not in PLAY_KEYS}
     planned = row.pop("timesteps", 100_000)
     steps = timesteps or max(1_000, round(planned * budget))
     if "teacher" in row:
@@ -105,7 +111,7 @@ def compare_config(
 
 
 def run_compare(
-    envs: tuple[str, ...] = COMPARE_ENVS,
+    envs: tuple[str, ...] | None = None,
     budget: float = 1.0,
     timesteps: int | None = None,
     episodes: int = 100,
@@ -119,11 +125,13 @@ def run_compare(
     precision: str = "auto",
     force: bool = False,
 ) -> Comparison:
-    """Every game's baselines, a taught-then-tuned policy (and a scratch one with
-    ``scratch``) and its search row, evaluated on held-out seeds, written to ``out``. The
-    same seed, ``threads`` and ``precision`` give the same figures on a machine. A folder
-    of another compare is refused (:func:`check_compare_folder`; ``force`` replaces it),
-    and no two compares write into one folder at once."""
+    """Every game's baselines (``envs``, by default :func:`compare_envs`), a taught-then-tuned
+    policy (and a scratch one with ``scratch``) and its search row, evaluated on held-out
+    seeds, written to ``out``. The same seed, ``threads`` and ``precision`` give the same
+    figures on a machine. A folder of another compare is refused
+    (:func:`check_compare_folder`; ``force`` replaces it), and no two compares write into
+    one folder at once."""
+    envs = compare_envs() if envs is None else envs
     budget = checks.real("budget", budget)
     episodes = checks.integer("episodes", episodes, 1)
     seed = checks.integer("seed", seed, 0)
@@ -189,7 +197,7 @@ def _compare(
         config = compare_config(env_id, budget, timesteps, seed, threads, precision)
         result.configs[env_id] = config
         kwargs = config.env_kwargs
-        play = COMPARE.get(env_id, {})
+        play = compare_rows().get(env_id, {})
         skip, sample = play.get("skip_agents", ()), bool(play.get("sample", False))
         count = min(episodes, int(play.get("episodes", episodes)))  # long games: fewer
         for name in [a for a in list_agents(env_id) if a not in skip]:
@@ -290,13 +298,13 @@ def _uses_wins(rows: list[EvalResult]) -> bool:
 
 def verdicts(comparison: Comparison) -> list[str]:
     """Per game, whether each learned policy beats random, and each search the agent its
-    COMPARE row names (``"search": {"beats": NAME}``, random by default), with the 95%
+    compare row names (``"search": {"beats": NAME}``, random by default), with the 95%
     intervals apart (win rates where some agent won an episode, else mean returns)."""
     lines = []
     for env_id in dict.fromkeys(e for e, _, _ in comparison.rows):
         mine = [(label, r) for e, label, r in comparison.rows if e == env_id]
         by_wins = _uses_wins([r for _, r in mine])
-        rival = COMPARE.get(env_id, {}).get("search", {}).get("beats", "random")
+        rival = compare_rows().get(env_id, {}).get("search", {}).get("beats", "random")
         for label, r in mine:
             kind = kind_of(label)
             if kind not in ("learned", "search"):

@@ -31,7 +31,7 @@ each reset generate its level, which the batched paths, resetting several times 
 a second, would pay far more of).
 
 Scaling (``--scaling``): for each game's reference network (its registered id and
-:data:`agents.train.config.DEFAULTS`), each device (``--devices``) and each number of envs
+:func:`agents.train.config.training_defaults`), each device (``--devices``) and each number of envs
 (``--n-envs``, 64 to 16,384 by default on a GPU, to 1,024 on the CPU), env-steps/s of
 
 * ``env``: the batch alone, random legal play (what the envs can give);

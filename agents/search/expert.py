@@ -18,7 +18,7 @@ ENV --teacher NAME``) and repeats ``rounds`` times:
 2. **Learn** ``epochs`` passes over the positions of the last ``window`` rounds: cross-
    entropy to the search's policy over the legal actions, and the critic's squared error
    to the returns, each minibatch through a random one of the board's symmetries where the
-   game declares them (:data:`agents.train.config.SYMMETRIES`).
+   game declares them (:func:`agents.train.config.symmetries_of`).
 3. **Measure** the network alone on ``eval_episodes`` validation episodes.
 
 A run folder holds ``config.json`` (a rerun must match it), ``rounds.json`` (a line a
@@ -372,7 +372,7 @@ def _one_round(
 
 def _iterate(config: IterationConfig, out: Path, log: Any) -> IterationResult:
     from agents.nets.common import set_threads
-    from agents.train.config import SYMMETRIES
+    from agents.train.config import symmetries_of
     from agents.train.models import algo_class
 
     began = time.perf_counter()
@@ -395,7 +395,7 @@ def _iterate(config: IterationConfig, out: Path, log: Any) -> IterationResult:
     (out / "rounds").mkdir(parents=True, exist_ok=True)
     (out / "data").mkdir(exist_ok=True)
     check_same_run(config, out, ITERATION_KEYS, kind="an expert-iteration run")
-    actions = SYMMETRIES.get(config.env_id)
+    actions = symmetries_of(config.env_id)
     symmetries = None
     if actions is not None:
         from agents.train.labels import board_symmetries

@@ -2,9 +2,10 @@
 declaration, :mod:`agents.games`), the network a configuration builds, and the checks
 that refuse a run before anything is built or written.
 
-* :data:`DEFAULTS`: the settings ``grid-games train`` starts from for each id;
-  :data:`COMPARE`: what ``grid-games compare`` teaches and trains for each game;
-  :data:`SYMMETRIES`: the board symmetries cloning may use.
+* :func:`training_defaults`: the settings ``grid-games train`` starts from for each id;
+  :func:`compare_rows`: what ``grid-games compare`` teaches and trains for each game;
+  :func:`symmetries_of`: the board symmetries cloning may use; each read from the games'
+  declarations when asked, so a game registered later is read too.
 * Our observations are uint8 *planes* (0/1, Knight's energy up to 255), not images:
   ``normalize_images=False`` keeps SB3 from dividing them by 255.
 * A board network (:mod:`agents.nets.board`, named in :mod:`agents.nets.registry`) reads
@@ -20,7 +21,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from agents.games import declarations
+from agents.games import declaration_of, declarations
 from agents.nets.common import PRECISIONS, bf16_native, load_torch, small_grid_cnn
 from agents.nets.registry import policies_help, policy_names, policy_spec
 from agents.train.models import ALGOS
@@ -284,38 +285,36 @@ class TrainConfig:
     )
 
 
-# Each game's training configuration, declared beside its baselines (agents/games/<game>.py), in
-# the order of grid_envs.GAMES, which `grid-games compare` keeps.
-DEFAULTS: dict[str, dict[str, Any]] = {
-    env_id: settings
-    for game in declarations().values()
-    for env_id, settings in game.training.items()
-}
-# What `grid-games compare` runs for each game, over DEFAULTS: the id, the teacher, the
-# labelled states and PPO steps of its learned policy, and the agents too slow to evaluate
-# within its budget ("skip_agents"), declared beside the game's baselines.
-COMPARE: dict[str, dict[str, Any]] = {
-    env_id: row for game in declarations().values() for env_id, row in game.compare.items()
-}
+def training_defaults(env_id: str) -> dict[str, Any]:
+    """The settings ``grid-games train`` starts from for ``env_id``: its game's declaration's
+    ``training`` row (:mod:`agents.games`), empty for an id the game declares none for."""
+    declared = declaration_of(env_id)
+    return dict(declared.training.get(env_id, {})) if declared is not None else {}
 
 
-# The board symmetries each game's rules keep, for cloning (agents.train.labels.ActionMap),
-# declared beside its baselines; a game that declares none is cloned as its states come
-SYMMETRIES: dict[str, Any] = {
-    env_id: actions
-    for game in declarations().values()
-    for env_id, actions in game.symmetries.items()
-}
+def compare_rows() -> dict[str, dict[str, Any]]:
+    """What ``grid-games compare`` runs for each game, over its training defaults: the id,
+    the teacher, the labelled states and PPO steps of its learned policy, and what it
+    plays (``sample``, ``episodes``, ``skip_agents``, ``search``), in the order of
+    ``grid_envs.GAMES``; each row is its game's declaration's own."""
+    return {env_id: row for game in declarations().values() for env_id, row in game.compare.items()}
+
+
+def symmetries_of(env_id: str) -> Any:
+    """The board symmetries of ``env_id`` cloning may use (an
+    :data:`agents.train.labels.ActionMap`), None where its game declares none."""
+    declared = declaration_of(env_id)
+    return None if declared is None else declared.symmetries.get(env_id)
 
 
 def default_config(env_id: str, **overrides: Any) -> TrainConfig:
-    """The game's :data:`DEFAULTS` and its vec env's :data:`PATH_DEFAULTS`, then
+    """The game's :func:`training_defaults` and its vec env's :data:`PATH_DEFAULTS`, then
     ``overrides`` (None values left out; ``shaping="none"`` turns a default off). The
     game's network size goes with its own policy: another policy, given alone, comes at
     its own size."""
     checks.not_renamed(overrides, frozenset(f.name for f in fields(TrainConfig)))
     given = {k: v for k, v in overrides.items() if v is not None}
-    game = dict(DEFAULTS.get(env_id, {}))
+    game = training_defaults(env_id)
     if given.get("policy", game.get("policy")) != game.get("policy"):
         game.pop("net_width", None)
         game.pop("net_depth", None)

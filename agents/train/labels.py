@@ -113,9 +113,10 @@ class LabelStats:
         return self.wins / max(1, self.episodes)
 
 
-# A game's board symmetries, declared beside its baselines (``SYMMETRIES`` in
-# agents/games/<game>.py): for a board of (rows, cols) whose rows are flipped, then its columns,
-# then it is transposed, the (A,) index of the action each action becomes
+# A game's board symmetries, declared beside its baselines (the ``symmetries`` of its
+# ``AgentsSpec`` in agents/games/<game>.py): for a board of (rows, cols) whose rows are
+# flipped, then its columns, then it is transposed, the (A,) index of the action each action
+# becomes
 ActionMap = Callable[[tuple[int, int], bool, bool, bool], np.ndarray]
 # one symmetry: flip rows, flip columns, transpose, and the action map's answer for them
 Symmetry = tuple[bool, bool, bool, np.ndarray]

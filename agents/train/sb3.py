@@ -30,12 +30,12 @@ from agents.nets.common import (
 from agents.train.config import (
     DQN_BUFFER,
     EVAL_SEED,
-    SYMMETRIES,
     TrainConfig,
     check_config,
     check_training_memory,
     checkpoint_every,
     policy_of,
+    symmetries_of,
     uses_batch,
     uses_bf16,
 )
@@ -330,7 +330,7 @@ def _taught(
     from agents.train.teaching import CloningCallback, teach
 
     folder = out / "teacher"
-    actions = SYMMETRIES.get(config.env_id)
+    actions = symmetries_of(config.env_id)
     shape = model.observation_space.shape
     symmetries = board_symmetries(shape, actions) if actions is not None else None
     kept = _kept_teaching(folder)

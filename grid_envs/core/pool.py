@@ -21,13 +21,14 @@ build the level object back from those arrays (``_level``). The arrays are alloc
 zeroed, which the operating system backs with memory only as levels are written.
 
 Shipped pools: generating a pool's levels one by one takes minutes (docs/speed.md), and a
-batch of thousands of envs under random play draws most of them in its first minute. So
-the package ships the registered ids' default pools, filled, in each game's ``pools/`` folder (``<size>-<seed>-<digest of the generator's settings>.npz.xz``,
-a few MB each: a game keeps only what it cannot derive quickly, ``_pack``, and rebuilds the
-rest in bulk with its compiled rules, ``_unpack``). :meth:`LevelPool.shared` loads the file
-that matches its settings, size and seed (a few tenths of a second); any other pool fills
-as above. The levels are the ones the generator gives (the tests regenerate a sample of each
-shipped pool and compare), so shipping changes no episode. ``python -m grid_envs.ship_pools
+batch of thousands of envs under random play draws most of them in its first minute. So the
+package ships the registered ids' default pools, filled, in each game's ``pools/`` folder
+(``<size>-<seed>-<digest of the generator's settings>.npz.xz``, a few MB each: a game keeps
+only what it cannot derive quickly, ``_pack``, and rebuilds the rest in bulk with its
+compiled rules, ``_unpack``). :meth:`LevelPool.shared` loads the file that matches its
+settings, size and seed (a few tenths of a second); any other pool fills as above. The
+levels are the ones the generator gives (the tests regenerate a sample of each shipped pool
+and compare), so shipping changes no episode. ``python -m grid_envs.ship_pools
 GridGames/Sokoban-v0 ...`` writes them again after a change to a generator.
 """
 

@@ -54,9 +54,9 @@ def _compare_arguments(p: argparse.ArgumentParser) -> None:
     help="random, the algorithms and a taught-then-tuned policy, every game",
 )
 def cmd_compare(args: argparse.Namespace) -> int:
-    from agents.compare import COMPARE_ENVS, report, run_compare
+    from agents.compare import compare_envs, report, run_compare
 
-    envs = tuple(env_id(e) for e in args.envs) if args.envs else COMPARE_ENVS
+    envs = tuple(env_id(e) for e in args.envs) if args.envs else compare_envs()
     out = args.out or time.strftime("compare-%Y%m%d-%H%M%S")
     if args.no_train:
         refuse({"--budget": args.budget != 1.0, "--timesteps": args.timesteps,

@@ -155,7 +155,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def _train_rllib(env: str, args: argparse.Namespace) -> int:
-    from agents.train.config import DEFAULTS
+    from agents.train.config import training_defaults
     from agents.train.rllib import RLlibConfig, train_rllib
 
     if args.algo not in (None, "maskable-ppo"):
@@ -165,7 +165,7 @@ def _train_rllib(env: str, args: argparse.Namespace) -> int:
     takes = {"timesteps", "seed", "shaping", "shaping_scale", "algo", "policy"}
     refuse({flag_name(f): args.__dict__[f.name] for f in config_flags() if f.name not in takes},
            "the sb3 backend's options; leave them out")  # fmt: skip
-    defaults = DEFAULTS.get(env, {})
+    defaults = training_defaults(env)
     runners = args.num_env_runners
     if runners:  # the learner runs in this process: one core for it
         runners = capped(runners, "--num-env-runners", spare=1)

@@ -207,7 +207,7 @@ def test_lines98_symmetries_map_boards_moves_and_lines_onto_the_rules() -> None:
 def test_minesweeper_labels_seen_through_a_symmetry_are_the_solver_s_own(flags: bool) -> None:
     """Every sure cell the solver names, mirrored with its board, is a cell the solver
     proves safe on the mirrored board; with flags on, the map covers the flag actions too."""
-    from agents.games.minesweeper import SYMMETRIES, view_from_observation
+    from agents.games.minesweeper import AGENTS, view_from_observation
     from grid_envs.minesweeper.solver import MinesweeperSolver
 
     env_id = "GridGames/Minesweeper-v0"
@@ -215,7 +215,7 @@ def test_minesweeper_labels_seen_through_a_symmetry_are_the_solver_s_own(flags: 
     labels, _ = label_states(env_id, "solver", 120, seed=3, env_kwargs=kwargs, n_envs=4)
     cells = 36
     assert labels.masks.shape[1] == cells * (2 if flags else 1)
-    symmetries = board_symmetries(labels.observations.shape[1:], SYMMETRIES[env_id])
+    symmetries = board_symmetries(labels.observations.shape[1:], AGENTS.symmetries[env_id])
     assert len(symmetries) == 8
     index = np.arange(len(labels))
     for symmetry in symmetries:

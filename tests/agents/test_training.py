@@ -11,15 +11,15 @@ import pytest
 
 from agents import EvalResult, evaluate, list_agents, make_agent, wilson_interval
 from agents.compare import (
-    COMPARE_ENVS,
     MIN_TEACHER_STATES,
     Comparison,
     compare_config,
+    compare_envs,
     kind_of,
     run_compare,
     verdicts,
 )
-from agents.train.config import COMPARE, DEFAULTS, TrainConfig, default_config
+from agents.train.config import TrainConfig, compare_rows, default_config, training_defaults
 from agents.train.models import PolicyAgent
 from agents.train.sb3 import train
 
@@ -137,7 +137,9 @@ def test_the_potential_as_an_input_plane_trains_evaluates_and_is_saved(tmp_path:
 
 
 def test_each_game_declares_its_training_defaults() -> None:
-    assert {"GridGames/Lines98-Small-v0", "GridGames/Pikachu-Small-v0"} <= set(DEFAULTS)
+    assert training_defaults("GridGames/Lines98-Small-v0") and training_defaults(
+        "GridGames/Pikachu-Small-v0"
+    )
     knight = default_config("GridGames/Knight-v0")
     assert knight.shaping == "distance" and knight.policy == "maze-vi" and not knight.env_kwargs
     assert default_config("GridGames/Lines98-v0").policy == "colour-lines"
@@ -166,9 +168,9 @@ def test_every_registered_agent_works_with_sb3_evaluate_policy() -> None:
 def test_compare_teaches_then_tunes_and_writes_its_table_and_plots(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(COMPARE["GridGames/Minesweeper-v0"], "sample", True)
+    monkeypatch.setitem(compare_rows()["GridGames/Minesweeper-v0"], "sample", True)
     search = {"simulations": 2, "episodes": 2, "network": "trained", "beats": "solver"}
-    monkeypatch.setitem(COMPARE["GridGames/Minesweeper-v0"], "search", search)
+    monkeypatch.setitem(compare_rows()["GridGames/Minesweeper-v0"], "search", search)
     result = run_compare(
         ("GridGames/Minesweeper-v0",),
         budget=0.01,
@@ -201,7 +203,7 @@ def test_compare_teaches_then_tunes_and_writes_its_table_and_plots(
     ]  # fmt: skip
     assert set(result.curves["GridGames/Minesweeper-v0"]) == {"taught", "scratch"}
     config = result.configs["GridGames/Minesweeper-v0"]
-    planned = COMPARE["GridGames/Minesweeper-v0"]["teacher_states"]
+    planned = compare_rows()["GridGames/Minesweeper-v0"]["teacher_states"]
     assert config.teacher == "solver"
     assert config.teacher_states == max(MIN_TEACHER_STATES, round(planned / 100))
     assert (tmp_path / "runs" / "Minesweeper-v0-taught" / "teacher" / "rounds.json").exists()
@@ -216,10 +218,10 @@ def test_compare_teaches_then_tunes_and_writes_its_table_and_plots(
 
 
 def test_compare_runs_every_game_on_its_configuration_with_a_teacher() -> None:
-    assert {e.split("/")[1] for e in COMPARE_ENVS} == {
+    assert {e.split("/")[1] for e in compare_envs()} == {
         "Sokoban-Small-v0", "Minesweeper-v0", "Knight-v0", "Pikachu-v0", "Lines98-v0"
     }  # fmt: skip
-    for env_id in COMPARE_ENVS:
+    for env_id in compare_envs():
         config = compare_config(env_id)
         assert config.teacher in list_agents(env_id), env_id
         longer = compare_config(env_id, budget=4)
@@ -227,7 +229,9 @@ def test_compare_runs_every_game_on_its_configuration_with_a_teacher() -> None:
         assert longer.teacher_states == 4 * config.teacher_states
     assert compare_config("GridGames/Knight-v0").policy == "maze-vi"
     assert compare_config("GridGames/Lines98-v0").policy == "colour-lines"
-    assert COMPARE["GridGames/Sokoban-Small-v0"]["sample"]  # a play setting, not a training one
+    assert compare_rows()["GridGames/Sokoban-Small-v0"][
+        "sample"
+    ]  # a play setting, not a training one
     assert not hasattr(compare_config("GridGames/Sokoban-Small-v0"), "sample")
     with pytest.raises(ValueError, match="budget must be above 0"):
         compare_config("GridGames/Knight-v0", budget=0)
@@ -251,8 +255,8 @@ def test_the_learned_verdict_reads_the_intervals() -> None:
     assert "NOT above random's interval (win rate)" in verdicts(comparison)[0]
     # a search is held to the baseline its game's row names: Pikachu-v0's, greedy
     env = "GridGames/Pikachu-v0"
-    assert COMPARE[env]["search"]["beats"] == "greedy"
-    lines = COMPARE["GridGames/Lines98-v0"]["search"]  # the judge's first step, no replies
+    assert compare_rows()[env]["search"]["beats"] == "greedy"
+    lines = compare_rows()["GridGames/Lines98-v0"]["search"]  # the judge's first step, no replies
     assert lines["beats"] == "greedy" and lines["replies"] == 0
     rows = [(env, "random", result(20, [0.0] * 100)), (env, "greedy", result(25, [0.0] * 100))]
     rows.append((env, "search (8 simulations, pretrained network)", result(60, [0.0] * 100)))
@@ -396,13 +400,13 @@ def test_a_game_row_can_play_fewer_episodes(
     games play 50), never raising what was asked; it is not a training setting."""
     from agents.compare import run_compare
 
-    assert COMPARE["GridGames/Lines98-v0"]["episodes"] == 50
+    assert compare_rows()["GridGames/Lines98-v0"]["episodes"] == 50
     assert not hasattr(compare_config("GridGames/Lines98-v0"), "episodes")
-    monkeypatch.setitem(COMPARE["GridGames/Knight-v0"], "episodes", 2)
+    monkeypatch.setitem(compare_rows()["GridGames/Knight-v0"], "episodes", 2)
     result = run_compare(("GridGames/Knight-v0",), episodes=3, out=tmp_path, train_models=False,
                          progress=False, log=lambda _: None)  # fmt: skip
     assert {row[2].episodes for row in result.rows} == {2}
-    monkeypatch.setitem(COMPARE["GridGames/Knight-v0"], "episodes", 50)
+    monkeypatch.setitem(compare_rows()["GridGames/Knight-v0"], "episodes", 50)
     result = run_compare(("GridGames/Knight-v0",), episodes=3, out=tmp_path, train_models=False,
                          progress=False, log=lambda _: None)  # fmt: skip
     assert {row[2].episodes for row in result.rows} == {3}
