@@ -1,7 +1,8 @@
 """Adding a game: its declaration and its own code, nothing else.
 
-A sixth game, a corridor to walk along, lives in this file only: its env and its
-:class:`~grid_envs.core.spec.GameSpec`. Registering the spec must be enough for it to appear
+A sixth game, a corridor to walk along, lives in this file only: its env, its
+:class:`~grid_envs.core.spec.GameSpec`, its baseline and its
+:class:`~agents.games.spec.AgentsSpec`. Registering the spec must be enough for it to appear
 wherever the games are listed: Gymnasium's registry, ``grid-games list``, ``generate``,
 ``solve``, ``eval`` and ``bench``, the soak benchmark, the golden trajectories, the docs'
 navigation, a page of its own and the pictures, and the agents that play every game.
@@ -21,9 +22,12 @@ import numpy as np
 import pytest
 
 import grid_envs
+from agents.base import Agent
+from agents.games.spec import AgentsSpec
+from agents.registry import register_agent
 from grid_envs.core import checks
 from grid_envs.core.base_env import GridEnv
-from grid_envs.core.spec import GameSpec, IdSpec
+from grid_envs.core.spec import GameSpec, IdSpec, PotentialSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 ID = "GridGames/Corridor-v0"
@@ -143,12 +147,36 @@ def solve_corridors(path: str, level: int | None, max_seconds: float, mode: str)
            "solution": "r" * (cols - 1), "moves": cols - 1, "seconds": 0.0}  # fmt: skip
 
 
+def steps_left(position: int) -> float:
+    """The game's shaping potential: minus the steps to the exit (the state is the walker's
+    cell)."""
+    return -float(SPEC.ids[0].kwargs["cols"] - 1 - position)
+
+
+class WalkerAgent(Agent):
+    """The game's baseline: always right."""
+
+    def act(self, env: GridEnv, observation: np.ndarray) -> int:
+        return 1
+
+
+register_agent("walker", WalkerAgent, (ID,), "walks right to the exit")
+
+AGENTS = AgentsSpec(
+    "corridor",
+    training={ID: {"n_envs": 4, "timesteps": 256}},
+    compare={ID: {"teacher": "walker", "teacher_states": 100}},
+    search={ID: {"variant": "gumbel", "simulations": 4}},
+)
+
 SPEC = GameSpec(
     name="corridor",
     ids=(IdSpec(ID, f"{__name__}:CorridorEnv", 20, {"cols": 6}, "a corridor to walk along"),),
     id_pattern="GridGames/Corridor*",
     bench_id=ID,
+    potentials={"distance": PotentialSpec(f"{__name__}:steps_left")},
     title="The Corridor",
+    agents=f"{__name__}:AGENTS",
     writer=f"{__name__}:write_corridor",
     solver=f"{__name__}:solve_corridors",
 )
@@ -189,6 +217,26 @@ def test_a_sixth_game_appears_wherever_the_games_are_listed(
     assert cli.main(["list"]) == 0 and ID in capsys.readouterr().out
     assert cli.main(["eval", "Corridor-v0", "--agent", "random", "--episodes", "3",
                      "--no-progress"]) == 0  # fmt: skip
+    # its declaration on the agents' side: its baseline, training defaults, compare row,
+    # search and potential, read wherever the games' are
+    from agents.compare import compare_envs
+    from agents.games import declarations
+    from agents.registry import list_agents
+    from agents.search import search_defaults
+    from agents.train.config import default_config
+    from grid_envs.wrappers import PotentialShaping, potential_names
+
+    assert declarations()["corridor"] is AGENTS and "walker" in list_agents(ID)
+    assert default_config(ID).n_envs == 4 and compare_envs()[-1] == ID
+    assert search_defaults(ID) == {"variant": "gumbel", "simulations": 4}
+    assert potential_names(ID) == ["distance"]
+    shaped = PotentialShaping(gym.make(ID), "distance", gamma=1.0)
+    shaped.reset(seed=0)
+    assert shaped.step(1)[1] == pytest.approx(-0.1 + 1.0)  # a step nearer the exit
+    capsys.readouterr()
+    assert cli.main(["eval", "Corridor-v0", "--agent", "walker", "--episodes", "2", "--json",
+                     "--no-progress"]) == 0  # fmt: skip
+    assert json.loads(capsys.readouterr().out)["win_rate"] == 1.0
     # the command line's game choices, the bench, the soak benchmark, the golden file
     assert cli.main(["generate", "corridor", "--out", str(tmp_path / "c.txt"),
                      "--set", "cols=5"]) == 0  # fmt: skip
