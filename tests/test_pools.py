@@ -8,6 +8,7 @@ import pytest
 
 from grid_envs.knight.generator import KnightGenerator
 from grid_envs.knight.pool import KnightLevelPool
+from grid_envs.knight.rules import level_costs
 from grid_envs.knight.solver import distances
 from grid_envs.sokoban import rules
 from grid_envs.sokoban.generator import SokobanGenerator
@@ -115,7 +116,7 @@ def test_knight_pool_keeps_each_level_and_its_dijkstra_map() -> None:
         assert np.array_equal(level.items, made.items) and level.cheapest == made.cheapest
         assert np.array_equal(pool.cells[k], level.cells)
         assert np.array_equal(pool.monsters[k], level.monsters)
-        assert np.array_equal(pool.dist[k], distances(level.cells, level.costs(), level.exit))
+        assert np.array_equal(pool.dist[k], distances(level.cells, level_costs(level), level.exit))
         assert tuple(pool.start[k]) == level.start and pool.cheapest[k] == level.cheapest
     env = gym.make("GridGames/Knight-v0", level_pool=8, rows=6, cols=7, monster_density=0.3)
     assert env.unwrapped.pool is KnightLevelPool.shared(gen, 8, 0)
