@@ -27,11 +27,11 @@ import numpy as np
 from agents.nets.common import (
     set_threads,
 )
+from agents.train.checks import check_config
 from agents.train.config import (
     DQN_BUFFER,
     EVAL_SEED,
     TrainConfig,
-    check_config,
     check_training_memory,
     checkpoint_every,
     policy_of,
