@@ -19,23 +19,23 @@ from grid_envs.core.spec import load
 def declarations() -> dict[str, AgentsSpec]:
     """Every game's declaration, by game name, in the order of ``grid_envs.GAMES`` (which
     ``grid-games compare`` keeps); importing them registers the games' baselines."""
-    found = {}
-    for spec in grid_envs.game_specs():
-        if spec.agents is None:
-            continue
-        declared = load(spec.agents)
-        if not isinstance(declared, AgentsSpec):
-            raise TypeError(f"{spec.agents} must be an AgentsSpec, got {type(declared).__name__}")
-        found[spec.name] = declared
-    return found
+    return {spec.name: _declared(spec.agents) for spec in grid_envs.game_specs() if spec.agents}
 
 
 def declaration_of(env_id: str) -> AgentsSpec | None:
     """The declaration of the game that registered ``env_id``, None for an id of no game."""
     for spec in grid_envs.game_specs():
         if spec.agents is not None and spec.serves(env_id):
-            return declarations().get(spec.name)
+            return _declared(spec.agents)
     return None
+
+
+def _declared(target: str) -> AgentsSpec:
+    """The declaration a game's spec names (``"module:AGENTS"``), checked to be one."""
+    declared = load(target)
+    if not isinstance(declared, AgentsSpec):
+        raise TypeError(f"{target} must be an AgentsSpec, got {type(declared).__name__}")
+    return declared
 
 
 __all__ = ["AgentsSpec", "declaration_of", "declarations"]

@@ -123,28 +123,26 @@ def _parts(game: Any) -> list[Any]:
     return found
 
 
-def _identity(snapshot: Snapshot) -> tuple[int, ...] | None:
-    """Who a snapshot's parts are, or None if an array among them can be written."""
-    parts = [snapshot.mask, *_parts(snapshot.game)]
-    if any(isinstance(p, np.ndarray) and p.flags.writeable for p in parts):
-        return None
-    return (id(snapshot.game), *map(id, parts))
-
-
 def _seal(snapshot: Snapshot) -> Snapshot:
-    for part in [snapshot.mask, *_parts(snapshot.game)]:
+    """``snapshot`` with its arrays made read-only and its parts' identity kept."""
+    parts = [snapshot.mask, *_parts(snapshot.game)]
+    for part in parts:
         if isinstance(part, np.ndarray):
             part.flags.writeable = False
-    identity = _identity(snapshot)
-    if identity is not None:
-        _SEALED[snapshot] = identity
+    _SEALED[snapshot] = (id(snapshot.game), *map(id, parts))
     return snapshot
 
 
 def _sealed(snapshot: Snapshot) -> bool:
-    """Whether ``snapshot`` is one this process made and nobody changed since."""
+    """Whether ``snapshot`` is one this process made and nobody changed since: the same
+    parts, and none of its arrays made writeable again."""
     known = _SEALED.get(snapshot)
-    return known is not None and known == _identity(snapshot)
+    if known is None:
+        return False
+    parts = [snapshot.mask, *_parts(snapshot.game)]
+    if any(isinstance(p, np.ndarray) and p.flags.writeable for p in parts):
+        return False
+    return known == (id(snapshot.game), *map(id, parts))
 
 
 class GridEnv(gym.Env[np.ndarray, np.int64]):

@@ -129,6 +129,15 @@ def array(
     return value
 
 
+def board_shape(name: str, part: str, value: Any) -> tuple[int, int]:
+    """The (rows, cols) of the level ``name``'s board ``part`` (``value``), which must be a
+    2-D numpy array of at most :data:`MAX_SIDE` a side; the level's other boards are then
+    held to that shape."""
+    if not isinstance(value, np.ndarray) or value.ndim != 2:
+        raise ValueError(f"{name}'s {part} must be a 2-D numpy array")
+    return shape(f"{name}'s shape", value.shape)
+
+
 def cell(name: str, value: Any, shape: tuple[int, int]) -> tuple[int, int]:
     """``value``, a (row, col) pair of integers inside a ``shape`` board."""
     if not isinstance(value, (tuple, list)) or len(value) != 2:

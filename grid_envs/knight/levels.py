@@ -156,9 +156,7 @@ def check_level(level: object, name: str = "the level") -> KnightLevel:
     if not isinstance(level, KnightLevel):
         raise ValueError(f"{name} must be a KnightLevel, got {level!r}")
     cells = level.cells
-    if not isinstance(cells, np.ndarray) or cells.ndim != 2:
-        raise ValueError(f"{name}'s cells must be a 2-D numpy array")
-    shape = checks.shape(f"{name}'s shape", cells.shape)
+    shape = checks.board_shape(name, "cells", cells)
     checks.array(f"{name}'s cells", cells, shape, np.uint8, 0, 15)
     problems = maze.check(cells)
     if problems:

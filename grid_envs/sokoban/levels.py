@@ -191,10 +191,8 @@ def check_level(level: object, name: str = "the level") -> Level:
     ``ValueError`` naming what is wrong otherwise. The level itself."""
     if not isinstance(level, Level):
         raise ValueError(f"{name} must be a Level, got {level!r}")
+    shape = checks.board_shape(name, "floor", level.floor)
     floor = level.floor
-    if not isinstance(floor, np.ndarray) or floor.ndim != 2:
-        raise ValueError(f"{name}'s floor must be a 2-D numpy array")
-    shape = checks.shape(f"{name}'s shape", floor.shape)
     floor = checks.array(f"{name}'s floor", floor, shape, bool)
     walls = checks.array(f"{name}'s walls", level.walls, shape, bool)
     goals = checks.array(f"{name}'s goals", level.goals, shape, bool)
