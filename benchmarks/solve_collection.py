@@ -27,7 +27,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from grid_envs.sokoban import Level, parse_xsb, read_collection, rules
-from grid_envs.sokoban.solver import TECHNIQUES, solve
+from grid_envs.sokoban.solver import ENGINES, TECHNIQUES, solve
 
 
 def read_levels(path: str) -> list[Level]:
@@ -44,10 +44,10 @@ def read_levels(path: str) -> list[Level]:
     return parse_xsb("\n\n".join(blocks) + "\n", source=path)
 
 
-def _one(job: tuple[str, int, str, float, tuple[str, ...]]) -> dict:
-    path, index, mode, limit, without = job
+def _one(job: tuple[str, int, str, float, tuple[str, ...], str]) -> dict:
+    path, index, mode, limit, without, engine = job
     level = read_levels(path)[index]
-    r = solve(level, mode=mode, max_seconds=limit, without=without)
+    r = solve(level, mode=mode, max_seconds=limit, without=without, engine=engine)
     replay_ok = r.solved and rules.solves(level, r.solution)
     return {
         "level": index + 1, "title": level.title, "status": r.status, "solved": replay_ok,
@@ -62,6 +62,10 @@ def main() -> None:
     parser.add_argument("--max-seconds", type=float, default=10.0)
     parser.add_argument("--mode", choices=("fast", "optimal"), default="fast")
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument(
+        "--engine", choices=ENGINES, default="compiled",
+        help="run the weighted searches compiled (default) or in pure Python",
+    )  # fmt: skip
     parser.add_argument("--levels", type=str, default="", help="e.g. 1-20,93")
     parser.add_argument("--json", type=str, default="", help="write one JSON line per level")
     parser.add_argument(
@@ -78,7 +82,9 @@ def main() -> None:
             picked.extend(range(int(lo) - 1, int(hi or lo)))
         wanted = picked  # type: ignore[assignment]
     without = tuple(args.without)
-    jobs = [(args.collection, i, args.mode, args.max_seconds, without) for i in wanted]
+    jobs = [
+        (args.collection, i, args.mode, args.max_seconds, without, args.engine) for i in wanted
+    ]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         rows = []
         for row in pool.map(_one, jobs):
@@ -86,7 +92,7 @@ def main() -> None:
             mark = "ok " if row["solved"] else row["status"]
             print(
                 f"{row['level']:>4} {mark:<10} pushes {row['pushes']:>4} nodes {row['nodes']:>8} "
-                f"{row['seconds']:>7.2f}s",
+                f"{row['seconds']:>7.2f}s {row['nodes_per_second']:>9,}/s",
                 file=sys.stderr,
             )
     if args.json:
@@ -97,7 +103,7 @@ def main() -> None:
     times = [r["seconds"] for r in solved]
     nps = [r["nodes_per_second"] for r in rows if r["nodes"] > 100]
     print(f"collection {args.collection}: {len(rows)} levels, mode {args.mode}, "
-          f"{args.max_seconds:g} s a level, {args.jobs} job(s)"
+          f"{args.max_seconds:g} s a level, {args.jobs} job(s), {args.engine} engine"
           + (f", without {', '.join(without)}" if without else ""))  # fmt: skip
     print(f"solved {len(solved)}/{len(rows)}")
     if times:

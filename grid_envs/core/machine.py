@@ -28,6 +28,16 @@ def available_bytes() -> int:
         return 1 << 62
 
 
+def resident_bytes() -> int:
+    """The memory this process holds now (its resident set), 0 where the system does not
+    say (Linux's ``/proc/self/statm``)."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def usable_cores() -> int:
     """The cores this process may run on (its affinity, which a container or ``taskset``
     narrows), at least 1."""

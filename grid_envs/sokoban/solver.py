@@ -40,12 +40,15 @@ import bisect
 import heapq
 import time
 from collections import deque
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
+from grid_envs.core.machine import available_bytes, gib, resident_bytes
+from grid_envs.sokoban.compiled_search import CompiledSearch, MemoryLimit
+from grid_envs.sokoban.compiled_search import Room as CompiledRoom
 from grid_envs.sokoban.rules import LURD, Room, bit_cells, frozen
 from grid_envs.sokoban.state import Level, SokobanState
 
@@ -65,6 +68,17 @@ GREEDY_WEIGHT = 2.0  # searches weighted above this are the near-greedy ones
 FEATURE_SLICES = 2
 # what ``fast`` mode adds to plain best-first search, each of which can be left out
 TECHNIQUES = ("feature-search", "goal-macros", "packing-advice", "box-routes")
+# the weighted searches run compiled (the default) or in pure Python: the same states in
+# the same order, the second kept to measure the first against and to check it
+ENGINES = ("compiled", "python")
+
+
+COMPILED_SLICES = 8  # a compiled search's turn: as many states as 8 Python turns
+
+
+def default_memory() -> int:
+    """The memory a solve may take by default: a quarter of what the machine has free."""
+    return available_bytes() // 4
 
 
 # the 8 cells around a cell, clockwise from the one above: each is a side neighbour of the
@@ -115,6 +129,38 @@ class SolveResult:
     @property
     def nodes_per_second(self) -> float:
         return self.nodes / max(self.seconds, 1e-9)
+
+
+@dataclass(frozen=True)
+class SolveProgress:
+    """Where a long solve stands, as :meth:`Solver.solve` reports it every few seconds."""
+
+    seconds: float
+    expanded: int  # states expanded so far, by every search
+    generated: int
+    best_bound: int  # the least push bound of any state expanded: how near the search came
+    memory: int  # bytes the process holds
+
+    @property
+    def per_second(self) -> float:
+        return self.expanded / max(self.seconds, 1e-9)
+
+    def line(self) -> str:
+        """One line of it, as ``grid-games solve`` prints it."""
+        return (
+            f"{self.seconds:6.0f} s  {self.expanded:>12,} states  {self.per_second:>9,.0f}/s"
+            f"  best bound {self.best_bound:>4} pushes  memory {gib(self.memory)}"
+        )
+
+
+def _progress(searches: list, seconds: float) -> SolveProgress:
+    return SolveProgress(
+        seconds,
+        sum(x.expanded for x in searches),
+        sum(x.generated for x in searches),
+        min(x.best_bound for x in searches),
+        resident_bytes(),
+    )
 
 
 def _augment(
@@ -277,6 +323,7 @@ class Solver:
             for r in range(rows)
             for c in range(cols)
         ]
+        self._compiled_room: CompiledRoom | None = None
         # goal areas: the 4-connected groups of goals; area_of[goal] is its area's bitboard
         self.area_of: dict[int, int] = {}
         rest = self.goal_bb
@@ -615,11 +662,23 @@ class Solver:
         max_seconds: float | None = 10.0,
         node_limit: int | None = None,
         without: Collection[str] = (),
+        engine: str = "compiled",
+        memory: int | None = None,
+        progress: Callable[[SolveProgress], None] | None = None,
+        progress_every: float = 5.0,
     ) -> SolveResult:
         """Solve from this box layout and player cell. ``without`` names techniques of
-        ``fast`` mode to leave out (:data:`TECHNIQUES`), to measure what each buys."""
+        ``fast`` mode to leave out (:data:`TECHNIQUES`), to measure what each buys.
+        ``engine`` runs the weighted searches compiled or in pure Python (the same states
+        in the same order); ``memory`` bounds the compiled searches' tables in bytes
+        (default :func:`default_memory`): a search that would pass it gives up with the
+        reason "memory limit". ``progress`` is called every ``progress_every`` seconds
+        with a :class:`SolveProgress`. Ctrl-C (KeyboardInterrupt) ends the search with
+        what it knows: ``gave_up`` for the reason "interrupted"."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
         unknown = sorted(set(without) - set(TECHNIQUES))
         if unknown:
             raise ValueError(f"unknown techniques {unknown}; known: {', '.join(TECHNIQUES)}")
@@ -637,36 +696,68 @@ class Solver:
         # goal macros and packing advice in the feature search only: in the weighted
         # searches macros only widened the tree (Microban 111: twice the states)
         macros = None if "goal-macros" in without else areas
-        searches = [_Search(self, boxes, player, h0, w) for w in weights]
+        searches: list[_Search | CompiledSearch]
+        memory_limit = memory if memory is not None else default_memory()
+        if engine == "compiled":
+            left = [memory_limit]
+            room = self.compiled_room()
+            cells = bit_cells(boxes)
+            searches = [CompiledSearch(room, cells, player, w, left) for w in weights]
+        else:
+            searches = [_Search(self, boxes, player, h0, w) for w in weights]
         if areas is not None and "feature-search" not in without:
             # last: where the others solve a level as fast, theirs is shorter
             fill = None if "packing-advice" in without else areas
             searches.append(_FeatureSearch(self, boxes, player, h0, areas, macros, fill))
-        expanded = 0
-        while True:
-            late = time.perf_counter() - start > EARLY_SECONDS
-            for search in searches:
-                feature = isinstance(search, _FeatureSearch)
-                if late and not feature and search.weight > GREEDY_WEIGHT:
-                    continue
-                share = _SLICE * (FEATURE_SLICES if late and feature else 1)
-                budget = share if node_limit is None else min(share, node_limit - expanded)
-                if budget <= 0:
+        expanded = generated = 0
+        shown = start
+        try:
+            while True:
+                late = time.perf_counter() - start > EARLY_SECONDS
+                for search in searches:
+                    feature = isinstance(search, _FeatureSearch)
+                    if late and not feature and search.weight > GREEDY_WEIGHT:
+                        continue
+                    share = _SLICE * (FEATURE_SLICES if late and feature else 1)
+                    if isinstance(search, CompiledSearch):
+                        share *= COMPILED_SLICES
+                    budget = share if node_limit is None else min(share, node_limit - expanded)
+                    if budget <= 0:
+                        return self._gave_up("node limit", mode, expanded, generated, start)
+                    try:
+                        outcome = search.run(budget)
+                    except MemoryLimit:
+                        why = f"memory limit ({gib(memory_limit)} for the search's tables)"
+                        return self._gave_up(why, mode, expanded, generated, start)
+                    expanded = sum(x.expanded for x in searches)
                     generated = sum(x.generated for x in searches)
-                    return self._gave_up("node limit", mode, expanded, generated, start)
-                outcome = search.run(budget)
-                expanded = sum(x.expanded for x in searches)
-                generated = sum(x.generated for x in searches)
-                if outcome == "solved":
-                    assert search.found is not None
-                    return self._finish(
-                        search.found, search.parent, mode, expanded, generated, start
-                    )
-                if outcome == "exhausted":  # every pruning rule is sound: no solution exists
-                    elapsed = time.perf_counter() - start
-                    return SolveResult("unsolvable", "", 0, 0, expanded, generated, elapsed, mode)
-                if time.perf_counter() > deadline:
-                    return self._gave_up("time limit", mode, expanded, generated, start)
+                    if outcome == "solved":
+                        return self._finish(
+                            boxes, player, search.pushes(), mode, expanded, generated, start
+                        )
+                    if outcome == "exhausted":  # every pruning rule is sound: no solution
+                        elapsed = time.perf_counter() - start
+                        return SolveResult(
+                            "unsolvable", "", 0, 0, expanded, generated, elapsed, mode
+                        )
+                    now = time.perf_counter()
+                    if now > deadline:
+                        return self._gave_up("time limit", mode, expanded, generated, start)
+                    if progress is not None and now - shown >= progress_every:
+                        shown = now
+                        progress(_progress(searches, now - start))
+        except KeyboardInterrupt:
+            return self._gave_up("interrupted", mode, expanded, generated, start)
+
+    def compiled_room(self) -> CompiledRoom:
+        """The room's tables as the compiled search reads them (made once)."""
+        if self._compiled_room is None:
+            dead = np.array([(self.dead_bb >> c) & 1 for c in range(self.size)], bool)
+            floor = np.array(self.is_floor, bool).reshape(self.rows, self.cols)
+            self._compiled_room = CompiledRoom(
+                floor, dead.reshape(self.rows, self.cols), self.goal_cells, self.cost_row
+            )
+        return self._compiled_room
 
     def _gave_up(
         self, why: str, mode: str, expanded: int, generated: int, start: float
@@ -677,25 +768,15 @@ class Solver:
 
     def _finish(
         self,
-        last: tuple[int, int],
-        parent: dict[tuple[int, int], _Link | None],
+        boxes: int,
+        player: int,
+        pushes: list[tuple[int, int]],
         mode: str,
         expanded: int,
         generated: int,
         start: float,
     ) -> SolveResult:
-        pushes: list[tuple[int, int]] = []
-        key: tuple[int, int] | None = last
-        first = last
-        while key is not None:
-            link = parent[key]
-            if link is None:
-                first = key
-                break
-            pushes.extend(reversed(link[2]))
-            key = (link[0], link[1])
-        pushes.reverse()
-        lurd = self.pushes_to_lurd(first[0], first[1], pushes)
+        lurd = self.pushes_to_lurd(boxes, player, pushes)
         return SolveResult(
             "solved", lurd, len(pushes), len(lurd), expanded, generated,
             time.perf_counter() - start, mode,
@@ -769,6 +850,7 @@ class _Search:
         self.generated = 0
         self.expanded = 0
         self.found: tuple[int, int] | None = None
+        self.best_bound = h0  # the least bound of any state expanded
         self.expanding: tuple[int, int] | None = None  # boxes and player's area of the state
         self._add(h0, 0, boxes, player)
 
@@ -786,6 +868,17 @@ class _Search:
             if path is not None:
                 paths.append(path)
         return paths
+
+    def pushes(self) -> list[tuple[int, int]]:
+        """The pushes (box cell, direction) from the start to the solved state."""
+        pushes: list[tuple[int, int]] = []
+        key = self.found
+        assert key is not None
+        link = self.parent[key]
+        while link is not None:
+            pushes.extend(reversed(link[2]))
+            link = self.parent[(link[0], link[1])]
+        return pushes[::-1]
 
     # the queue: the one thing the searches of the portfolio do differently
     def _add(self, h: int, g: int, boxes: int, player: int) -> None:
@@ -840,6 +933,7 @@ class _Search:
             else:
                 cells, parent_match, h_here = stored
                 rows = [s.cost_row[c] for c in cells]
+            self.best_bound = min(self.best_bound, h_here)
             if orders:  # goal macros, besides the pushes themselves (the search stays complete)
                 for ((b, d),) in paths[:]:
                     t = b + offsets[d]
@@ -996,18 +1090,22 @@ def solve(
     max_seconds: float | None = 10.0,
     node_limit: int | None = None,
     without: Collection[str] = (),
+    engine: str = "compiled",
+    memory: int | None = None,
 ) -> SolveResult:
     """Solve a level (or a game in progress) and return the LURD solution and statistics.
 
-    ``without`` leaves techniques of ``fast`` mode out (:data:`TECHNIQUES`)."""
+    ``without`` leaves techniques of ``fast`` mode out (:data:`TECHNIQUES`); ``engine``
+    and ``memory`` as :meth:`Solver.solve` takes them."""
     floor, goals = level.floor, level.goals
     solver = solver_for(floor, goals)
     cols = floor.shape[1]
     boxes = _bits(np.flatnonzero((level.boxes & floor).ravel()))
     player = level.player[0] * cols + level.player[1]
     return solver.solve(
-        boxes, player, mode=mode, max_seconds=max_seconds, node_limit=node_limit, without=without
-    )
+        boxes, player, mode=mode, max_seconds=max_seconds, node_limit=node_limit,
+        without=without, engine=engine, memory=memory,
+    )  # fmt: skip
 
 
 def _cap(solver: Solver) -> int:

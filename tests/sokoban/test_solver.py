@@ -41,11 +41,14 @@ def generated(rows: int, cols: int, boxes: int, n: int, seed: int) -> list[Level
     return [gen.generate(rng).level for _ in range(n)]
 
 
+@pytest.mark.parametrize("engine", ["compiled", "python"])
 @pytest.mark.parametrize(("rows", "cols", "boxes", "n"), [(7, 7, 2, 40), (8, 8, 3, 15)])
-def test_optimal_agrees_with_brute_force_bfs(rows: int, cols: int, boxes: int, n: int) -> None:
+def test_optimal_agrees_with_brute_force_bfs(
+    rows: int, cols: int, boxes: int, n: int, engine: str
+) -> None:
     for level in generated(rows, cols, boxes, n, seed=rows + boxes):
         best = min_pushes(level)
-        r = solve(level, mode="optimal", max_seconds=30)
+        r = solve(level, mode="optimal", max_seconds=30, engine=engine)
         assert r.solved and r.pushes == best
         assert replay_through_env(level, r.solution)["is_success"]
 
@@ -302,7 +305,7 @@ def test_feature_search_alone_solves_and_replays() -> None:
         search = _FeatureSearch(solver, boxes, player, h0, areas, areas, areas)
         assert search.run(200_000) == "solved"
         assert search.found is not None
-        result = solver._finish(search.found, search.parent, "fast", 0, 0, 0.0)
+        result = solver._finish(boxes, player, search.pushes(), "fast", 0, 0, 0.0)
         assert replay_through_env(level, result.solution)["is_success"]
 
 
@@ -416,13 +419,15 @@ def test_after_the_early_seconds_only_the_feature_and_a_star_like_searches_run(
     (level,) = parse_xsb(GOAL_ROOM)
     everyone = {("_Search", w) for w in module.FAST_WEIGHTS} | {("_FeatureSearch", 1.0)}
 
-    solve(level, max_seconds=0.2)  # "unsolvable" once a search runs out of states
+    # the pure-Python engine: every search is a _Search (the compiled one's turns are
+    # tested in test_compiled_search.py)
+    solve(level, max_seconds=0.2, engine="python")  # "unsolvable" once one runs out of states
     assert {(name, weight) for name, weight, _ in turns} == everyone
     assert {budget for *_, budget in turns} == {module._SLICE}
 
     turns.clear()
     monkeypatch.setattr(module, "EARLY_SECONDS", -1.0)
-    solve(level, max_seconds=0.2)  # "unsolvable" once a search runs out of states
+    solve(level, max_seconds=0.2, engine="python")
     assert {(name, weight) for name, weight, _ in turns} == {
         (name, weight) for name, weight in everyone if weight <= module.GREEDY_WEIGHT
     }

@@ -1,0 +1,832 @@
+"""The push search's inner loop, compiled: one best-first search over pushes in numba.
+
+:class:`~grid_envs.sokoban.solver.Solver` keeps the plan (which searches run, in what
+turns, the packing order and the feature search); this module runs a weighted best-first
+search (``weight * h + g``; weight 1 is A*) at machine speed, expanding the same states in
+the same order as the pure-Python ``_Search`` of the solver: the pushes are generated in
+the same order, the matching bound is computed by the same algorithm with the same ties,
+the same freeze test and PI-corral rule prune, and the queue breaks ties alike (tested
+state for state on Microban's levels).
+
+The room is flat row-major cells, as the solver's bitboards number them; a room's border
+is wall (the level gate makes it so), so a floor cell's four neighbours are always cells.
+A search keeps its states in arrays (struct of arrays, grown by the caller when full):
+
+* ``boxes[i]``: the box cells of state ``i`` in the row order of its matching;
+* ``player[i]``: the player's cell after the push that made it (the box's old cell);
+* ``parent[i]``, ``push[i]`` (``box cell * 4 + direction`` of that push), ``g[i]``, ``h[i]``;
+* ``u[i]``, ``v[i]``, ``match[i]``: the optimal matching's potentials and match, which
+  the children rework in O(n) or O(n^2) instead of solving the matching again;
+* two hash tables: states by (boxes, player's cell), to drop a state reached again at no
+  lower cost, and expanded states by (boxes, player's area) (its lowest cell), so no
+  position is expanded twice. Keys are Zobrist hashes, and a hit is confirmed on the box
+  cells themselves, so a hash collision never merges two positions.
+
+Everything here trusts its inputs: the solver builds them from a level the gate accepted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from grid_envs.core.jit import compiled
+
+BIG = 1 << 20  # an unreachable cell's distance; a matching total >= BIG is infeasible
+_INF = 1 << 50  # an unset slack in the augmenting path
+
+# what :func:`run` answers
+OPEN, SOLVED, EXHAUSTED, FULL = 0, 1, 2, 3
+
+# the counters a search keeps between turns, in one int64 array
+(
+    N_STATES,  # states stored (the next free row)
+    N_HEAP,  # entries in the queue
+    EXPANDED,
+    GENERATED,
+    FOUND,  # the solved state's row, -1 until then
+    STAMP,  # the flood's visit stamp
+    BEST_H,  # the least bound of any state expanded
+    N_COUNTERS,
+) = range(8)
+
+
+# ------------------------------------------------------------------ the matching bound
+@compiled
+def _augment(cost, u, v, match, i, way, slack, seen):
+    """Insert free row ``i`` (1-based) into the matching by one shortest augmenting path,
+    as the solver's ``_augment`` does (columns scanned in order, the first least slack
+    taken), in integers. ``cost[r - 1, j - 1]``; ``match[j]`` the row of column j."""
+    n = cost.shape[0]
+    for j in range(n + 1):
+        slack[j] = _INF
+        seen[j] = 0
+        way[j] = 0
+    match[0] = i
+    j0 = 0
+    while True:
+        seen[j0] = 1
+        r = match[j0]
+        best = _INF
+        j1 = 0
+        for j in range(1, n + 1):
+            if seen[j]:
+                continue
+            cur = cost[r - 1, j - 1] - u[r] - v[j]
+            if cur < slack[j]:
+                slack[j] = cur
+                way[j] = j0
+            if slack[j] < best:
+                best = slack[j]
+                j1 = j
+        for j in range(n + 1):
+            if seen[j]:
+                u[match[j]] += best
+                v[j] -= best
+            else:
+                slack[j] -= best
+        j0 = j1
+        if match[j0] == 0:
+            break
+    while j0:
+        j1 = way[j0]
+        match[j0] = match[j1]
+        j0 = j1
+
+
+@compiled
+def _total(cost, match):
+    total = 0
+    for j in range(1, match.shape[0]):
+        total += cost[match[j] - 1, j - 1]
+    return total
+
+
+@compiled
+def hungarian(cost, u, v, match):
+    """Minimum-cost perfect matching of the square ``cost`` into ``u``, ``v``, ``match``
+    (length n + 1, 1-based); returns the total (>= BIG when none is finite)."""
+    n = cost.shape[0]
+    u[:] = 0
+    v[:] = 0
+    match[:] = 0
+    way = np.zeros(n + 1, np.int64)
+    slack = np.zeros(n + 1, np.int64)
+    seen = np.zeros(n + 1, np.uint8)
+    for i in range(1, n + 1):
+        _augment(cost, u, v, match, i, way, slack, seen)
+    return _total(cost, match)
+
+
+# ------------------------------------------------------------------ the room's rules
+@compiled
+def frozen(floor, dead, cols, occupied, cell, seen):
+    """The box at ``cell`` can never move again: along each axis a wall, two dead squares
+    or a frozen box holds it; boxes under test (``seen``, set on entry and cleared on the
+    way out) count as walls. The same test as :func:`grid_envs.sokoban.rules.frozen`,
+    which the tests hold it to."""
+    seen[cell] = 1
+    result = True
+    for step in (cols, 1):
+        a = cell - step
+        b = cell + step
+        if not floor[a] or not floor[b] or seen[a] or seen[b]:
+            continue
+        if dead[a] and dead[b]:
+            continue
+        if occupied[a] >= 0 and frozen(floor, dead, cols, occupied, a, seen):
+            continue
+        if occupied[b] >= 0 and frozen(floor, dead, cols, occupied, b, seen):
+            continue
+        result = False
+        break
+    seen[cell] = 0
+    return result
+
+
+@compiled
+def _freeze_deadlock(floor, dead, goal, cols, occupied, cell, seen):
+    """After a push onto ``cell``: a frozen box off its goal there or, when the pushed box
+    froze on a goal, beside it (the solver's ``freeze_deadlock``)."""
+    if goal[cell] < 0:
+        return frozen(floor, dead, cols, occupied, cell, seen)
+    if not frozen(floor, dead, cols, occupied, cell, seen):
+        return False
+    for o in (-cols, cols, -1, 1, -cols - 1, -cols + 1, cols - 1, cols + 1):
+        n = cell + o
+        if occupied[n] >= 0 and goal[n] < 0 and frozen(floor, dead, cols, occupied, n, seen):
+            return True
+    return False
+
+
+@compiled
+def _flood(start, floor, occupied, mark, stamp, queue, offsets):
+    """The player's area from ``start``: its cells get ``mark == stamp``; returns its
+    lowest cell, the area's name in the transposition table."""
+    mark[start] = stamp
+    queue[0] = start
+    head, tail, low = 0, 1, start
+    while head < tail:
+        c = queue[head]
+        head += 1
+        for k in range(4):
+            n = c + offsets[k]
+            if floor[n] and occupied[n] < 0 and mark[n] != stamp:
+                mark[n] = stamp
+                queue[tail] = n
+                tail += 1
+                if n < low:
+                    low = n
+    return low
+
+
+def corral_scratch(size: int) -> tuple[np.ndarray, ...]:
+    """The working arrays of :func:`_corral` for a room of ``size`` cells."""
+    return (
+        np.full(size, -1, np.int64),  # label: the area off the player's reach of a cell
+        np.zeros(size, np.int64),  # cells: those cells, area by area
+        np.zeros(size + 1, np.int64),  # start: where each area's cells begin in ``cells``
+        np.zeros(size, np.uint8),  # in_area: the areas the corral holds so far
+        np.zeros(size, np.uint8),  # grow: the areas it must take in
+        np.zeros(4 * size, np.int64),  # tried: the corrals tried, by hash
+        np.zeros(size, np.uint8),  # barrier: the boxes fencing the corral
+        np.zeros(size, np.int64),  # fence: those boxes' cells
+        np.zeros(4 * size, np.int64),  # best_box, best_dir: the best corral's pushes
+        np.zeros(4 * size, np.int64),
+        np.zeros(size, np.int64),  # zob: a random key for each area
+    )
+
+
+@compiled
+def _corral(
+    floor, dead, goal, offsets, occupied, mark, stamp, out_box, out_dir, scratch
+):  # fmt: skip
+    """PI-corral pruning, as the solver's ``_pi_corral``: the pushes of the smallest
+    PI-corral into ``out_box``/``out_dir``; returns their count, 0 for a corral deadlock,
+    -1 when none applies. ``mark == stamp`` is the player's area. Corrals already tried
+    are known by a hash of their areas: a collision can only make a corral count as tried,
+    which prunes less, never wrongly."""
+    label, cells, start, in_area, grow, tried, barrier, fence, best_box, best_dir, zob = scratch
+    size = floor.shape[0]
+    # the areas off the player's reach, in order of their lowest cell
+    ncomp = 0
+    n_cells = 0
+    for c in range(size):
+        if not floor[c] or occupied[c] >= 0 or mark[c] == stamp or label[c] >= 0:
+            continue
+        label[c] = ncomp
+        start[ncomp] = n_cells
+        cells[n_cells] = c
+        head = n_cells
+        n_cells += 1
+        while head < n_cells:
+            x = cells[head]
+            head += 1
+            for k in range(4):
+                n = x + offsets[k]
+                if floor[n] and occupied[n] < 0 and mark[n] != stamp and label[n] < 0:
+                    label[n] = ncomp
+                    cells[n_cells] = n
+                    n_cells += 1
+        ncomp += 1
+    start[ncomp] = n_cells
+    if ncomp == 0:
+        return -1
+    x = np.int64(0x2545F4914F6CDD1D)
+    for k in range(ncomp):
+        x = x * np.int64(6364136223846793005) + np.int64(1442695040888963407)
+        zob[k] = x ^ (x >> np.int64(29))
+    n_tried = 0
+    best_n = -1
+    for first in range(ncomp):
+        for k in range(ncomp):
+            in_area[k] = 0
+        in_area[first] = 1
+        n = -1
+        while True:
+            key = np.int64(0)
+            for k in range(ncomp):
+                if in_area[k]:
+                    key ^= zob[k]
+            already = False
+            for q in range(n_tried):
+                if tried[q] == key:
+                    already = True
+                    break
+            if already:
+                n = -1
+                break
+            if n_tried < tried.shape[0]:
+                tried[n_tried] = key
+                n_tried += 1
+            # the fence: the boxes beside the corral, lowest cell first
+            n_fence = 0
+            for a in range(ncomp):
+                if not in_area[a]:
+                    continue
+                for q in range(start[a], start[a + 1]):
+                    for k in range(4):
+                        b = cells[q] + offsets[k]
+                        if occupied[b] >= 0 and not barrier[b]:
+                            barrier[b] = 1
+                            fence[n_fence] = b
+                            n_fence += 1
+            fence[:n_fence].sort()
+            n = 0
+            for k in range(ncomp):
+                grow[k] = 0
+            growing = False
+            void = False
+            for f in range(n_fence):
+                b = fence[f]
+                for d in range(4):
+                    p = b - offsets[d]
+                    t = b + offsets[d]
+                    if not floor[p] or not floor[t]:
+                        continue
+                    if barrier[p] or (label[p] >= 0 and in_area[label[p]]):
+                        continue  # no player there before the corral opens
+                    if mark[p] != stamp and occupied[p] < 0:
+                        grow[label[p]] = 1  # the player's square lies in another corral
+                        growing = True
+                        continue
+                    if occupied[t] >= 0:
+                        if barrier[t]:
+                            continue
+                        void = True  # an outside box may leave and free the way out
+                        break
+                    if dead[t]:
+                        continue
+                    if label[t] >= 0 and in_area[label[t]]:
+                        if mark[p] != stamp:
+                            void = True  # possible only after a move elsewhere
+                            break
+                        out_box[n] = b
+                        out_dir[n] = d
+                        n += 1
+                    elif mark[t] == stamp:
+                        void = True  # a push along the fence, not into the corral
+                        break
+                    else:
+                        grow[label[t]] = 1
+                        growing = True
+                if void:
+                    break
+            unsolved = False
+            if not void and not growing:
+                for f in range(n_fence):
+                    if goal[fence[f]] < 0:
+                        unsolved = True
+                for a in range(ncomp):
+                    if in_area[a]:
+                        for q in range(start[a], start[a + 1]):
+                            if goal[cells[q]] >= 0:
+                                unsolved = True
+            for f in range(n_fence):
+                barrier[fence[f]] = 0
+            if void:
+                n = -1
+                break
+            if growing:
+                for k in range(ncomp):
+                    if grow[k]:
+                        in_area[k] = 1
+                continue
+            if not unsolved:
+                n = -1
+            break
+        if n >= 0 and (best_n < 0 or n < best_n):
+            best_n = n
+            best_box[:n] = out_box[:n]
+            best_dir[:n] = out_dir[:n]
+            if n == 0:
+                break
+    for q in range(n_cells):
+        label[cells[q]] = -1
+    if best_n > 0:
+        out_box[:best_n] = best_box[:best_n]
+        out_dir[:best_n] = best_dir[:best_n]
+    return best_n
+
+
+# ------------------------------------------------------------------ the queue
+# A queue entry is two int64s, compared in order: the priority ``(weight * 10 * h + 10 *
+# g) << 24`` with ``G_MASK - g`` in the low bits (the higher g first among equals), then
+# the order it was queued in (``seq << 30``) with the state's row in the low bits. Weights
+# are kept to a tenth, so priorities are exact integers. A 4-ary heap: its four children
+# lie in one cache line, and a pop reads half the levels a binary heap does.
+G_MASK = (1 << 24) - 1
+ROW_MASK = (1 << 30) - 1
+
+
+@compiled
+def _less(heap, a, b):
+    if heap[a, 0] != heap[b, 0]:
+        return heap[a, 0] < heap[b, 0]
+    return heap[a, 1] < heap[b, 1]
+
+
+@compiled
+def _heap_push(heap, n, first, second):
+    while n > 0:
+        up = (n - 1) >> 2
+        if heap[up, 0] < first or (heap[up, 0] == first and heap[up, 1] < second):
+            break
+        heap[n, 0] = heap[up, 0]
+        heap[n, 1] = heap[up, 1]
+        n = up
+    heap[n, 0] = first
+    heap[n, 1] = second
+
+
+@compiled
+def _heap_pop(heap, n):
+    """Take the first of ``n`` entries off the heap, to row ``n - 1`` (read it there)."""
+    top_first = heap[0, 0]
+    top_second = heap[0, 1]
+    n -= 1
+    first = heap[n, 0]
+    second = heap[n, 1]
+    i = 0
+    while True:
+        c = 4 * i + 1
+        if c >= n:
+            break
+        best = c
+        for k in range(c + 1, min(c + 4, n)):
+            if heap[k, 0] < heap[best, 0] or (
+                heap[k, 0] == heap[best, 0] and heap[k, 1] < heap[best, 1]
+            ):
+                best = k
+        if first < heap[best, 0] or (first == heap[best, 0] and second < heap[best, 1]):
+            break
+        heap[i, 0] = heap[best, 0]
+        heap[i, 1] = heap[best, 1]
+        i = best
+    heap[i, 0] = first
+    heap[i, 1] = second
+    heap[n, 0] = top_first
+    heap[n, 1] = top_second
+
+
+# ------------------------------------------------------------------ the hash tables
+# A table's slot is (hash, row); row -1 is empty. Probing compares the hashes first, so a
+# row's own arrays are read only on a hash match, which is then confirmed on the boxes.
+@compiled
+def _find(table, where, boxes, occupied, player_of, player):
+    """The slot of the state whose (boxes, player) hash to ``where``, whose boxes lie on
+    ``occupied`` and whose ``player_of[row]`` is ``player``, or the empty slot where it
+    would go (``table[slot, 1] < 0``)."""
+    mask = table.shape[0] - 1
+    slot = where & mask
+    while True:
+        row = table[slot, 1]
+        if row < 0:
+            return slot
+        if table[slot, 0] == where and player_of[row] == player:
+            same = True
+            for k in range(boxes.shape[1]):
+                if occupied[boxes[row, k]] < 0:
+                    same = False
+                    break
+            if same:
+                return slot
+        slot = (slot + 1) & mask
+
+
+# ------------------------------------------------------------------ the search
+@compiled
+def _priority(wkey, h, g):
+    return ((wkey * h + 10 * g) << 24) | (G_MASK - g)
+
+
+@compiled
+def start(
+    cost_of, zob_box, zob_player, cells, player, wkey, counters,
+    boxes, player_at, parent, push, g, h, u, v, match, box_key, gen_table, heap,
+):  # fmt: skip
+    """Store the start position as state 0 and queue it; returns its bound."""
+    nb = cells.shape[0]
+    key = np.int64(0)
+    for k in range(nb):
+        boxes[0, k] = cells[k]
+        key ^= zob_box[cells[k]]
+    rows = np.empty((nb, cost_of.shape[1]), np.int64)
+    for k in range(nb):
+        rows[k] = cost_of[cells[k]]
+    uu = np.zeros(nb + 1, np.int64)
+    vv = np.zeros(nb + 1, np.int64)
+    mm = np.zeros(nb + 1, np.int64)
+    total = hungarian(rows, uu, vv, mm)
+    u[0] = uu
+    v[0] = vv
+    match[0] = mm
+    player_at[0] = player
+    parent[0] = -1
+    push[0] = -1
+    g[0] = 0
+    h[0] = total
+    box_key[0] = key
+    where = key ^ zob_player[player]
+    slot = where & (gen_table.shape[0] - 1)
+    gen_table[slot, 0] = where
+    gen_table[slot, 1] = 0
+    _heap_push(heap, 0, _priority(wkey, total, 0), 0)
+    counters[N_STATES] = 1
+    counters[N_HEAP] = 1
+    counters[GENERATED] = 0
+    counters[EXPANDED] = 0
+    counters[FOUND] = -1
+    counters[BEST_H] = total
+    return total
+
+
+@compiled
+def _store(
+    row, i, k, t, b, d, total, key, boxes, player_at, parent, push, g, h, box_key
+):  # fmt: skip
+    """State ``row``: the parent ``i``'s boxes with box ``k`` pushed from ``b`` to ``t``."""
+    for q in range(boxes.shape[1]):
+        boxes[row, q] = boxes[i, q]
+    boxes[row, k] = t
+    player_at[row] = b
+    parent[row] = i
+    push[row] = b * 4 + d
+    g[row] = g[i] + 1
+    h[row] = total
+    box_key[row] = key
+
+
+@compiled
+def run(
+    floor, dead, goal, offsets, cols, cost_of, zob_box, zob_player, wkey, budget, counters,
+    boxes, player_at, parent, push, g, h, u, v, match, box_key, norm,
+    gen_table, closed_table, heap, scratch, corral_scratch,
+):  # fmt: skip
+    """Expand up to ``budget`` states; returns OPEN, SOLVED (``counters[FOUND]``),
+    EXHAUSTED, or FULL when the next state's children might not fit (the caller grows the
+    arrays and calls again; nothing was lost)."""
+    occupied, mark, queue, seen, out_box, out_dir = scratch
+    nb = boxes.shape[1]
+    ng = cost_of.shape[1]
+    cap = boxes.shape[0]
+    rows = np.empty((nb, ng), np.int64)
+    before = np.empty(ng, np.int64)
+    uu = np.empty(nb + 1, np.int64)
+    vv = np.empty(nb + 1, np.int64)
+    mm = np.empty(nb + 1, np.int64)
+    cu = np.empty(nb + 1, np.int64)
+    cm = np.empty(nb + 1, np.int64)
+    cv = np.empty(nb + 1, np.int64)
+    way = np.empty(nb + 1, np.int64)
+    slack = np.empty(nb + 1, np.int64)
+    colseen = np.empty(nb + 1, np.uint8)
+    order = np.empty(nb, np.int64)
+    cand_box = np.empty(4 * nb, np.int64)
+    cand_dir = np.empty(4 * nb, np.int64)
+    done = 0
+    while done < budget:
+        if counters[N_HEAP] == 0:
+            return EXHAUSTED
+        # room for every child of one state, in the states, the tables and the queue
+        room = counters[N_STATES] + 4 * nb
+        if room >= cap or counters[N_HEAP] + 4 * nb >= heap.shape[0]:
+            return FULL
+        if 2 * room >= gen_table.shape[0]:
+            return FULL
+        _heap_pop(heap, counters[N_HEAP])
+        counters[N_HEAP] -= 1
+        i = heap[counters[N_HEAP], 1] & ROW_MASK
+        gi = G_MASK - (heap[counters[N_HEAP], 0] & G_MASK)
+        if g[i] < gi:
+            continue  # reached again at a lower cost since this entry was queued
+        for k in range(nb):
+            occupied[boxes[i, k]] = k
+        counters[STAMP] += 1
+        stamp = counters[STAMP]
+        low = _flood(player_at[i], floor, occupied, mark, stamp, queue, offsets)
+        where = box_key[i] ^ zob_player[low]
+        slot = _find(closed_table, where, boxes, occupied, norm, low)
+        if closed_table[slot, 1] >= 0:
+            for k in range(nb):
+                occupied[boxes[i, k]] = -1
+            continue
+        norm[i] = low
+        closed_table[slot, 0] = where
+        closed_table[slot, 1] = i
+        counters[EXPANDED] += 1
+        done += 1
+        if h[i] < counters[BEST_H]:
+            counters[BEST_H] = h[i]
+        # the pushes: a PI-corral's, or every push the player can make, in the solver's
+        # order (direction, then the target cell)
+        n_cand = _corral(
+            floor, dead, goal, offsets, occupied, mark, stamp, out_box, out_dir, corral_scratch
+        )
+        if n_cand >= 0:
+            for k in range(n_cand):
+                cand_box[k] = out_box[k]
+                cand_dir[k] = out_dir[k]
+        else:
+            n_cand = 0
+            for k in range(nb):
+                order[k] = boxes[i, k]
+            order.sort()
+            for d in range(4):
+                o = offsets[d]
+                for k in range(nb):
+                    b = order[k]
+                    t = b + o
+                    if mark[b - o] == stamp and floor[t] and occupied[t] < 0 and not dead[t]:
+                        cand_box[n_cand] = b
+                        cand_dir[n_cand] = d
+                        n_cand += 1
+        for k in range(nb):
+            rows[k] = cost_of[boxes[i, k]]
+        uu[:] = u[i]
+        vv[:] = v[i]
+        mm[:] = match[i]
+        h_here = h[i]
+        on_goal = 0
+        for k in range(nb):
+            if goal[boxes[i, k]] >= 0:
+                on_goal += 1
+        child_g = g[i] + 1
+        for c in range(n_cand):
+            b = cand_box[c]
+            d = cand_dir[c]
+            t = b + offsets[d]
+            k = occupied[b]
+            key = box_key[i] ^ zob_box[b] ^ zob_box[t]
+            occupied[b] = -1
+            occupied[t] = k
+            where = key ^ zob_player[b]
+            gslot = _find(gen_table, where, boxes, occupied, player_at, b)
+            old = gen_table[gslot, 1]
+            skip = old >= 0 and g[old] <= child_g
+            solved = on_goal - (goal[b] >= 0) + (goal[t] >= 0) == nb
+            if not skip and not solved:
+                skip = _freeze_deadlock(floor, dead, goal, cols, occupied, t, seen)
+            occupied[t] = -1
+            occupied[b] = k
+            if skip:
+                continue
+            if solved:
+                row = counters[N_STATES] if old < 0 else old
+                _store(row, i, k, t, b, d, 0, key, boxes, player_at, parent, push, g, h, box_key)
+                if old < 0:
+                    gen_table[gslot, 0] = where
+                    gen_table[gslot, 1] = row
+                    counters[N_STATES] += 1
+                counters[FOUND] = row
+                for q in range(nb):
+                    occupied[boxes[i, q]] = -1
+                return SOLVED
+            # the child's matching from the parent's: the moved box's row only
+            before[:] = rows[k]
+            rows[k] = cost_of[t]
+            cu[:] = uu
+            cv[:] = vv
+            cm[:] = mm
+            r = k + 1
+            j = 1
+            while cm[j] != r:
+                j += 1
+            least = _INF
+            for q in range(1, nb + 1):
+                x = rows[k, q - 1] - cv[q]
+                if x < least:
+                    least = x
+            if rows[k, j - 1] - cv[j] == least:
+                cu[r] = least
+                total = h_here - before[j - 1] + rows[k, j - 1]
+            else:
+                cu[r] = 0
+                cm[j] = 0
+                _augment(rows, cu, cv, cm, r, way, slack, colseen)
+                total = _total(rows, cm)
+            rows[k] = before
+            if total >= BIG:
+                continue
+            row = counters[N_STATES] if old < 0 else old
+            _store(row, i, k, t, b, d, total, key, boxes, player_at, parent, push, g, h, box_key)
+            u[row] = cu
+            v[row] = cv
+            match[row] = cm
+            if old < 0:
+                gen_table[gslot, 0] = where
+                gen_table[gslot, 1] = row
+                counters[N_STATES] += 1
+            counters[GENERATED] += 1
+            _heap_push(
+                heap, counters[N_HEAP], _priority(wkey, total, child_g),
+                (counters[GENERATED] << 30) | row,
+            )  # fmt: skip
+            counters[N_HEAP] += 1
+        for k in range(nb):
+            occupied[boxes[i, k]] = -1
+    return OPEN
+
+
+@compiled
+def rehash(table, box_key, zob_player, player_of, n):
+    """Put rows ``0..n-1`` into an empty ``table`` as :func:`_find` probes for them, by
+    their boxes and ``player_of`` (rows whose ``player_of`` is -1 are left out: not
+    expanded yet, for the table of expanded states)."""
+    mask = table.shape[0] - 1
+    for row in range(n):
+        if player_of[row] < 0:
+            continue
+        where = box_key[row] ^ zob_player[player_of[row]]
+        slot = where & mask
+        while table[slot, 1] >= 0:
+            slot = (slot + 1) & mask
+        table[slot, 0] = where
+        table[slot, 1] = row
+
+
+# ------------------------------------------------------------------ the Python side
+class MemoryLimit(Exception):
+    """A search's arrays would pass the memory the caller allowed."""
+
+
+class Room:
+    """A room's tables as the compiled search reads them (flat row-major cells)."""
+
+    def __init__(self, floor: np.ndarray, dead: np.ndarray, goal_cells: list[int],
+                 cost_row: list[list[int]]) -> None:  # fmt: skip
+        rows, cols = floor.shape
+        size = rows * cols
+        self.cols = cols
+        self.floor = np.ascontiguousarray(floor.ravel(), dtype=np.uint8)
+        self.dead = np.ascontiguousarray(dead.ravel(), dtype=np.uint8)
+        self.goal = np.full(size, -1, np.int64)  # the goal's index, -1 off the goals
+        for k, c in enumerate(goal_cells):
+            self.goal[c] = k
+        self.offsets = np.array([-cols, cols, -1, 1], np.int64)
+        self.cost_of = np.array(cost_row, np.int64).reshape(size, len(goal_cells))
+        keys = np.random.default_rng(0x5EED).integers(-(2**63), 2**63 - 1, (2, size), np.int64)
+        self.zob_box, self.zob_player = keys[0].copy(), keys[1].copy()
+
+
+class CompiledSearch:
+    """One weighted best-first search over pushes (``weight * h + g``), run compiled: the
+    interface of the solver's ``_Search`` (:meth:`run` answers ``"open"``, ``"solved"`` or
+    ``"exhausted"``; ``expanded``, ``generated``; :meth:`pushes` the solution's pushes).
+
+    Its arrays start small and double when full; ``memory`` (bytes, shared by the searches
+    of one solve as a one-item list of what is left) bounds them: a doubling that would
+    pass it raises :class:`MemoryLimit` instead."""
+
+    def __init__(self, room: Room, cells: list[int], player: int, weight: float,
+                 memory: list[int], capacity: int = 4096) -> None:  # fmt: skip
+        wkey = round(weight * 10)
+        if wkey <= 0 or abs(wkey - weight * 10) > 1e-9:
+            raise ValueError(f"a search's weight is kept to a tenth, got {weight!r}")
+        self.room = room
+        self.weight = float(weight)
+        self.wkey = wkey
+        self.memory = memory
+        self.nb = len(cells)
+        self.found: int | None = None
+        self.counters = np.zeros(N_COUNTERS, np.int64)
+        size = room.floor.shape[0]
+        self.scratch = (
+            np.full(size, -1, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64),
+            np.zeros(size, np.uint8), np.zeros(4 * size, np.int64), np.zeros(4 * size, np.int64),
+        )  # fmt: skip
+        self.corral = corral_scratch(size)
+        self._alloc(capacity)
+        start(
+            room.cost_of, room.zob_box, room.zob_player, np.array(cells, np.int64), player,
+            wkey, self.counters, self.boxes, self.player_at, self.parent, self.push, self.g,
+            self.h, self.u, self.v, self.match, self.box_key, self.gen_table, self.heap,
+        )  # fmt: skip
+
+    @property
+    def expanded(self) -> int:
+        return int(self.counters[EXPANDED])
+
+    @property
+    def generated(self) -> int:
+        return int(self.counters[GENERATED])
+
+    @property
+    def best_bound(self) -> int:
+        """The least bound of any state expanded: how near the search has come."""
+        return int(self.counters[BEST_H])
+
+    @property
+    def nbytes(self) -> int:
+        """The memory its arrays take."""
+        return sum(a.nbytes for a in self._arrays())
+
+    def _arrays(self) -> list[np.ndarray]:
+        # the state arrays first (rows are states), then the tables and the queue
+        return [
+            self.boxes, self.player_at, self.parent, self.push, self.g, self.h, self.u, self.v,
+            self.match, self.box_key, self.norm, self.gen_table, self.closed_table, self.heap,
+        ]  # fmt: skip
+
+    def _alloc(self, cap: int) -> None:
+        nb = self.nb
+        self.boxes = np.zeros((cap, nb), np.int16)
+        self.player_at = np.zeros(cap, np.int32)
+        self.parent = np.zeros(cap, np.int64)
+        self.push = np.zeros(cap, np.int32)
+        self.g = np.zeros(cap, np.int32)
+        self.h = np.zeros(cap, np.int32)
+        self.u = np.zeros((cap, nb + 1), np.int32)
+        self.v = np.zeros((cap, nb + 1), np.int32)
+        self.match = np.zeros((cap, nb + 1), np.int16)
+        self.box_key = np.zeros(cap, np.int64)
+        self.norm = np.full(cap, -1, np.int32)
+        slots = 1 << (4 * cap - 1).bit_length()
+        self.gen_table = np.full((slots, 2), -1, np.int64)
+        self.closed_table = np.full((slots, 2), -1, np.int64)
+        self.heap = np.zeros((2 * cap, 2), np.int64)
+
+    def _grow(self) -> None:
+        """Double every array, keeping what is stored (the tables are filled again)."""
+        old = self._arrays()
+        if self.nbytes > self.memory[0]:  # the doubled arrays take twice what these do
+            raise MemoryLimit
+        self.memory[0] -= self.nbytes
+        n = int(self.counters[N_STATES])
+        self._alloc(2 * self.boxes.shape[0])
+        for new, was in zip(self._arrays()[:11], old[:11], strict=True):
+            new[:n] = was[:n]
+        entries = int(self.counters[N_HEAP])
+        self.heap[:entries] = old[-1][:entries]
+        room = self.room
+        rehash(self.gen_table, self.box_key, room.zob_player, self.player_at, n)
+        rehash(self.closed_table, self.box_key, room.zob_player, self.norm, n)
+
+    def run(self, budget: int) -> str:
+        room = self.room
+        stop = self.expanded + budget
+        while True:
+            outcome = run(
+                room.floor, room.dead, room.goal, room.offsets, room.cols, room.cost_of,
+                room.zob_box, room.zob_player, self.wkey, stop - self.expanded, self.counters,
+                self.boxes, self.player_at, self.parent, self.push, self.g, self.h, self.u,
+                self.v, self.match, self.box_key, self.norm, self.gen_table,
+                self.closed_table, self.heap, self.scratch, self.corral,
+            )  # fmt: skip
+            if outcome != FULL:
+                break
+            self._grow()
+        if outcome == SOLVED:
+            self.found = int(self.counters[FOUND])
+            return "solved"
+        return "exhausted" if outcome == EXHAUSTED else "open"
+
+    def pushes(self) -> list[tuple[int, int]]:
+        """The pushes (box cell, direction) from the start to the solved state."""
+        out = []
+        row = self.found
+        assert row is not None
+        while self.parent[row] >= 0:
+            b, d = divmod(int(self.push[row]), 4)
+            out.append((b, d))
+            row = int(self.parent[row])
+        return out[::-1]
