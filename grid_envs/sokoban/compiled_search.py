@@ -736,6 +736,9 @@ class CompiledSearch:
         )  # fmt: skip
         self.corral = corral_scratch(size)
         self._alloc(capacity)
+        if self.nbytes > memory[0]:
+            raise MemoryLimit
+        memory[0] -= self.nbytes
         start(
             room.cost_of, room.zob_box, room.zob_player, np.array(cells, np.int64), player,
             wkey, self.counters, self.boxes, self.player_at, self.parent, self.push, self.g,

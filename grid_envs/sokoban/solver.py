@@ -702,7 +702,11 @@ class Solver:
             left = [memory_limit]
             room = self.compiled_room()
             cells = bit_cells(boxes)
-            searches = [CompiledSearch(room, cells, player, w, left) for w in weights]
+            try:
+                searches = [CompiledSearch(room, cells, player, w, left) for w in weights]
+            except MemoryLimit:
+                why = f"memory limit ({gib(memory_limit)} for the search's tables)"
+                return self._gave_up(why, mode, 0, 0, start)
         else:
             searches = [_Search(self, boxes, player, h0, w) for w in weights]
         if areas is not None and "feature-search" not in without:
@@ -1092,11 +1096,13 @@ def solve(
     without: Collection[str] = (),
     engine: str = "compiled",
     memory: int | None = None,
+    progress: Callable[[SolveProgress], None] | None = None,
+    progress_every: float = 5.0,
 ) -> SolveResult:
     """Solve a level (or a game in progress) and return the LURD solution and statistics.
 
-    ``without`` leaves techniques of ``fast`` mode out (:data:`TECHNIQUES`); ``engine``
-    and ``memory`` as :meth:`Solver.solve` takes them."""
+    ``without`` leaves techniques of ``fast`` mode out (:data:`TECHNIQUES`); ``engine``,
+    ``memory`` and ``progress`` as :meth:`Solver.solve` takes them."""
     floor, goals = level.floor, level.goals
     solver = solver_for(floor, goals)
     cols = floor.shape[1]
@@ -1104,7 +1110,8 @@ def solve(
     player = level.player[0] * cols + level.player[1]
     return solver.solve(
         boxes, player, mode=mode, max_seconds=max_seconds, node_limit=node_limit,
-        without=without, engine=engine, memory=memory,
+        without=without, engine=engine, memory=memory, progress=progress,
+        progress_every=progress_every,
     )  # fmt: skip
 
 

@@ -1,0 +1,164 @@
+"""The compiled push search: state for state the pure-Python search, its rules pinned to the
+env's, its memory bounded, its progress reported."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from grid_envs.sokoban import Level, SokobanGenerator, parse_xsb, rules
+from grid_envs.sokoban import compiled_search as cs
+from grid_envs.sokoban import solver as module
+from grid_envs.sokoban.rules import bit_cells
+from grid_envs.sokoban.solver import SolveProgress, _bits, _Search, hungarian, solve, solver_for
+
+# a room with a goal room behind a doorway and a corral round the middle box (made here)
+ROOMS = [
+    "#########\n#   #...#\n# $ #   #\n#  $    #\n# $ #   #\n#@  #####\n#####",
+    "##########\n#.  #    #\n#.$ # $  #\n#. $  $. #\n# ## ##  #\n#  $   .@#\n##########",
+]
+
+# eight boxes and a goal room: more than a minute of optimal search (made here)
+HARD = (
+    "###########\n#    #....#\n# $  #....#\n#  $      #\n# $ $#    #\n#  $ ######\n"
+    "# $ $ $  #\n#@       #\n##########"
+)
+
+
+def _start(level: Level) -> tuple[int, int]:
+    cols = level.floor.shape[1]
+    boxes = _bits(np.flatnonzero((level.boxes & level.floor).ravel()))
+    return boxes, level.player[0] * cols + level.player[1]
+
+
+def _levels() -> list[Level]:
+    rng = np.random.default_rng(11)
+    out = [SokobanGenerator(10, 10, 4).generate(rng).level for _ in range(6)]
+    out += [SokobanGenerator(12, 12, 5).generate(rng).level for _ in range(2)]
+    for text in ROOMS:
+        out += parse_xsb(text)
+    return out
+
+
+@pytest.mark.parametrize("weight", [1.0, 1.2, 8.0, 1000.0])
+def test_the_compiled_search_expands_what_the_python_search_expands(weight: float) -> None:
+    """Slice by slice, the same states expanded and generated, and the same pushes found."""
+    for level in _levels():
+        solver = solver_for(level.floor, level.goals)
+        boxes, player = _start(level)
+        h0 = solver.lower_bound(boxes)
+        python = _Search(solver, boxes, player, h0, weight)
+        compiled = cs.CompiledSearch(
+            solver.compiled_room(), bit_cells(boxes), player, weight, [1 << 40], capacity=64
+        )  # a small start, so the arrays grow several times on the way
+        for _ in range(400):
+            a, b = python.run(37), compiled.run(37)
+            assert (a, python.expanded, python.generated) == (b, compiled.expanded,
+                                                             compiled.generated)  # fmt: skip
+            assert python.best_bound == compiled.best_bound
+            if a != "open":
+                break
+        assert a == "solved", level.title
+        assert python.pushes() == compiled.pushes()
+
+
+def test_a_solution_the_compiled_search_finds_replays_in_the_env() -> None:
+    for level in _levels():
+        r = solve(level, mode="fast", max_seconds=20)
+        assert r.solved and rules.solves(level, r.solution)
+
+
+def test_frozen_is_the_rules_freeze_test() -> None:
+    """On random box layouts, the compiled freeze test answers as the env's own for every
+    box."""
+    rng = random.Random(3)
+    compared = frozen_seen = 0
+    for level in _levels():
+        solver = solver_for(level.floor, level.goals)
+        room = solver.compiled_room()
+        cells = [c for c in range(solver.size) if solver.is_floor[c]]
+        for _ in range(30):
+            boxes = rng.sample(cells, min(len(cells) // 3, 12))
+            occupied = np.full(solver.size, -1, np.int64)
+            occupied[boxes] = np.arange(len(boxes))
+            seen = np.zeros(solver.size, np.uint8)
+            bits = _bits(boxes)
+            for b in boxes:
+                mine = cs.frozen(room.floor, room.dead, room.cols, occupied, b, seen)
+                assert mine == rules.frozen(solver.room, bits, b)
+                assert not seen.any()  # the boxes under test are cleared on the way out
+                compared += 1
+                frozen_seen += mine
+    assert compared > 1000 and frozen_seen > 100
+
+
+def test_the_compiled_matching_is_the_python_matching() -> None:
+    rng = np.random.default_rng(0)
+    for n in (1, 2, 5, 9, 17):
+        for _ in range(20):
+            cost = rng.integers(0, 12, (n, n))
+            cost[rng.random((n, n)) < 0.2] = cs.BIG
+            u = np.zeros(n + 1, np.int64)
+            v = np.zeros(n + 1, np.int64)
+            match = np.zeros(n + 1, np.int64)
+            total = cs.hungarian(cost.astype(np.int64), u, v, match)
+            want, *_, want_match = hungarian(cost.tolist())
+            assert total == want and list(match) == want_match
+
+
+def test_a_search_past_its_memory_gives_up_with_a_clear_reason() -> None:
+    (level,) = parse_xsb(ROOMS[1])
+    r = solve(level, mode="optimal", max_seconds=30, memory=200_000)
+    assert r.status == "gave_up" and r.reason.startswith("memory limit") and not r.solved
+    # a search that starts small stops where a doubling would pass the bound, and says so
+    solver = solver_for(level.floor, level.goals)
+    boxes, player = _start(level)
+    room = solver.compiled_room()
+    small = cs.CompiledSearch(room, bit_cells(boxes), player, 1.0, [1 << 40], capacity=64)
+    left = [small.nbytes * 3]
+    search = cs.CompiledSearch(room, bit_cells(boxes), player, 1.0, left, capacity=64)
+    with pytest.raises(cs.MemoryLimit):
+        while search.run(64) == "open":
+            pass
+    assert 0 <= left[0] < search.nbytes and search.expanded > 0
+
+
+@pytest.mark.parametrize("engine", ["compiled", "python"])
+def test_progress_is_reported_and_ctrl_c_ends_the_search_with_what_it_knows(engine: str) -> None:
+    (level,) = parse_xsb(HARD)
+    seen: list[SolveProgress] = []
+
+    def report(p: SolveProgress) -> None:
+        seen.append(p)
+        if len(seen) == 3:
+            raise KeyboardInterrupt  # as Ctrl-C arrives between two turns
+
+    r = solve(
+        level, mode="optimal", max_seconds=60, progress=report, progress_every=0.0, engine=engine
+    )
+    assert r.status == "gave_up" and r.reason == "interrupted" and r.nodes > 0
+    assert len(seen) == 3 and seen[0].expanded < seen[2].expanded
+    assert all(p.memory > 0 and p.per_second > 0 and p.best_bound >= 0 for p in seen)
+    assert "states" in seen[0].line() and "best bound" in seen[0].line()
+
+
+def test_compiled_searches_take_larger_turns_and_engines_are_checked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    turns: list[int] = []
+    run = cs.CompiledSearch.run
+
+    def counted(self: cs.CompiledSearch, budget: int) -> str:
+        turns.append(budget)
+        return run(self, budget)
+
+    monkeypatch.setattr(cs.CompiledSearch, "run", counted)
+    (level,) = parse_xsb(ROOMS[1])
+    solve(level, mode="fast", max_seconds=5)
+    assert set(turns) == {module._SLICE * module.COMPILED_SLICES}
+    with pytest.raises(ValueError, match="engine must be one of"):
+        solve(level, engine="gpu")
+    with pytest.raises(ValueError, match="kept to a tenth"):
+        cs.CompiledSearch(solver_for(level.floor, level.goals).compiled_room(), [1], 2, 1.25, [1])
