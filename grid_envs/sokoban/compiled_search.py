@@ -117,6 +117,39 @@ def hungarian(cost, u, v, match):
     return _total(cost, match)
 
 
+@compiled
+def cm_goal(match, k):
+    """The goal (0-based column) matched to box ``k`` (0-based row)."""
+    j = 1
+    while match[j] != k + 1:
+        j += 1
+    return j - 1
+
+
+@compiled
+def _rematch(rows, k, before, u, v, match, way, slack, seen):
+    """The matching after box ``k``'s costs changed (``rows[k]`` new, ``before`` old),
+    from the optimal one before, in place, as the solver's ``rematch_after_push``: the
+    row's potential moved to its least reduced cost, and when its matched goal is still
+    tight the matching stands (returns -1: the total moved by the row's change alone);
+    otherwise one augmenting path (returns the new total)."""
+    n = rows.shape[0]
+    r = k + 1
+    j = cm_goal(match, k) + 1
+    least = _INF
+    for q in range(1, n + 1):
+        x = rows[k, q - 1] - v[q]
+        if x < least:
+            least = x
+    if rows[k, j - 1] - v[j] == least:
+        u[r] = least
+        return -1
+    u[r] = 0
+    match[j] = 0
+    _augment(rows, u, v, match, r, way, slack, seen)
+    return _total(rows, match)
+
+
 # ------------------------------------------------------------------ the room's rules
 @compiled
 def frozen(floor, dead, cols, occupied, cell, seen):
@@ -442,9 +475,10 @@ def _priority(wkey, h, g):
 @compiled
 def start(
     cost_of, zob_box, zob_player, cells, player, wkey, counters,
-    boxes, player_at, parent, push, g, h, u, v, match, box_key, gen_table, heap,
+    boxes, player_at, parent, push, g, h, u, v, match, ebox, box_key, gen_table, heap,
 ):  # fmt: skip
-    """Store the start position as state 0 and queue it; returns its bound."""
+    """Store the start position as state 0, its matching as the first expanded state's,
+    and queue it; returns its bound."""
     nb = cells.shape[0]
     key = np.int64(0)
     for k in range(nb):
@@ -460,6 +494,7 @@ def start(
     u[0] = uu
     v[0] = vv
     match[0] = mm
+    ebox[0] = boxes[0]
     player_at[0] = player
     parent[0] = -1
     push[0] = -1
@@ -499,12 +534,17 @@ def _store(
 @compiled
 def run(
     floor, dead, goal, offsets, cols, cost_of, zob_box, zob_player, wkey, budget, counters,
-    boxes, player_at, parent, push, g, h, u, v, match, box_key, norm,
+    boxes, player_at, parent, push, g, h, u, v, match, ebox, slot_of, box_key, norm,
     gen_table, closed_table, heap, scratch, corral_scratch,
 ):  # fmt: skip
     """Expand up to ``budget`` states; returns OPEN, SOLVED (``counters[FOUND]``),
     EXHAUSTED, or FULL when the next state's children might not fit (the caller grows the
-    arrays and calls again; nothing was lost)."""
+    arrays and calls again; nothing was lost).
+
+    Only expanded states keep their matching (``u``, ``v``, ``match``, in the box order
+    ``ebox``, at row ``slot_of[state]``): a state's own is worked out again from its
+    parent's when it is expanded, as it was when it was generated, so the many states
+    that are generated and never expanded keep only their bound."""
     occupied, mark, queue, seen, out_box, out_dir = scratch
     nb = boxes.shape[1]
     ng = cost_of.shape[1]
@@ -531,7 +571,7 @@ def run(
         room = counters[N_STATES] + 4 * nb
         if room >= cap or counters[N_HEAP] + 4 * nb >= heap.shape[0]:
             return FULL
-        if 2 * room >= gen_table.shape[0]:
+        if 2 * room >= gen_table.shape[0] or counters[EXPANDED] >= u.shape[0]:
             return FULL
         _heap_pop(heap, counters[N_HEAP])
         counters[N_HEAP] -= 1
@@ -580,11 +620,34 @@ def run(
                         cand_box[n_cand] = b
                         cand_dir[n_cand] = d
                         n_cand += 1
-        for k in range(nb):
-            rows[k] = cost_of[boxes[i, k]]
-        uu[:] = u[i]
-        vv[:] = v[i]
-        mm[:] = match[i]
+        # this state's matching, from its parent's
+        e = counters[EXPANDED] - 1
+        p = parent[i]
+        if p >= 0:
+            sp = slot_of[p]
+            for k in range(nb):
+                rows[k] = cost_of[ebox[sp, k]]
+            uu[:] = u[sp]
+            vv[:] = v[sp]
+            mm[:] = match[sp]
+            b = push[i] >> 2
+            k = 0
+            while ebox[sp, k] != b:
+                k += 1
+            before[:] = rows[k]
+            rows[k] = cost_of[b + offsets[push[i] & 3]]
+            _rematch(rows, k, before, uu, vv, mm, way, slack, colseen)
+            u[e] = uu
+            v[e] = vv
+            match[e] = mm
+            ebox[e] = boxes[i]
+        else:
+            for k in range(nb):
+                rows[k] = cost_of[boxes[i, k]]
+            uu[:] = u[e]
+            vv[:] = v[e]
+            mm[:] = match[e]
+        slot_of[i] = e
         h_here = h[i]
         on_goal = 0
         for k in range(nb):
@@ -627,31 +690,15 @@ def run(
             cu[:] = uu
             cv[:] = vv
             cm[:] = mm
-            r = k + 1
-            j = 1
-            while cm[j] != r:
-                j += 1
-            least = _INF
-            for q in range(1, nb + 1):
-                x = rows[k, q - 1] - cv[q]
-                if x < least:
-                    least = x
-            if rows[k, j - 1] - cv[j] == least:
-                cu[r] = least
-                total = h_here - before[j - 1] + rows[k, j - 1]
-            else:
-                cu[r] = 0
-                cm[j] = 0
-                _augment(rows, cu, cv, cm, r, way, slack, colseen)
-                total = _total(rows, cm)
+            total = _rematch(rows, k, before, cu, cv, cm, way, slack, colseen)
+            if total < 0:
+                j = cm_goal(cm, k)
+                total = h_here - before[j] + rows[k, j]
             rows[k] = before
             if total >= BIG:
                 continue
             row = counters[N_STATES] if old < 0 else old
             _store(row, i, k, t, b, d, total, key, boxes, player_at, parent, push, g, h, box_key)
-            u[row] = cu
-            v[row] = cv
-            match[row] = cm
             if old < 0:
                 gen_table[gslot, 0] = where
                 gen_table[gslot, 1] = row
@@ -742,7 +789,8 @@ class CompiledSearch:
         start(
             room.cost_of, room.zob_box, room.zob_player, np.array(cells, np.int64), player,
             wkey, self.counters, self.boxes, self.player_at, self.parent, self.push, self.g,
-            self.h, self.u, self.v, self.match, self.box_key, self.gen_table, self.heap,
+            self.h, self.u, self.v, self.match, self.ebox, self.box_key, self.gen_table,
+            self.heap,
         )  # fmt: skip
 
     @property
@@ -764,10 +812,12 @@ class CompiledSearch:
         return sum(a.nbytes for a in self._arrays())
 
     def _arrays(self) -> list[np.ndarray]:
-        # the state arrays first (rows are states), then the tables and the queue
+        # the state arrays first (rows are states), then the expanded states' (rows are
+        # expansions), then the tables and the queue
         return [
-            self.boxes, self.player_at, self.parent, self.push, self.g, self.h, self.u, self.v,
-            self.match, self.box_key, self.norm, self.gen_table, self.closed_table, self.heap,
+            self.boxes, self.player_at, self.parent, self.push, self.g, self.h, self.slot_of,
+            self.box_key, self.norm, self.u, self.v, self.match, self.ebox, self.gen_table,
+            self.closed_table, self.heap,
         ]  # fmt: skip
 
     def _alloc(self, cap: int) -> None:
@@ -778,15 +828,19 @@ class CompiledSearch:
         self.push = np.zeros(cap, np.int32)
         self.g = np.zeros(cap, np.int32)
         self.h = np.zeros(cap, np.int32)
-        self.u = np.zeros((cap, nb + 1), np.int32)
-        self.v = np.zeros((cap, nb + 1), np.int32)
-        self.match = np.zeros((cap, nb + 1), np.int16)
+        self.slot_of = np.zeros(cap, np.int32)
+        # expanded states are a fraction of those stored (a fifth or less, measured)
+        expanded = max(cap // 4, 16)
+        self.u = np.zeros((expanded, nb + 1), np.int32)
+        self.v = np.zeros((expanded, nb + 1), np.int32)
+        self.match = np.zeros((expanded, nb + 1), np.int16)
+        self.ebox = np.zeros((expanded, nb), np.int16)
         self.box_key = np.zeros(cap, np.int64)
         self.norm = np.full(cap, -1, np.int32)
-        slots = 1 << (4 * cap - 1).bit_length()
+        slots = 1 << (2 * cap - 1).bit_length()  # at most half full: a state a slot or less
         self.gen_table = np.full((slots, 2), -1, np.int64)
         self.closed_table = np.full((slots, 2), -1, np.int64)
-        self.heap = np.zeros((2 * cap, 2), np.int64)
+        self.heap = np.zeros((cap, 2), np.int64)
 
     def _grow(self) -> None:
         """Double every array, keeping what is stored (the tables are filled again)."""
@@ -795,9 +849,12 @@ class CompiledSearch:
             raise MemoryLimit
         self.memory[0] -= self.nbytes
         n = int(self.counters[N_STATES])
+        e = int(self.counters[EXPANDED])
         self._alloc(2 * self.boxes.shape[0])
-        for new, was in zip(self._arrays()[:11], old[:11], strict=True):
+        for new, was in zip(self._arrays()[:9], old[:9], strict=True):
             new[:n] = was[:n]
+        for new, was in zip(self._arrays()[9:13], old[9:13], strict=True):
+            new[:e] = was[:e]
         entries = int(self.counters[N_HEAP])
         self.heap[:entries] = old[-1][:entries]
         room = self.room
@@ -812,8 +869,8 @@ class CompiledSearch:
                 room.floor, room.dead, room.goal, room.offsets, room.cols, room.cost_of,
                 room.zob_box, room.zob_player, self.wkey, stop - self.expanded, self.counters,
                 self.boxes, self.player_at, self.parent, self.push, self.g, self.h, self.u,
-                self.v, self.match, self.box_key, self.norm, self.gen_table,
-                self.closed_table, self.heap, self.scratch, self.corral,
+                self.v, self.match, self.ebox, self.slot_of, self.box_key, self.norm,
+                self.gen_table, self.closed_table, self.heap, self.scratch, self.corral,
             )  # fmt: skip
             if outcome != FULL:
                 break
