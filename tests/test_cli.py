@@ -164,6 +164,51 @@ def test_solve_a_collection(tmp_path, capsys: pytest.CaptureFixture[str]) -> Non
     assert cli.main(["solve", str(path), "--level", "3"]) == 2
 
 
+# eight boxes and a goal room: optimal mode searches it for minutes (made for these tests)
+HARD_LEVEL = (
+    "; hard\n###########\n#    #....#\n# $  #....#\n#  $      #\n# $ $#    #\n"
+    "#  $ ######\n# $ $ $  #\n#@       #\n##########\n\n"
+    "; easy\n#######\n#     #\n# .$@ #\n#     #\n#######\n"
+)
+
+
+def test_solve_prints_progress_and_ctrl_c_stops_it_with_what_it_knows(
+    tmp_path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from grid_envs.sokoban import solver
+
+    path = tmp_path / "hard.xsb"
+    path.write_text(HARD_LEVEL)
+    monkeypatch.setattr(solver, "PROGRESS_EVERY", 0.0)
+    lines: list[str] = []
+    real = solver.SolveProgress.line
+
+    def line(self: solver.SolveProgress) -> str:
+        lines.append(real(self))
+        if len(lines) == 4:
+            raise KeyboardInterrupt  # Ctrl-C, between two turns of the search
+        return lines[-1]
+
+    monkeypatch.setattr(solver.SolveProgress, "line", line)
+    assert cli.main(["solve", str(path), "--mode", "optimal", "--max-seconds", "60"]) == 130
+    captured = capsys.readouterr()
+    progress = [x for x in captured.err.splitlines() if x.startswith("level 1: ")]
+    assert len(progress) == 3 and all("states" in x and "best bound" in x for x in progress)
+    assert "interrupted in level 1 after" in captured.err
+    assert "the levels before it were printed" in captured.err
+    rows = [x.split() for x in captured.out.splitlines() if x.strip()[:1].isdigit()]
+    assert [row[:2] for row in rows] == [["1", "gave_up"]]  # level 2 was never started
+    # --quiet: no progress lines; --memory: a search past it gives up and says so
+    monkeypatch.setattr(solver.SolveProgress, "line", real)
+    argv = ["solve", str(path), "--level", "1", "--mode", "optimal", "--memory", "200K"]
+    assert cli.main([*argv, "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert "memory limit" in captured.out and "level 1:" not in captured.err
+    with pytest.raises(SystemExit) as refused:
+        cli.main([*argv[:-1], "lots"])
+    assert refused.value.code == 2 and "'lots' is not a size" in capsys.readouterr().err
+
+
 def test_play_in_a_pygame_window(tmp_path) -> None:
     """A real pygame window (SDL's dummy video driver): keys come in as events."""
     import gymnasium as gym

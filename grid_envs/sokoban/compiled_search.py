@@ -27,9 +27,23 @@ Everything here trusts its inputs: the solver builds them from a level the gate 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from grid_envs.core.jit import compiled
+from grid_envs.sokoban.compiled_features import (
+    MAX_PUSHES,
+    areas,
+    cell_pop,
+    cell_push,
+    entry_g,
+    entry_order,
+    new_cells,
+    packed,
+    path_scratch,
+    push_path,
+)
 
 BIG = 1 << 20  # an unreachable cell's distance; a matching total >= BIG is infeasible
 _INF = 1 << 50  # an unset slack in the augmenting path
@@ -46,8 +60,12 @@ OPEN, SOLVED, EXHAUSTED, FULL = 0, 1, 2, 3
     FOUND,  # the solved state's row, -1 until then
     STAMP,  # the flood's visit stamp
     BEST_H,  # the least bound of any state expanded
+    N_POOL,  # pushes stored in the pool of moves of many pushes (feature search)
+    NKEYS,  # non-empty cells of the feature search
+    TURN,  # the cell whose turn it is
+    ASTAMP,  # the area count's visit stamp
     N_COUNTERS,
-) = range(8)
+) = range(12)
 
 
 # ------------------------------------------------------------------ the matching bound
@@ -144,6 +162,19 @@ def _rematch(rows, k, before, u, v, match, way, slack, seen):
     if rows[k, j - 1] - v[j] == least:
         u[r] = least
         return -1
+    u[r] = 0
+    match[j] = 0
+    _augment(rows, u, v, match, r, way, slack, seen)
+    return _total(rows, match)
+
+
+@compiled
+def _rematch_row(rows, k, u, v, match, way, slack, seen):
+    """The optimal matching after box ``k``'s row changed, in place, by one augmenting
+    path from a zero potential (the solver's ``rematch``, for a move of many pushes);
+    returns its total."""
+    r = k + 1
+    j = cm_goal(match, k) + 1
     u[r] = 0
     match[j] = 0
     _augment(rows, u, v, match, r, way, slack, seen)
@@ -517,18 +548,44 @@ def start(
 
 @compiled
 def _store(
-    row, i, k, t, b, d, total, key, boxes, player_at, parent, push, g, h, box_key
+    row, i, k, t, b, d, child_g, total, key, boxes, player_at, parent, push, g, h, box_key
 ):  # fmt: skip
-    """State ``row``: the parent ``i``'s boxes with box ``k`` pushed from ``b`` to ``t``."""
+    """State ``row``: the parent ``i``'s boxes with box ``k`` (at ``b``, pushed first in
+    direction ``d``) now at ``t``, the player at the last push's cell."""
     for q in range(boxes.shape[1]):
         boxes[row, q] = boxes[i, q]
     boxes[row, k] = t
     player_at[row] = b
     parent[row] = i
     push[row] = b * 4 + d
-    g[row] = g[i] + 1
+    g[row] = child_g
     h[row] = total
     box_key[row] = key
+
+
+@compiled
+def _features(floor_cells, floor, occupied, label, counters, queue, offsets, fs, ng, size):
+    """The cell of a box layout in the feature search: (goals packed, areas) in order."""
+    counters[ASTAMP] += 1
+    count = areas(floor_cells, floor, occupied, label, counters[ASTAMP], queue, offsets)
+    return (ng - packed(occupied, fs[0], fs[1])) * (size + 1) + count
+
+
+@compiled
+def queue_root_in_cell(floor, offsets, occupied, boxes, counters, fs, cells, ng, h0):
+    """Queue the start (row 0) in its cell of the feature search, at cost 1 (a move that
+    neither packs nor joins costs one, and the start's features are its own)."""
+    floor_cells, label, queue = fs[3], fs[4], fs[5]
+    heaps, sizes, keys = cells
+    for k in range(boxes.shape[1]):
+        occupied[boxes[0, k]] = k
+    cell = _features(
+        floor_cells, floor, occupied, label, counters, queue, offsets, fs, ng, floor.shape[0]
+    )
+    for k in range(boxes.shape[1]):
+        occupied[boxes[0, k]] = -1
+    cell_push(heaps, sizes, keys, counters, NKEYS, TURN, cell, (1 << 32) | h0,
+              entry_order(0, 0), 0)  # fmt: skip
 
 
 @compiled
@@ -536,19 +593,32 @@ def run(
     floor, dead, goal, offsets, cols, cost_of, zob_box, zob_player, wkey, budget, counters,
     boxes, player_at, parent, push, g, h, u, v, match, ebox, slot_of, box_key, norm,
     gen_table, closed_table, heap, scratch, corral_scratch,
+    feature, fs, cells, macros, paths,
 ):  # fmt: skip
     """Expand up to ``budget`` states; returns OPEN, SOLVED (``counters[FOUND]``),
     EXHAUSTED, or FULL when the next state's children might not fit (the caller grows the
     arrays and calls again; nothing was lost).
+
+    ``feature`` 0 is a weighted best-first search on ``heap``; 1 the feature search on
+    ``cells`` (with goal macros when ``feature & 2``, the packing advice when
+    ``feature & 4``), whose moves of many pushes go to ``macros`` (a state's pushes from
+    ``mstart`` for ``mlen``; the pool's rows) and whose features come from ``fs``.
 
     Only expanded states keep their matching (``u``, ``v``, ``match``, in the box order
     ``ebox``, at row ``slot_of[state]``): a state's own is worked out again from its
     parent's when it is expanded, as it was when it was generated, so the many states
     that are generated and never expanded keep only their bound."""
     occupied, mark, queue, seen, out_box, out_dir = scratch
+    area_goals, area_start, goal_area, floor_cells, label, fqueue = fs
+    heaps, sizes, keys = cells
+    mstart, mlen, pool = macros
+    marks, stamps, visited, states, pbuf = paths
     nb = boxes.shape[1]
     ng = cost_of.shape[1]
+    na = area_start.shape[0] - 1
+    size = floor.shape[0]
     cap = boxes.shape[0]
+    most_paths = 8 * nb + na + 1
     rows = np.empty((nb, ng), np.int64)
     before = np.empty(ng, np.int64)
     uu = np.empty(nb + 1, np.int64)
@@ -561,22 +631,33 @@ def run(
     slack = np.empty(nb + 1, np.int64)
     colseen = np.empty(nb + 1, np.uint8)
     order = np.empty(nb, np.int64)
-    cand_box = np.empty(4 * nb, np.int64)
-    cand_dir = np.empty(4 * nb, np.int64)
+    pstart = np.empty(most_paths + 1, np.int64)
+    near = np.empty(nb, np.int64)
+    entry = np.empty(3, np.int64)
     done = 0
     while done < budget:
-        if counters[N_HEAP] == 0:
+        if (counters[NKEYS] if feature else counters[N_HEAP]) == 0:
             return EXHAUSTED
-        # room for every child of one state, in the states, the tables and the queue
-        room = counters[N_STATES] + 4 * nb
-        if room >= cap or counters[N_HEAP] + 4 * nb >= heap.shape[0]:
+        # room for every child of one state, in the states, the tables, the queue, the pool
+        room = counters[N_STATES] + most_paths
+        if room >= cap or counters[N_HEAP] + most_paths >= heap.shape[0]:
             return FULL
         if 2 * room >= gen_table.shape[0] or counters[EXPANDED] >= u.shape[0]:
             return FULL
-        _heap_pop(heap, counters[N_HEAP])
-        counters[N_HEAP] -= 1
-        i = heap[counters[N_HEAP], 1] & ROW_MASK
-        gi = G_MASK - (heap[counters[N_HEAP], 0] & G_MASK)
+        if feature and counters[N_POOL] + most_paths * MAX_PUSHES >= pool.shape[0]:
+            return FULL
+        if feature:
+            here_cell = cell_pop(heaps, sizes, keys, counters, NKEYS, TURN, entry)
+            i = entry[2]
+            gi = entry_g(entry[1])
+            here_cost = entry[0] >> 32
+        else:
+            _heap_pop(heap, counters[N_HEAP])
+            counters[N_HEAP] -= 1
+            i = heap[counters[N_HEAP], 1] & ROW_MASK
+            gi = G_MASK - (heap[counters[N_HEAP], 0] & G_MASK)
+            here_cell = 0
+            here_cost = 0
         if g[i] < gi:
             continue  # reached again at a lower cost since this entry was queued
         for k in range(nb):
@@ -597,17 +678,17 @@ def run(
         done += 1
         if h[i] < counters[BEST_H]:
             counters[BEST_H] = h[i]
-        # the pushes: a PI-corral's, or every push the player can make, in the solver's
-        # order (direction, then the target cell)
-        n_cand = _corral(
+        # the moves, in the solver's order: a PI-corral's pushes, or every push the
+        # player can make (direction, then the target cell); then the goal macros; then
+        # the packing advice. Each is a path of pushes in ``pbuf``.
+        n_paths = _corral(
             floor, dead, goal, offsets, occupied, mark, stamp, out_box, out_dir, corral_scratch
         )
-        if n_cand >= 0:
-            for k in range(n_cand):
-                cand_box[k] = out_box[k]
-                cand_dir[k] = out_dir[k]
+        if n_paths >= 0:
+            for k in range(n_paths):
+                pbuf[k] = out_box[k] * 4 + out_dir[k]
         else:
-            n_cand = 0
+            n_paths = 0
             for k in range(nb):
                 order[k] = boxes[i, k]
             order.sort()
@@ -617,9 +698,76 @@ def run(
                     b = order[k]
                     t = b + o
                     if mark[b - o] == stamp and floor[t] and occupied[t] < 0 and not dead[t]:
-                        cand_box[n_cand] = b
-                        cand_dir[n_cand] = d
-                        n_cand += 1
+                        pbuf[n_paths] = b * 4 + d
+                        n_paths += 1
+        for k in range(n_paths + 1):
+            pstart[k] = k
+        singles = n_paths
+        if feature & 2:  # goal macros: a box entering a goal area goes on to its next slot
+            for k in range(singles):
+                b = pbuf[k] >> 2
+                t = b + offsets[pbuf[k] & 3]
+                if goal[t] < 0 or goal_area[b] == goal_area[t]:
+                    continue
+                a = goal_area[t]
+                target = t
+                for q in range(area_start[a], area_start[a + 1]):
+                    x = area_goals[q]
+                    if occupied[x] < 0 or x == b:
+                        target = x
+                        break
+                if target == t:
+                    continue
+                at = pstart[n_paths]
+                pbuf[at] = pbuf[k]
+                length = push_path(
+                    t, b, b, target, floor, occupied, offsets, marks, stamps, visited, states,
+                    pbuf[at + 1:],
+                )  # fmt: skip
+                if length < 0:
+                    continue
+                n_paths += 1
+                pstart[n_paths] = at + 1 + length
+        if feature & 4:  # the packing advice: fill each area's next goal in its order
+            for a in range(na):
+                first = area_start[a]
+                filled = first
+                while filled < area_start[a + 1] and occupied[area_goals[filled]] >= 0:
+                    filled += 1
+                if filled == area_start[a + 1]:
+                    continue
+                target = area_goals[filled]
+                column = goal[target]
+                n_near = 0
+                for k in range(nb):  # the boxes off the packed goals, nearest first
+                    c = boxes[i, k]
+                    kept = False
+                    for q in range(first, filled):
+                        if area_goals[q] == c:
+                            kept = True
+                    if kept or cost_of[c, column] >= BIG:
+                        continue
+                    near[n_near] = c
+                    n_near += 1
+                for x in range(1, n_near):  # by (distance, cell), as sorted() orders them
+                    y = x
+                    while y > 0 and (
+                        cost_of[near[y], column] < cost_of[near[y - 1], column]
+                        or (cost_of[near[y], column] == cost_of[near[y - 1], column]
+                            and near[y] < near[y - 1])
+                    ):  # fmt: skip
+                        near[y], near[y - 1] = near[y - 1], near[y]
+                        y -= 1
+                for x in range(min(n_near, 3)):
+                    at = pstart[n_paths]
+                    length = push_path(
+                        near[x], low, near[x], target, floor, occupied, offsets, marks, stamps,
+                        visited, states, pbuf[at:],
+                    )  # fmt: skip
+                    if length > 0:
+                        n_paths += 1
+                        pstart[n_paths] = at + length
+                        break
         # this state's matching, from its parent's
         e = counters[EXPANDED] - 1
         p = parent[i]
@@ -630,13 +778,21 @@ def run(
             uu[:] = u[sp]
             vv[:] = v[sp]
             mm[:] = match[sp]
-            b = push[i] >> 2
+            if mlen[i] > 1:
+                b = pool[mstart[i]] >> 2
+                last = pool[mstart[i] + mlen[i] - 1]
+            else:
+                b = push[i] >> 2
+                last = push[i]
             k = 0
             while ebox[sp, k] != b:
                 k += 1
             before[:] = rows[k]
-            rows[k] = cost_of[b + offsets[push[i] & 3]]
-            _rematch(rows, k, before, uu, vv, mm, way, slack, colseen)
+            rows[k] = cost_of[(last >> 2) + offsets[last & 3]]
+            if mlen[i] > 1:
+                _rematch_row(rows, k, uu, vv, mm, way, slack, colseen)
+            else:
+                _rematch(rows, k, before, uu, vv, mm, way, slack, colseen)
             u[e] = uu
             v[e] = vv
             match[e] = mm
@@ -653,62 +809,89 @@ def run(
         for k in range(nb):
             if goal[boxes[i, k]] >= 0:
                 on_goal += 1
-        child_g = g[i] + 1
-        for c in range(n_cand):
-            b = cand_box[c]
-            d = cand_dir[c]
-            t = b + offsets[d]
+        here_packed = ng - here_cell // (size + 1)
+        here_areas = here_cell % (size + 1)
+        for c in range(n_paths):
+            length = pstart[c + 1] - pstart[c]
+            b = pbuf[pstart[c]] >> 2
+            d = pbuf[pstart[c]] & 3
+            last = pbuf[pstart[c + 1] - 1]
+            t = (last >> 2) + offsets[last & 3]
+            player = last >> 2
+            child_g = g[i] + length
             k = occupied[b]
             key = box_key[i] ^ zob_box[b] ^ zob_box[t]
             occupied[b] = -1
             occupied[t] = k
-            where = key ^ zob_player[b]
-            gslot = _find(gen_table, where, boxes, occupied, player_at, b)
+            where = key ^ zob_player[player]
+            gslot = _find(gen_table, where, boxes, occupied, player_at, player)
             old = gen_table[gslot, 1]
             skip = old >= 0 and g[old] <= child_g
             solved = on_goal - (goal[b] >= 0) + (goal[t] >= 0) == nb
             if not skip and not solved:
                 skip = _freeze_deadlock(floor, dead, goal, cols, occupied, t, seen)
+            child_cell = 0
+            if feature and not skip and not solved:
+                child_cell = _features(
+                    floor_cells, floor, occupied, label, counters, fqueue, offsets, fs, ng, size
+                )
             occupied[t] = -1
             occupied[b] = k
             if skip:
                 continue
-            if solved:
-                row = counters[N_STATES] if old < 0 else old
-                _store(row, i, k, t, b, d, 0, key, boxes, player_at, parent, push, g, h, box_key)
-                if old < 0:
-                    gen_table[gslot, 0] = where
-                    gen_table[gslot, 1] = row
-                    counters[N_STATES] += 1
-                counters[FOUND] = row
-                for q in range(nb):
-                    occupied[boxes[i, q]] = -1
-                return SOLVED
-            # the child's matching from the parent's: the moved box's row only
-            before[:] = rows[k]
-            rows[k] = cost_of[t]
-            cu[:] = uu
-            cv[:] = vv
-            cm[:] = mm
-            total = _rematch(rows, k, before, cu, cv, cm, way, slack, colseen)
-            if total < 0:
-                j = cm_goal(cm, k)
-                total = h_here - before[j] + rows[k, j]
-            rows[k] = before
-            if total >= BIG:
-                continue
+            total = 0
+            if not solved:  # the child's matching from the parent's: the moved box's row
+                before[:] = rows[k]
+                rows[k] = cost_of[t]
+                cu[:] = uu
+                cv[:] = vv
+                cm[:] = mm
+                if length == 1:
+                    total = _rematch(rows, k, before, cu, cv, cm, way, slack, colseen)
+                    if total < 0:
+                        j = cm_goal(cm, k)
+                        total = h_here - before[j] + rows[k, j]
+                else:
+                    total = _rematch_row(rows, k, cu, cv, cm, way, slack, colseen)
+                rows[k] = before
+                if total >= BIG:
+                    continue
             row = counters[N_STATES] if old < 0 else old
-            _store(row, i, k, t, b, d, total, key, boxes, player_at, parent, push, g, h, box_key)
+            _store(
+                row, i, k, t, b, d, child_g, total, key, boxes, player_at, parent, push, g, h,
+                box_key,
+            )  # fmt: skip
+            player_at[row] = player
+            mlen[row] = length
+            if length > 1:
+                mstart[row] = counters[N_POOL]
+                for q in range(length):
+                    pool[counters[N_POOL] + q] = pbuf[pstart[c] + q]
+                counters[N_POOL] += length
             if old < 0:
                 gen_table[gslot, 0] = where
                 gen_table[gslot, 1] = row
                 counters[N_STATES] += 1
+            if solved:
+                counters[FOUND] = row
+                for q in range(nb):
+                    occupied[boxes[i, q]] = -1
+                return SOLVED
             counters[GENERATED] += 1
-            _heap_push(
-                heap, counters[N_HEAP], _priority(wkey, total, child_g),
-                (counters[GENERATED] << 30) | row,
-            )  # fmt: skip
-            counters[N_HEAP] += 1
+            if feature:
+                child_packed = ng - child_cell // (size + 1)
+                advised = child_packed > here_packed or child_cell % (size + 1) < here_areas
+                cost = here_cost + (0 if advised else 1)
+                cell_push(
+                    heaps, sizes, keys, counters, NKEYS, TURN, child_cell, (cost << 32) | total,
+                    entry_order(child_g, counters[GENERATED]), row,
+                )  # fmt: skip
+            else:
+                _heap_push(
+                    heap, counters[N_HEAP], _priority(wkey, total, child_g),
+                    (counters[GENERATED] << 30) | row,
+                )  # fmt: skip
+                counters[N_HEAP] += 1
         for k in range(nb):
             occupied[boxes[i, k]] = -1
     return OPEN
@@ -755,17 +938,29 @@ class Room:
         self.zob_box, self.zob_player = keys[0].copy(), keys[1].copy()
 
 
+class Features(NamedTuple):
+    """What the feature search is given: each goal area's goals in the order the packing
+    fills them (areas in the order their first goal comes in the packing order), and the
+    moves of many pushes it offers."""
+
+    orders: list[list[int]]
+    goal_macros: bool
+    packing_advice: bool
+
+
 class CompiledSearch:
-    """One weighted best-first search over pushes (``weight * h + g``), run compiled: the
-    interface of the solver's ``_Search`` (:meth:`run` answers ``"open"``, ``"solved"`` or
-    ``"exhausted"``; ``expanded``, ``generated``; :meth:`pushes` the solution's pushes).
+    """One best-first search over pushes, run compiled: weighted (``weight * h + g``), or,
+    given ``features``, the feature search. The interface of the solver's ``_Search``
+    (:meth:`run` answers ``"open"``, ``"solved"`` or ``"exhausted"``; ``expanded``,
+    ``generated``, ``best_bound``; :meth:`pushes` the solution's pushes).
 
     Its arrays start small and double when full; ``memory`` (bytes, shared by the searches
     of one solve as a one-item list of what is left) bounds them: a doubling that would
     pass it raises :class:`MemoryLimit` instead."""
 
     def __init__(self, room: Room, cells: list[int], player: int, weight: float,
-                 memory: list[int], capacity: int = 4096) -> None:  # fmt: skip
+                 memory: list[int], capacity: int = 4096,
+                 features: Features | None = None) -> None:  # fmt: skip
         wkey = round(weight * 10)
         if wkey <= 0 or abs(wkey - weight * 10) > 1e-9:
             raise ValueError(f"a search's weight is kept to a tenth, got {weight!r}")
@@ -782,16 +977,44 @@ class CompiledSearch:
             np.zeros(size, np.uint8), np.zeros(4 * size, np.int64), np.zeros(4 * size, np.int64),
         )  # fmt: skip
         self.corral = corral_scratch(size)
+        orders = features.orders if features is not None else []
+        goal_area = np.full(size, -1, np.int64)
+        for a, goals in enumerate(orders):
+            goal_area[goals] = a
+        self.fs = (
+            np.array([c for goals in orders for c in goals], np.int64),
+            np.cumsum([0] + [len(goals) for goals in orders], dtype=np.int64),
+            goal_area,
+            np.flatnonzero(room.floor).astype(np.int64),
+            np.zeros(size, np.int64),
+            np.zeros(size, np.int64),
+        )
+        self.feature = 0
+        if features is not None:
+            self.feature = 1 | 2 * features.goal_macros | 4 * features.packing_advice
+        ncells = (room.cost_of.shape[1] + 1) * (size + 1) if features is not None else 1
+        self.cells = (new_cells(ncells), np.zeros(ncells, np.int64), np.zeros(ncells, np.int64))
+        most_paths = self.most_paths = 8 * self.nb + len(orders) + 1
+        self.paths = (
+            *path_scratch(size),
+            np.zeros(most_paths * (MAX_PUSHES + 1) + 8, np.int64),
+        )
         self._alloc(capacity)
         if self.nbytes > memory[0]:
             raise MemoryLimit
         memory[0] -= self.nbytes
-        start(
+        h0 = start(
             room.cost_of, room.zob_box, room.zob_player, np.array(cells, np.int64), player,
             wkey, self.counters, self.boxes, self.player_at, self.parent, self.push, self.g,
             self.h, self.u, self.v, self.match, self.ebox, self.box_key, self.gen_table,
             self.heap,
         )  # fmt: skip
+        if features is not None:  # its queue is the cells', not the heap
+            self.counters[N_HEAP] = 0
+            queue_root_in_cell(
+                room.floor, room.offsets, self.scratch[0], self.boxes, self.counters, self.fs,
+                self.cells, room.cost_of.shape[1], h0,
+            )  # fmt: skip
 
     @property
     def expanded(self) -> int:
@@ -808,16 +1031,17 @@ class CompiledSearch:
 
     @property
     def nbytes(self) -> int:
-        """The memory its arrays take."""
-        return sum(a.nbytes for a in self._arrays())
+        """The memory its arrays take (the feature search's cells: 24 bytes a state)."""
+        cells = 24 * self.boxes.shape[0] if self.feature else 0
+        return sum(a.nbytes for a in self._arrays()) + cells
 
     def _arrays(self) -> list[np.ndarray]:
         # the state arrays first (rows are states), then the expanded states' (rows are
-        # expansions), then the tables and the queue
+        # expansions), then the tables, the queue and the pool of moves
         return [
             self.boxes, self.player_at, self.parent, self.push, self.g, self.h, self.slot_of,
-            self.box_key, self.norm, self.u, self.v, self.match, self.ebox, self.gen_table,
-            self.closed_table, self.heap,
+            self.box_key, self.norm, self.mstart, self.mlen, self.u, self.v, self.match,
+            self.ebox, self.gen_table, self.closed_table, self.heap, self.pool,
         ]  # fmt: skip
 
     def _alloc(self, cap: int) -> None:
@@ -829,18 +1053,23 @@ class CompiledSearch:
         self.g = np.zeros(cap, np.int32)
         self.h = np.zeros(cap, np.int32)
         self.slot_of = np.zeros(cap, np.int32)
+        self.box_key = np.zeros(cap, np.int64)
+        self.norm = np.full(cap, -1, np.int32)
+        self.mstart = np.zeros(cap, np.int64)
+        self.mlen = np.ones(cap, np.int32)
         # expanded states are a fraction of those stored (a fifth or less, measured)
         expanded = max(cap // 4, 16)
         self.u = np.zeros((expanded, nb + 1), np.int32)
         self.v = np.zeros((expanded, nb + 1), np.int32)
         self.match = np.zeros((expanded, nb + 1), np.int16)
         self.ebox = np.zeros((expanded, nb), np.int16)
-        self.box_key = np.zeros(cap, np.int64)
-        self.norm = np.full(cap, -1, np.int32)
         slots = 1 << (2 * cap - 1).bit_length()  # at most half full: a state a slot or less
         self.gen_table = np.full((slots, 2), -1, np.int64)
         self.closed_table = np.full((slots, 2), -1, np.int64)
         self.heap = np.zeros((cap, 2), np.int64)
+        # moves of many pushes: room for one expansion's worth, and more as they come
+        most = self.most_paths * (MAX_PUSHES + 1)
+        self.pool = np.zeros(most + cap if self.feature else 8, np.int64)
 
     def _grow(self) -> None:
         """Double every array, keeping what is stored (the tables are filled again)."""
@@ -851,12 +1080,14 @@ class CompiledSearch:
         n = int(self.counters[N_STATES])
         e = int(self.counters[EXPANDED])
         self._alloc(2 * self.boxes.shape[0])
-        for new, was in zip(self._arrays()[:9], old[:9], strict=True):
+        for new, was in zip(self._arrays()[:11], old[:11], strict=True):
             new[:n] = was[:n]
-        for new, was in zip(self._arrays()[9:13], old[9:13], strict=True):
+        for new, was in zip(self._arrays()[11:15], old[11:15], strict=True):
             new[:e] = was[:e]
         entries = int(self.counters[N_HEAP])
-        self.heap[:entries] = old[-1][:entries]
+        self.heap[:entries] = old[-2][:entries]
+        used = int(self.counters[N_POOL])
+        self.pool[:used] = old[-1][:used]
         room = self.room
         rehash(self.gen_table, self.box_key, room.zob_player, self.player_at, n)
         rehash(self.closed_table, self.box_key, room.zob_player, self.norm, n)
@@ -871,6 +1102,8 @@ class CompiledSearch:
                 self.boxes, self.player_at, self.parent, self.push, self.g, self.h, self.u,
                 self.v, self.match, self.ebox, self.slot_of, self.box_key, self.norm,
                 self.gen_table, self.closed_table, self.heap, self.scratch, self.corral,
+                self.feature, self.fs, self.cells, (self.mstart, self.mlen, self.pool),
+                self.paths,
             )  # fmt: skip
             if outcome != FULL:
                 break
@@ -882,11 +1115,12 @@ class CompiledSearch:
 
     def pushes(self) -> list[tuple[int, int]]:
         """The pushes (box cell, direction) from the start to the solved state."""
-        out = []
+        out: list[tuple[int, int]] = []
         row = self.found
         assert row is not None
         while self.parent[row] >= 0:
-            b, d = divmod(int(self.push[row]), 4)
-            out.append((b, d))
+            at, length = int(self.mstart[row]), int(self.mlen[row])
+            moves = self.pool[at : at + length].tolist() if length > 1 else [int(self.push[row])]
+            out.extend(divmod(int(m), 4) for m in reversed(moves))
             row = int(self.parent[row])
         return out[::-1]

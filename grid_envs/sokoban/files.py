@@ -4,7 +4,8 @@ the solver and the generator, so that neither hosts a command."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from grid_envs.core import checks, files
 from grid_envs.sokoban.generator import SokobanGenerator
 from grid_envs.sokoban.levels import check_level, read_collection, save_collection
 from grid_envs.sokoban.rules import solves
-from grid_envs.sokoban.solver import solve
+from grid_envs.sokoban.solver import SolveProgress, solve
 from grid_envs.sokoban.state import Level
 
 
@@ -43,19 +44,34 @@ def write_generated(
 
 
 def solve_levels(
-    path: str, level: int | None, max_seconds: float, mode: str
+    path: str,
+    level: int | None,
+    max_seconds: float,
+    mode: str,
+    memory: int | None = None,
+    progress: Callable[[int, str], None] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """``grid-games solve``: the push search on each level of an XSB file (or the one
     numbered ``level``, from 1), each solution replayed through the rules before it is
-    reported."""
+    reported. ``memory`` bounds each search (bytes; default a quarter of the memory free);
+    ``progress(level, line)`` hears where a search stands every few seconds. Ctrl-C ends
+    the level being searched with what its search knows (the row's reason is
+    "interrupted") and no later level is started."""
     levels = read_collection(path)
     if level is not None and not 1 <= level <= len(levels):
         raise ValueError(f"--level must be between 1 and {len(levels)}, got {level}")
     for n in [level] if level is not None else range(1, len(levels) + 1):
         lv = levels[n - 1]
-        r = solve(lv, mode=mode, max_seconds=max_seconds)
+        report = None if progress is None else partial(_report, progress, n)
+        r = solve(lv, mode=mode, max_seconds=max_seconds, memory=memory, progress=report)
         if r.solved and not solves(lv, r.solution):  # never report one that fails
             raise RuntimeError(f"level {n}: the solver's answer does not solve it")
         yield {"level": n, "title": lv.title, "solved": r.solved, "status": r.status,
                "solution": r.solution, "pushes": r.pushes, "moves": r.moves, "nodes": r.nodes,
                "seconds": round(r.seconds, 4), "mode": r.mode, "reason": r.reason}  # fmt: skip
+        if r.reason == "interrupted":
+            return
+
+
+def _report(progress: Callable[[int, str], None], level: int, where: SolveProgress) -> None:
+    progress(level, where.line())

@@ -47,7 +47,8 @@ from functools import lru_cache
 import numpy as np
 
 from grid_envs.core.machine import available_bytes, gib, resident_bytes
-from grid_envs.sokoban.compiled_search import CompiledSearch, MemoryLimit
+from grid_envs.sokoban.compiled_features import MAX_PUSHES
+from grid_envs.sokoban.compiled_search import CompiledSearch, Features, MemoryLimit
 from grid_envs.sokoban.compiled_search import Room as CompiledRoom
 from grid_envs.sokoban.rules import LURD, Room, bit_cells, frozen
 from grid_envs.sokoban.state import Level, SokobanState
@@ -73,7 +74,8 @@ TECHNIQUES = ("feature-search", "goal-macros", "packing-advice", "box-routes")
 ENGINES = ("compiled", "python")
 
 
-COMPILED_SLICES = 8  # a compiled search's turn: as many states as 8 Python turns
+COMPILED_SLICES = 2  # a compiled search's turn: as many states as 2 Python turns
+PROGRESS_EVERY = 5.0  # seconds between two progress reports of a long solve
 
 
 def default_memory() -> int:
@@ -623,7 +625,8 @@ class Solver:
     ) -> list[tuple[int, int]] | None:
         """The fewest pushes, as (box cell, direction) pairs, that take one box from
         ``box`` to ``target`` with the player starting at ``player`` and the boxes
-        ``others`` fixed; None when none is found within ``limit`` states."""
+        ``others`` fixed; None when none is found within ``limit`` states (or only one of
+        more than ``MAX_PUSHES``, the bound the compiled search keeps too)."""
         offsets, floor = self.offsets, self.floor_bb & ~others
         region = self._flood(1 << player, floor & ~(1 << box))
         start = (box, region & -region)
@@ -648,7 +651,7 @@ class Solver:
                         while link is not None:
                             pushes.append((link[1], link[2]))
                             link = back[link[0]]
-                        return pushes[::-1]
+                        return pushes[::-1] if len(pushes) <= MAX_PUSHES else None
                     following.append((q, moved))
             frontier = following
         return None
@@ -665,7 +668,7 @@ class Solver:
         engine: str = "compiled",
         memory: int | None = None,
         progress: Callable[[SolveProgress], None] | None = None,
-        progress_every: float = 5.0,
+        progress_every: float | None = None,
     ) -> SolveResult:
         """Solve from this box layout and player cell. ``without`` names techniques of
         ``fast`` mode to leave out (:data:`TECHNIQUES`), to measure what each buys.
@@ -673,8 +676,9 @@ class Solver:
         in the same order); ``memory`` bounds the compiled searches' tables in bytes
         (default :func:`default_memory`): a search that would pass it gives up with the
         reason "memory limit". ``progress`` is called every ``progress_every`` seconds
-        with a :class:`SolveProgress`. Ctrl-C (KeyboardInterrupt) ends the search with
-        what it knows: ``gave_up`` for the reason "interrupted"."""
+        (default :data:`PROGRESS_EVERY`) with a :class:`SolveProgress`. Ctrl-C
+        (KeyboardInterrupt) ends the search with what it knows: ``gave_up`` for the reason
+        "interrupted"."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         if engine not in ENGINES:
@@ -712,14 +716,26 @@ class Solver:
         if areas is not None and "feature-search" not in without:
             # last: where the others solve a level as fast, theirs is shorter
             fill = None if "packing-advice" in without else areas
-            searches.append(_FeatureSearch(self, boxes, player, h0, areas, macros, fill))
+            if engine == "compiled":
+                orders = list({id(x): x for x in areas.values()}.values())
+                plan = Features(orders, macros is not None, fill is not None)
+                try:
+                    searches.append(CompiledSearch(room, cells, player, 1.0, left, features=plan))
+                except MemoryLimit:
+                    why = f"memory limit ({gib(memory_limit)} for the search's tables)"
+                    return self._gave_up(why, mode, 0, 0, start)
+            else:
+                searches.append(_FeatureSearch(self, boxes, player, h0, areas, macros, fill))
         expanded = generated = 0
         shown = start
+        every = PROGRESS_EVERY if progress_every is None else progress_every
         try:
             while True:
                 late = time.perf_counter() - start > EARLY_SECONDS
                 for search in searches:
-                    feature = isinstance(search, _FeatureSearch)
+                    feature = isinstance(search, _FeatureSearch) or (
+                        isinstance(search, CompiledSearch) and search.feature > 0
+                    )
                     if late and not feature and search.weight > GREEDY_WEIGHT:
                         continue
                     share = _SLICE * (FEATURE_SLICES if late and feature else 1)
@@ -747,7 +763,7 @@ class Solver:
                     now = time.perf_counter()
                     if now > deadline:
                         return self._gave_up("time limit", mode, expanded, generated, start)
-                    if progress is not None and now - shown >= progress_every:
+                    if progress is not None and now - shown >= every:
                         shown = now
                         progress(_progress(searches, now - start))
         except KeyboardInterrupt:
@@ -1097,7 +1113,7 @@ def solve(
     engine: str = "compiled",
     memory: int | None = None,
     progress: Callable[[SolveProgress], None] | None = None,
-    progress_every: float = 5.0,
+    progress_every: float | None = None,
 ) -> SolveResult:
     """Solve a level (or a game in progress) and return the LURD solution and statistics.
 

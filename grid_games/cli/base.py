@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -130,6 +131,21 @@ class _Renamed(argparse.Action):
 def renamed_flag(p: argparse.ArgumentParser, old: str, new: str) -> None:
     """Refuse ``old`` in one line naming ``new`` (for one minor version after the rename)."""
     p.add_argument(old, action=_Renamed, default=new, nargs="?", help=argparse.SUPPRESS)
+
+
+_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def byte_size(text: str) -> int:
+    """An argparse type: a size in bytes above 0, as ``123456``, ``512M``, ``4G`` or
+    ``1.5GiB`` (K, M, G, T are powers of 1024)."""
+    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([KMGT]?)(?:i?B)?\s*", text, flags=re.I)
+    if match is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size (e.g. 512M, 4G)")
+    size = int(float(match[1]) * _UNITS[match[2].upper()])
+    if size <= 0:
+        raise argparse.ArgumentTypeError(f"must be a size above 0, got {text}")
+    return size
 
 
 seconds = above_zero("number of seconds")

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from grid_games.cli.base import (
+    byte_size,
     command,
     count,
     declared_hooks,
@@ -26,6 +28,11 @@ def _solve_arguments(p: argparse.ArgumentParser) -> None:
     renamed_flag(p, "--time-limit", "--max-seconds")
     p.add_argument("--mode", choices=("fast", "optimal"), default="fast",
                    help="sokoban: fast, any solution; optimal, the fewest pushes")  # fmt: skip
+    p.add_argument("--memory", type=byte_size, default=None,
+                   help="the memory a level's search may take, e.g. 4G or 512M (default: "
+                   "a quarter of the memory free); past it the search gives up")  # fmt: skip
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress lines (every 5 s on stderr while a search runs)")  # fmt: skip
     json_argument(p, "one JSON object per level")
 
 
@@ -34,16 +41,30 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from grid_envs.core.spec import load
 
     solve = load(declared_hooks("solver")[args.game])
-    rows = solve(args.levels, args.level, args.max_seconds, args.mode)
+    progress = None if args.quiet else _progress
+    rows = solve(args.levels, args.level, args.max_seconds, args.mode, args.memory, progress)
     if args.json:
+        done = []
         for row in rows:
             print(json.dumps(row), flush=True)
-        return 0
-    if args.level is not None:
-        (row,) = list(rows)
-        _print_solved(row)
-        return 0
-    return _print_table(list(_rows_as_they_come(rows)), args)
+            done.append(row)
+    elif args.level is not None:
+        done = list(rows)
+        _print_solved(done[0])
+    else:
+        done = list(_rows_as_they_come(rows))
+        _print_table(done, args)
+    last = done[-1] if done else {}
+    if last.get("reason") == "interrupted":
+        raise KeyboardInterrupt(
+            f"interrupted in level {last['level']} after {last['nodes']:,} states "
+            f"({last['seconds']:.1f} s); the levels before it were printed"
+        )
+    return 0
+
+
+def _progress(level: int, line: str) -> None:
+    print(f"level {level}: {line.strip()}", file=sys.stderr, flush=True)
 
 
 def _figures(row: dict[str, Any]) -> dict[str, Any]:
@@ -73,7 +94,7 @@ def _rows_as_they_come(rows: Any) -> Any:
         yield row
 
 
-def _print_table(rows: list[dict[str, Any]], args: argparse.Namespace) -> int:
+def _print_table(rows: list[dict[str, Any]], args: argparse.Namespace) -> None:
     solved = [row for row in rows if row["solved"]]
     times = sorted(row["seconds"] for row in solved)
     print(f"solved {len(solved)}/{len(rows)} ({args.mode}, {args.max_seconds:g} s a level)")
@@ -81,4 +102,3 @@ def _print_table(rows: list[dict[str, Any]], args: argparse.Namespace) -> int:
         print(f"median {times[len(times) // 2]:.3f} s, slowest {times[-1]:.3f} s")
     failed = [str(row["level"]) for row in rows if not row["solved"]]
     print("not solved:", ", ".join(failed) or "none")
-    return 0

@@ -162,3 +162,41 @@ def test_compiled_searches_take_larger_turns_and_engines_are_checked(
         solve(level, engine="gpu")
     with pytest.raises(ValueError, match="kept to a tenth"):
         cs.CompiledSearch(solver_for(level.floor, level.goals).compiled_room(), [1], 2, 1.25, [1])
+
+
+@pytest.mark.parametrize("advice", [(True, True), (False, True), (True, False)])
+def test_the_compiled_feature_search_expands_what_the_python_one_expands(
+    advice: tuple[bool, bool],
+) -> None:
+    """The feature search (FESS's cells, goal macros, packing advice), compiled: the same
+    states, the same counts, the same pushes as the Python search."""
+    from grid_envs.sokoban.solver import _FeatureSearch
+
+    macros, fill = advice
+    compared = 0
+    for level in _levels():
+        solver = solver_for(level.floor, level.goals)
+        boxes, player = _start(level)
+        order = solver.packing_order(player, boxes)
+        if order is None:
+            continue
+        areas = solver.area_orders(order)
+        h0 = solver.lower_bound(boxes)
+        python = _FeatureSearch(
+            solver, boxes, player, h0, areas, areas if macros else None, areas if fill else None
+        )
+        plan = cs.Features(list({id(x): x for x in areas.values()}.values()), macros, fill)
+        compiled = cs.CompiledSearch(
+            solver.compiled_room(), bit_cells(boxes), player, 1.0, [1 << 40], capacity=64,
+            features=plan,
+        )  # fmt: skip
+        for _ in range(400):
+            a, b = python.run(23), compiled.run(23)
+            assert (a, python.expanded, python.generated) == (b, compiled.expanded,
+                                                             compiled.generated)  # fmt: skip
+            if a != "open":
+                break
+        assert a == "solved", level.title
+        assert python.pushes() == compiled.pushes()
+        compared += 1
+    assert compared >= 8
