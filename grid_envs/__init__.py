@@ -14,7 +14,7 @@ from gymnasium.envs.registration import register, registry
 
 from grid_envs.core.spec import GameSpec
 
-__version__ = "0.5.0"
+__version__ = "0.6.0"
 
 # the games' names, in the order ``grid-games list`` shows them (register_game appends; the
 # package's own are registered at the end of this module, from each folder's spec.py)

@@ -47,9 +47,9 @@ from functools import lru_cache
 import numpy as np
 
 from grid_envs.core.machine import available_bytes, gib, resident_bytes
-from grid_envs.sokoban.compiled_features import MAX_PUSHES
-from grid_envs.sokoban.compiled_search import CompiledSearch, Features, MemoryLimit
-from grid_envs.sokoban.compiled_search import Room as CompiledRoom
+from grid_envs.sokoban.compiled import CompiledSearch, Features, MemoryLimit
+from grid_envs.sokoban.compiled import Room as CompiledRoom
+from grid_envs.sokoban.compiled.features import MAX_PUSHES
 from grid_envs.sokoban.rules import LURD, Room, bit_cells, frozen
 from grid_envs.sokoban.state import Level, SokobanState
 
@@ -153,6 +153,10 @@ class SolveProgress:
             f"{self.seconds:6.0f} s  {self.expanded:>12,} states  {self.per_second:>9,.0f}/s"
             f"  best bound {self.best_bound:>4} pushes  memory {gib(self.memory)}"
         )
+
+
+def _memory_reason(memory: int) -> str:
+    return f"memory limit ({gib(memory)} for the search's tables)"
 
 
 def _progress(searches: list, seconds: float) -> SolveProgress:
@@ -693,6 +697,22 @@ class Solver:
         h0 = self.lower_bound(boxes)
         if h0 >= _BIG or boxes & self.dead_bb:
             return SolveResult("unsolvable", "", 0, 0, 0, 1, time.perf_counter() - start, mode)
+        limit = memory if memory is not None else default_memory()
+        try:
+            searches = self._searches(boxes, player, h0, mode, without, engine, limit)
+        except MemoryLimit:
+            return self._gave_up(_memory_reason(limit), mode, 0, 0, start)
+        every = PROGRESS_EVERY if progress_every is None else progress_every
+        return self._portfolio(
+            searches, boxes, player, mode, start, deadline, node_limit, limit, progress, every
+        )
+
+    def _searches(
+        self, boxes: int, player: int, h0: int, mode: str, without: Collection[str],
+        engine: str, memory: int,
+    ) -> list[_Search | CompiledSearch]:  # fmt: skip
+        """The searches of a mode: the weighted ones, then (``fast``) the feature search,
+        compiled or in pure Python; the compiled ones share ``memory`` bytes."""
         weights = FAST_WEIGHTS if mode == "fast" else (1.0,)
         starts = 0 if "box-routes" in without else boxes
         order = self.packing_order(player, starts) if mode == "fast" else None
@@ -700,42 +720,39 @@ class Solver:
         # goal macros and packing advice in the feature search only: in the weighted
         # searches macros only widened the tree (Microban 111: twice the states)
         macros = None if "goal-macros" in without else areas
-        searches: list[_Search | CompiledSearch]
-        memory_limit = memory if memory is not None else default_memory()
-        if engine == "compiled":
-            left = [memory_limit]
-            room = self.compiled_room()
-            cells = bit_cells(boxes)
-            try:
-                searches = [CompiledSearch(room, cells, player, w, left) for w in weights]
-            except MemoryLimit:
-                why = f"memory limit ({gib(memory_limit)} for the search's tables)"
-                return self._gave_up(why, mode, 0, 0, start)
-        else:
-            searches = [_Search(self, boxes, player, h0, w) for w in weights]
-        if areas is not None and "feature-search" not in without:
-            # last: where the others solve a level as fast, theirs is shorter
-            fill = None if "packing-advice" in without else areas
-            if engine == "compiled":
-                orders = list({id(x): x for x in areas.values()}.values())
-                plan = Features(orders, macros is not None, fill is not None)
-                try:
-                    searches.append(CompiledSearch(room, cells, player, 1.0, left, features=plan))
-                except MemoryLimit:
-                    why = f"memory limit ({gib(memory_limit)} for the search's tables)"
-                    return self._gave_up(why, mode, 0, 0, start)
-            else:
+        fill = None if "packing-advice" in without else areas
+        feature = areas is not None and "feature-search" not in without
+        if engine == "python":
+            searches: list[_Search | CompiledSearch] = [
+                _Search(self, boxes, player, h0, w) for w in weights
+            ]
+            if feature:  # last: where the others solve a level as fast, theirs is shorter
+                assert areas is not None
                 searches.append(_FeatureSearch(self, boxes, player, h0, areas, macros, fill))
+            return searches
+        left, room, cells = [memory], self.compiled_room(), bit_cells(boxes)
+        searches = [CompiledSearch(room, cells, player, w, left) for w in weights]
+        if feature:
+            assert areas is not None
+            orders = list({id(x): x for x in areas.values()}.values())
+            plan = Features(orders, macros is not None, fill is not None)
+            searches.append(CompiledSearch(room, cells, player, 1.0, left, features=plan))
+        return searches
+
+    def _portfolio(
+        self, searches: list[_Search | CompiledSearch], boxes: int, player: int, mode: str,
+        start: float, deadline: float, node_limit: int | None, memory: int,
+        progress: Callable[[SolveProgress], None] | None, every: float,
+    ) -> SolveResult:  # fmt: skip
+        """Run the searches in turns until one solves the level or proves it unsolvable,
+        or a limit (time, nodes, memory, Ctrl-C) ends the solve."""
         expanded = generated = 0
         shown = start
-        every = PROGRESS_EVERY if progress_every is None else progress_every
         try:
             while True:
                 late = time.perf_counter() - start > EARLY_SECONDS
                 for search in searches:
-                    feature = isinstance(search, _FeatureSearch) or (
-                        isinstance(search, CompiledSearch) and search.feature > 0
-                    )
+                    feature = search.feature > 0
                     if late and not feature and search.weight > GREEDY_WEIGHT:
                         continue
                     share = _SLICE * (FEATURE_SLICES if late and feature else 1)
@@ -747,14 +764,13 @@ class Solver:
                     try:
                         outcome = search.run(budget)
                     except MemoryLimit:
-                        why = f"memory limit ({gib(memory_limit)} for the search's tables)"
+                        why = _memory_reason(memory)
                         return self._gave_up(why, mode, expanded, generated, start)
                     expanded = sum(x.expanded for x in searches)
                     generated = sum(x.generated for x in searches)
                     if outcome == "solved":
-                        return self._finish(
-                            boxes, player, search.pushes(), mode, expanded, generated, start
-                        )
+                        pushes = search.pushes()
+                        return self._finish(boxes, player, pushes, mode, expanded, generated, start)
                     if outcome == "exhausted":  # every pruning rule is sound: no solution
                         elapsed = time.perf_counter() - start
                         return SolveResult(
@@ -845,6 +861,8 @@ class _Search:
     With ``fill`` (area orders too) each state also yields the moves of the packing
     advice (:meth:`_macros`).
     """
+
+    feature = 0  # not the feature search (the solver's turns tell them apart)
 
     def __init__(
         self,
@@ -1008,6 +1026,8 @@ class _FeatureSearch(_Search):
     (then the lowest matching bound), so advised lines are followed deep at once while
     cycling through the cells keeps other directions alive where one best-first queue
     sinks into a plateau."""
+
+    feature = 1
 
     def __init__(
         self,

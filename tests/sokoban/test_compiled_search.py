@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from grid_envs.sokoban import Level, SokobanGenerator, parse_xsb, rules
-from grid_envs.sokoban import compiled_search as cs
 from grid_envs.sokoban import solver as module
+from grid_envs.sokoban.compiled import matching, pruning
+from grid_envs.sokoban.compiled import search as cs
 from grid_envs.sokoban.rules import bit_cells
 from grid_envs.sokoban.solver import SolveProgress, _bits, _Search, hungarian, solve, solver_for
 
@@ -86,7 +87,7 @@ def test_frozen_is_the_rules_freeze_test() -> None:
             seen = np.zeros(solver.size, np.uint8)
             bits = _bits(boxes)
             for b in boxes:
-                mine = cs.frozen(room.floor, room.dead, room.cols, occupied, b, seen)
+                mine = pruning.frozen(room.floor, room.dead, room.cols, occupied, b, seen)
                 assert mine == rules.frozen(solver.room, bits, b)
                 assert not seen.any()  # the boxes under test are cleared on the way out
                 compared += 1
@@ -99,11 +100,11 @@ def test_the_compiled_matching_is_the_python_matching() -> None:
     for n in (1, 2, 5, 9, 17):
         for _ in range(20):
             cost = rng.integers(0, 12, (n, n))
-            cost[rng.random((n, n)) < 0.2] = cs.BIG
+            cost[rng.random((n, n)) < 0.2] = matching.BIG
             u = np.zeros(n + 1, np.int64)
             v = np.zeros(n + 1, np.int64)
             match = np.zeros(n + 1, np.int64)
-            total = cs.hungarian(cost.astype(np.int64), u, v, match)
+            total = matching.hungarian(cost.astype(np.int64), u, v, match)
             want, *_, want_match = hungarian(cost.tolist())
             assert total == want and list(match) == want_match
 

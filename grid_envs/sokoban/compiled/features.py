@@ -4,7 +4,7 @@ The solver's ``_FeatureSearch`` (after FESS, Shoham and Schaeffer 2020) files st
 cells by two features, *packing* (goals filled in the packing order, area by area) and
 *areas* (how many areas the boxes cut the floor into), serves the non-empty cells in turn,
 and besides every push offers moves of many pushes: goal macros and the packing advice.
-These are those parts for :mod:`grid_envs.sokoban.compiled_search`, computed as the
+These are those parts for :mod:`grid_envs.sokoban.compiled.loop`, computed as the
 Python search computes them (the same features, the same cell order, the same push paths),
 so that the compiled feature search expands the same states in the same order:
 
@@ -89,6 +89,24 @@ def _region(start, skip, box, floor, occupied, mark, stamp, queue, offsets):
 
 
 @compiled
+def _path_to(states, last, out):
+    """The pushes that led to state ``last``, first to last, into ``out``; their count, or
+    -1 past :data:`MAX_PUSHES`."""
+    length = 0
+    t = last
+    while states[t, 2] >= 0:
+        length += 1
+        t = states[t, 2]
+    if length > MAX_PUSHES:
+        return -1
+    t = last
+    for j in range(length - 1, -1, -1):
+        out[j] = states[t, 3]
+        t = states[t, 2]
+    return length
+
+
+@compiled
 def push_path(
     box, player, skip, target, floor, occupied, offsets, marks, stamps, visited, states, out
 ):  # fmt: skip
@@ -142,18 +160,7 @@ def push_path(
                 states[n_states, 3] = x * 4 + d
                 n_states += 1
                 if q == target:
-                    length = 0
-                    t = n_states - 1
-                    while states[t, 2] >= 0:
-                        length += 1
-                        t = states[t, 2]
-                    if length > MAX_PUSHES:
-                        return -1
-                    t = n_states - 1
-                    for j in range(length - 1, -1, -1):
-                        out[j] = states[t, 3]
-                        t = states[t, 2]
-                    return length
+                    return _path_to(states, n_states - 1, out)
         level_start, level_end = level_end, n_states
     return -1
 

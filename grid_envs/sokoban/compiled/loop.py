@@ -1,0 +1,608 @@
+"""The push search's loop, compiled: one best-first search over pushes, weighted or in
+feature space, expanding states, making their moves and queueing their children.
+
+The room is flat row-major cells, as the solver's bitboards number them; a room's border
+is wall (the level gate makes it so), so a floor cell's four neighbours are always cells.
+A search keeps its states in arrays (struct of arrays, grown by the caller when full):
+
+* ``boxes[i]``: the box cells of state ``i`` in the row order of its matching;
+* ``player_at[i]``: the player's cell after the move that made it;
+* ``parent[i]``, ``push[i]`` (``box cell * 4 + direction`` of the first push), ``g[i]``,
+  ``h[i]``; a move of many pushes keeps them in a pool (``mstart[i]``, ``mlen[i]``);
+* for expanded states only, their matching (:func:`run` says why);
+* two hash tables: states by (boxes, player's cell), to drop a state reached again at no
+  lower cost, and expanded states by (boxes, player's area) (its lowest cell), so no
+  position is expanded twice. Keys are Zobrist hashes, and a hit is confirmed on the box
+  cells themselves, so a hash collision never merges two positions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from grid_envs.core.jit import compiled
+from grid_envs.sokoban.compiled.features import (
+    MAX_PUSHES,
+    areas,
+    cell_pop,
+    cell_push,
+    entry_g,
+    entry_order,
+    packed,
+    push_path,
+)
+from grid_envs.sokoban.compiled.matching import (
+    BIG,
+    hungarian,
+    matched_goal,
+    rematch,
+    rematch_row,
+)
+from grid_envs.sokoban.compiled.pruning import corral, flood, freeze_deadlock
+
+# what :func:`run` answers
+OPEN, SOLVED, EXHAUSTED, FULL = 0, 1, 2, 3
+
+# the counters a search keeps between turns, in one int64 array
+(
+    N_STATES,  # states stored (the next free row)
+    N_HEAP,  # entries in the queue
+    EXPANDED,
+    GENERATED,
+    FOUND,  # the solved state's row, -1 until then
+    STAMP,  # the flood's visit stamp
+    BEST_H,  # the least bound of any state expanded
+    N_POOL,  # pushes stored in the pool of moves of many pushes (feature search)
+    NKEYS,  # non-empty cells of the feature search
+    TURN,  # the cell whose turn it is
+    ASTAMP,  # the area count's visit stamp
+    N_COUNTERS,
+) = range(12)
+
+
+# ------------------------------------------------------------------ the queue
+# A queue entry is two int64s, compared in order: the priority ``(weight * 10 * h + 10 *
+# g) << 24`` with ``G_MASK - g`` in the low bits (the higher g first among equals), then
+# the order it was queued in (``seq << 30``) with the state's row in the low bits. Weights
+# are kept to a tenth, so priorities are exact integers. A 4-ary heap: its four children
+# lie in one cache line, and a pop reads half the levels a binary heap does.
+G_MASK = (1 << 24) - 1
+ROW_MASK = (1 << 30) - 1
+
+
+@compiled
+def _less(heap, a, b):
+    if heap[a, 0] != heap[b, 0]:
+        return heap[a, 0] < heap[b, 0]
+    return heap[a, 1] < heap[b, 1]
+
+
+@compiled
+def _heap_push(heap, n, first, second):
+    while n > 0:
+        up = (n - 1) >> 2
+        if heap[up, 0] < first or (heap[up, 0] == first and heap[up, 1] < second):
+            break
+        heap[n, 0] = heap[up, 0]
+        heap[n, 1] = heap[up, 1]
+        n = up
+    heap[n, 0] = first
+    heap[n, 1] = second
+
+
+@compiled
+def _heap_pop(heap, n):
+    """Take the first of ``n`` entries off the heap, to row ``n - 1`` (read it there)."""
+    top_first = heap[0, 0]
+    top_second = heap[0, 1]
+    n -= 1
+    first = heap[n, 0]
+    second = heap[n, 1]
+    i = 0
+    while True:
+        c = 4 * i + 1
+        if c >= n:
+            break
+        best = c
+        for k in range(c + 1, min(c + 4, n)):
+            if heap[k, 0] < heap[best, 0] or (
+                heap[k, 0] == heap[best, 0] and heap[k, 1] < heap[best, 1]
+            ):
+                best = k
+        if first < heap[best, 0] or (first == heap[best, 0] and second < heap[best, 1]):
+            break
+        heap[i, 0] = heap[best, 0]
+        heap[i, 1] = heap[best, 1]
+        i = best
+    heap[i, 0] = first
+    heap[i, 1] = second
+    heap[n, 0] = top_first
+    heap[n, 1] = top_second
+
+
+# ------------------------------------------------------------------ the hash tables
+# A table's slot is (hash, row); row -1 is empty. Probing compares the hashes first, so a
+# row's own arrays are read only on a hash match, which is then confirmed on the boxes.
+@compiled
+def _find(table, where, boxes, occupied, player_of, player):
+    """The slot of the state whose (boxes, player) hash to ``where``, whose boxes lie on
+    ``occupied`` and whose ``player_of[row]`` is ``player``, or the empty slot where it
+    would go (``table[slot, 1] < 0``)."""
+    mask = table.shape[0] - 1
+    slot = where & mask
+    while True:
+        row = table[slot, 1]
+        if row < 0:
+            return slot
+        if table[slot, 0] == where and player_of[row] == player:
+            same = True
+            for k in range(boxes.shape[1]):
+                if occupied[boxes[row, k]] < 0:
+                    same = False
+                    break
+            if same:
+                return slot
+        slot = (slot + 1) & mask
+
+
+# ------------------------------------------------------------------ the search
+@compiled
+def _priority(wkey, h, g):
+    return ((wkey * h + 10 * g) << 24) | (G_MASK - g)
+
+
+@compiled
+def start(
+    cost_of, zob_box, zob_player, cells, player, wkey, counters,
+    boxes, player_at, parent, push, g, h, u, v, match, ebox, box_key, gen_table, heap,
+):  # fmt: skip
+    """Store the start position as state 0, its matching as the first expanded state's,
+    and queue it; returns its bound."""
+    nb = cells.shape[0]
+    key = np.int64(0)
+    for k in range(nb):
+        boxes[0, k] = cells[k]
+        key ^= zob_box[cells[k]]
+    rows = np.empty((nb, cost_of.shape[1]), np.int64)
+    for k in range(nb):
+        rows[k] = cost_of[cells[k]]
+    uu = np.zeros(nb + 1, np.int64)
+    vv = np.zeros(nb + 1, np.int64)
+    mm = np.zeros(nb + 1, np.int64)
+    total = hungarian(rows, uu, vv, mm)
+    u[0] = uu
+    v[0] = vv
+    match[0] = mm
+    ebox[0] = boxes[0]
+    player_at[0] = player
+    parent[0] = -1
+    push[0] = -1
+    g[0] = 0
+    h[0] = total
+    box_key[0] = key
+    where = key ^ zob_player[player]
+    slot = where & (gen_table.shape[0] - 1)
+    gen_table[slot, 0] = where
+    gen_table[slot, 1] = 0
+    _heap_push(heap, 0, _priority(wkey, total, 0), 0)
+    counters[N_STATES] = 1
+    counters[N_HEAP] = 1
+    counters[GENERATED] = 0
+    counters[EXPANDED] = 0
+    counters[FOUND] = -1
+    counters[BEST_H] = total
+    return total
+
+
+@compiled
+def _store(
+    row, i, k, t, b, d, child_g, total, key, boxes, player_at, parent, push, g, h, box_key
+):  # fmt: skip
+    """State ``row``: the parent ``i``'s boxes with box ``k`` (at ``b``, pushed first in
+    direction ``d``) now at ``t``, the player at the last push's cell."""
+    for q in range(boxes.shape[1]):
+        boxes[row, q] = boxes[i, q]
+    boxes[row, k] = t
+    player_at[row] = b
+    parent[row] = i
+    push[row] = b * 4 + d
+    g[row] = child_g
+    h[row] = total
+    box_key[row] = key
+
+
+@compiled
+def _features(floor_cells, floor, occupied, label, counters, queue, offsets, fs, ng, size):
+    """The cell of a box layout in the feature search: (goals packed, areas) in order."""
+    counters[ASTAMP] += 1
+    count = areas(floor_cells, floor, occupied, label, counters[ASTAMP], queue, offsets)
+    return (ng - packed(occupied, fs[0], fs[1])) * (size + 1) + count
+
+
+@compiled
+def queue_root_in_cell(floor, offsets, occupied, boxes, counters, fs, cells, ng, h0):
+    """Queue the start (row 0) in its cell of the feature search, at cost 1 (a move that
+    neither packs nor joins costs one, and the start's features are its own)."""
+    floor_cells, label, queue = fs[3], fs[4], fs[5]
+    heaps, sizes, keys = cells
+    for k in range(boxes.shape[1]):
+        occupied[boxes[0, k]] = k
+    cell = _features(
+        floor_cells, floor, occupied, label, counters, queue, offsets, fs, ng, floor.shape[0]
+    )
+    for k in range(boxes.shape[1]):
+        occupied[boxes[0, k]] = -1
+    cell_push(heaps, sizes, keys, counters, NKEYS, TURN, cell, (1 << 32) | h0,
+              entry_order(0, 0), 0)  # fmt: skip
+
+
+@compiled
+def _pushes(
+    floor, dead, goal, offsets, occupied, mark, stamp, out_box, out_dir, corral_scratch,
+    cells, order, pbuf,
+):  # fmt: skip
+    """A PI-corral's pushes, or every push the player (``mark == stamp``) can make, in the
+    solver's order (direction, then the target cell), into ``pbuf``; returns their count."""
+    n = corral(floor, dead, goal, offsets, occupied, mark, stamp, out_box, out_dir, corral_scratch)
+    if n >= 0:
+        for k in range(n):
+            pbuf[k] = out_box[k] * 4 + out_dir[k]
+        return n
+    n = 0
+    order[:] = cells
+    order.sort()
+    for d in range(4):
+        o = offsets[d]
+        for b in order:
+            t = b + o
+            if mark[b - o] == stamp and floor[t] and occupied[t] < 0 and not dead[t]:
+                pbuf[n] = b * 4 + d
+                n += 1
+    return n
+
+
+@compiled
+def _goal_macros(n_paths, goal, offsets, floor, occupied, fs, paths, pstart):
+    """After the pushes, a goal macro for each push that takes a box into a goal area from
+    outside it: the box goes on to the slot the area fills next, where it can get there
+    (the solver's ``goal_macro``). Returns the paths' count."""
+    area_goals, area_start, goal_area = fs[0], fs[1], fs[2]
+    marks, stamps, visited, states, pbuf = paths
+    for k in range(n_paths):
+        b = pbuf[k] >> 2
+        t = b + offsets[pbuf[k] & 3]
+        if goal[t] < 0 or goal_area[b] == goal_area[t]:
+            continue
+        a = goal_area[t]
+        target = t
+        for q in range(area_start[a], area_start[a + 1]):
+            x = area_goals[q]
+            if occupied[x] < 0 or x == b:  # free once the box has left b for t
+                target = x
+                break
+        if target == t:
+            continue
+        at = pstart[n_paths]
+        pbuf[at] = pbuf[k]
+        length = push_path(
+            t, b, b, target, floor, occupied, offsets, marks, stamps, visited, states,
+            pbuf[at + 1 :],
+        )  # fmt: skip
+        if length >= 0:
+            n_paths += 1
+            pstart[n_paths] = at + 1 + length
+    return n_paths
+
+
+@compiled
+def _packing_advice(
+    n_paths, cells, low, goal, offsets, floor, occupied, cost_of, fs, paths, pstart, near
+):  # fmt: skip
+    """For each goal area, the move that fills its next goal in the packing order: the
+    three boxes nearest it in pushes (those on the area's packed goals aside) are tried in
+    turn, the others standing still (the solver's ``fill_path``). Returns the paths'
+    count."""
+    area_goals, area_start = fs[0], fs[1]
+    marks, stamps, visited, states, pbuf = paths
+    for a in range(area_start.shape[0] - 1):
+        first = area_start[a]
+        filled = first
+        while filled < area_start[a + 1] and occupied[area_goals[filled]] >= 0:
+            filled += 1
+        if filled == area_start[a + 1]:
+            continue
+        target = area_goals[filled]
+        column = goal[target]
+        n_near = 0
+        for c in cells:
+            kept = False
+            for q in range(first, filled):
+                if area_goals[q] == c:
+                    kept = True
+            if not kept and cost_of[c, column] < BIG:
+                near[n_near] = c
+                n_near += 1
+        for x in range(1, n_near):  # by (distance, cell), as sorted() orders them
+            y = x
+            while y > 0 and (
+                cost_of[near[y], column] < cost_of[near[y - 1], column]
+                or (cost_of[near[y], column] == cost_of[near[y - 1], column]
+                    and near[y] < near[y - 1])
+            ):  # fmt: skip
+                near[y], near[y - 1] = near[y - 1], near[y]
+                y -= 1
+        for x in range(min(n_near, 3)):
+            at = pstart[n_paths]
+            length = push_path(
+                near[x], low, near[x], target, floor, occupied, offsets, marks, stamps,
+                visited, states, pbuf[at:],
+            )  # fmt: skip
+            if length > 0:
+                n_paths += 1
+                pstart[n_paths] = at + length
+                break
+    return n_paths
+
+
+@compiled
+def _own_matching(
+    i, e, parent, slot_of, ebox, u, v, match, mstart, mlen, pool, push, boxes, cost_of,
+    offsets, rows, before, uu, vv, mm, way, slack, seen,
+):  # fmt: skip
+    """State ``i``'s matching into ``rows``, ``uu``, ``vv``, ``mm``, worked out from its
+    parent's as it was when ``i`` was generated, and kept at expansion row ``e`` (the
+    start's is there already)."""
+    nb = boxes.shape[1]
+    p = parent[i]
+    if p < 0:
+        for k in range(nb):
+            rows[k] = cost_of[boxes[i, k]]
+        uu[:] = u[e]
+        vv[:] = v[e]
+        mm[:] = match[e]
+        slot_of[i] = e
+        return
+    sp = slot_of[p]
+    for k in range(nb):
+        rows[k] = cost_of[ebox[sp, k]]
+    uu[:] = u[sp]
+    vv[:] = v[sp]
+    mm[:] = match[sp]
+    first = pool[mstart[i]] if mlen[i] > 1 else push[i]
+    last = pool[mstart[i] + mlen[i] - 1] if mlen[i] > 1 else push[i]
+    k = 0
+    while ebox[sp, k] != first >> 2:
+        k += 1
+    before[:] = rows[k]
+    rows[k] = cost_of[(last >> 2) + offsets[last & 3]]
+    if mlen[i] > 1:
+        rematch_row(rows, k, uu, vv, mm, way, slack, seen)
+    else:
+        rematch(rows, k, before, uu, vv, mm, way, slack, seen)
+    u[e] = uu
+    v[e] = vv
+    match[e] = mm
+    ebox[e] = boxes[i]
+    slot_of[i] = e
+
+
+@compiled
+def run(
+    floor, dead, goal, offsets, cols, cost_of, zob_box, zob_player, wkey, budget, counters,
+    boxes, player_at, parent, push, g, h, u, v, match, ebox, slot_of, box_key, norm,
+    gen_table, closed_table, heap, scratch, corral_scratch,
+    feature, fs, cells, macros, paths,
+):  # fmt: skip
+    """Expand up to ``budget`` states; returns OPEN, SOLVED (``counters[FOUND]``),
+    EXHAUSTED, or FULL when the next state's children might not fit (the caller grows the
+    arrays and calls again; nothing was lost).
+
+    ``feature`` 0 is a weighted best-first search on ``heap``; 1 the feature search on
+    ``cells`` (with goal macros when ``feature & 2``, the packing advice when
+    ``feature & 4``), whose moves of many pushes go to ``macros`` (a state's pushes from
+    ``mstart`` for ``mlen``; the pool's rows) and whose features come from ``fs``.
+
+    Only expanded states keep their matching (``u``, ``v``, ``match``, in the box order
+    ``ebox``, at row ``slot_of[state]``): a state's own is worked out again from its
+    parent's when it is expanded, as it was when it was generated, so the many states
+    that are generated and never expanded keep only their bound."""
+    occupied, mark, queue, seen, out_box, out_dir = scratch
+    area_start, floor_cells, label, fqueue = fs[1], fs[3], fs[4], fs[5]
+    heaps, sizes, keys = cells
+    mstart, mlen, pool = macros
+    pbuf = paths[4]
+    nb = boxes.shape[1]
+    ng = cost_of.shape[1]
+    na = area_start.shape[0] - 1
+    size = floor.shape[0]
+    cap = boxes.shape[0]
+    most_paths = 8 * nb + na + 1
+    rows = np.empty((nb, ng), np.int64)
+    before = np.empty(ng, np.int64)
+    uu = np.empty(nb + 1, np.int64)
+    vv = np.empty(nb + 1, np.int64)
+    mm = np.empty(nb + 1, np.int64)
+    cu = np.empty(nb + 1, np.int64)
+    cm = np.empty(nb + 1, np.int64)
+    cv = np.empty(nb + 1, np.int64)
+    way = np.empty(nb + 1, np.int64)
+    slack = np.empty(nb + 1, np.int64)
+    colseen = np.empty(nb + 1, np.uint8)
+    order = np.empty(nb, np.int64)
+    pstart = np.empty(most_paths + 1, np.int64)
+    near = np.empty(nb, np.int64)
+    entry = np.empty(3, np.int64)
+    done = 0
+    while done < budget:
+        if (counters[NKEYS] if feature else counters[N_HEAP]) == 0:
+            return EXHAUSTED
+        # room for every child of one state, in the states, the tables, the queue, the pool
+        room = counters[N_STATES] + most_paths
+        if room >= cap or counters[N_HEAP] + most_paths >= heap.shape[0]:
+            return FULL
+        if 2 * room >= gen_table.shape[0] or counters[EXPANDED] >= u.shape[0]:
+            return FULL
+        if feature and counters[N_POOL] + most_paths * MAX_PUSHES >= pool.shape[0]:
+            return FULL
+        if feature:
+            here_cell = cell_pop(heaps, sizes, keys, counters, NKEYS, TURN, entry)
+            i = entry[2]
+            gi = entry_g(entry[1])
+            here_cost = entry[0] >> 32
+        else:
+            _heap_pop(heap, counters[N_HEAP])
+            counters[N_HEAP] -= 1
+            i = heap[counters[N_HEAP], 1] & ROW_MASK
+            gi = G_MASK - (heap[counters[N_HEAP], 0] & G_MASK)
+            here_cell = 0
+            here_cost = 0
+        if g[i] < gi:
+            continue  # reached again at a lower cost since this entry was queued
+        for k in range(nb):
+            occupied[boxes[i, k]] = k
+        counters[STAMP] += 1
+        stamp = counters[STAMP]
+        low = flood(player_at[i], floor, occupied, mark, stamp, queue, offsets)
+        where = box_key[i] ^ zob_player[low]
+        slot = _find(closed_table, where, boxes, occupied, norm, low)
+        if closed_table[slot, 1] >= 0:
+            for k in range(nb):
+                occupied[boxes[i, k]] = -1
+            continue
+        norm[i] = low
+        closed_table[slot, 0] = where
+        closed_table[slot, 1] = i
+        counters[EXPANDED] += 1
+        done += 1
+        if h[i] < counters[BEST_H]:
+            counters[BEST_H] = h[i]
+        # the moves, in the solver's order: a PI-corral's pushes, or every push the
+        # player can make; then the goal macros; then the packing advice. Each is a path
+        # of pushes in ``pbuf`` (from ``pstart[k]`` to ``pstart[k + 1]``).
+        n_paths = _pushes(
+            floor, dead, goal, offsets, occupied, mark, stamp, out_box, out_dir,
+            corral_scratch, boxes[i], order, pbuf,
+        )  # fmt: skip
+        for k in range(n_paths + 1):
+            pstart[k] = k
+        if feature & 2:
+            n_paths = _goal_macros(n_paths, goal, offsets, floor, occupied, fs, paths, pstart)
+        if feature & 4:
+            n_paths = _packing_advice(
+                n_paths, boxes[i], low, goal, offsets, floor, occupied, cost_of, fs, paths,
+                pstart, near,
+            )  # fmt: skip
+        # this state's matching, from its parent's
+        e = counters[EXPANDED] - 1
+        _own_matching(
+            i, e, parent, slot_of, ebox, u, v, match, mstart, mlen, pool, push, boxes,
+            cost_of, offsets, rows, before, uu, vv, mm, way, slack, colseen,
+        )  # fmt: skip
+        h_here = h[i]
+        on_goal = 0
+        for k in range(nb):
+            if goal[boxes[i, k]] >= 0:
+                on_goal += 1
+        here_packed = ng - here_cell // (size + 1)
+        here_areas = here_cell % (size + 1)
+        for c in range(n_paths):
+            length = pstart[c + 1] - pstart[c]
+            b = pbuf[pstart[c]] >> 2
+            d = pbuf[pstart[c]] & 3
+            last = pbuf[pstart[c + 1] - 1]
+            t = (last >> 2) + offsets[last & 3]
+            player = last >> 2
+            child_g = g[i] + length
+            k = occupied[b]
+            key = box_key[i] ^ zob_box[b] ^ zob_box[t]
+            occupied[b] = -1
+            occupied[t] = k
+            where = key ^ zob_player[player]
+            gslot = _find(gen_table, where, boxes, occupied, player_at, player)
+            old = gen_table[gslot, 1]
+            skip = old >= 0 and g[old] <= child_g
+            solved = on_goal - (goal[b] >= 0) + (goal[t] >= 0) == nb
+            if not skip and not solved:
+                skip = freeze_deadlock(floor, dead, goal, cols, occupied, t, seen)
+            child_cell = 0
+            if feature and not skip and not solved:
+                child_cell = _features(
+                    floor_cells, floor, occupied, label, counters, fqueue, offsets, fs, ng, size
+                )
+            occupied[t] = -1
+            occupied[b] = k
+            if skip:
+                continue
+            total = 0
+            if not solved:  # the child's matching from the parent's: the moved box's row
+                before[:] = rows[k]
+                rows[k] = cost_of[t]
+                cu[:] = uu
+                cv[:] = vv
+                cm[:] = mm
+                if length == 1:
+                    total = rematch(rows, k, before, cu, cv, cm, way, slack, colseen)
+                    if total < 0:
+                        j = matched_goal(cm, k)
+                        total = h_here - before[j] + rows[k, j]
+                else:
+                    total = rematch_row(rows, k, cu, cv, cm, way, slack, colseen)
+                rows[k] = before
+                if total >= BIG:
+                    continue
+            row = counters[N_STATES] if old < 0 else old
+            _store(
+                row, i, k, t, b, d, child_g, total, key, boxes, player_at, parent, push, g, h,
+                box_key,
+            )  # fmt: skip
+            player_at[row] = player
+            mlen[row] = length
+            if length > 1:
+                mstart[row] = counters[N_POOL]
+                for q in range(length):
+                    pool[counters[N_POOL] + q] = pbuf[pstart[c] + q]
+                counters[N_POOL] += length
+            if old < 0:
+                gen_table[gslot, 0] = where
+                gen_table[gslot, 1] = row
+                counters[N_STATES] += 1
+            if solved:
+                counters[FOUND] = row
+                for q in range(nb):
+                    occupied[boxes[i, q]] = -1
+                return SOLVED
+            counters[GENERATED] += 1
+            if feature:
+                child_packed = ng - child_cell // (size + 1)
+                advised = child_packed > here_packed or child_cell % (size + 1) < here_areas
+                cost = here_cost + (0 if advised else 1)
+                cell_push(
+                    heaps, sizes, keys, counters, NKEYS, TURN, child_cell, (cost << 32) | total,
+                    entry_order(child_g, counters[GENERATED]), row,
+                )  # fmt: skip
+            else:
+                _heap_push(
+                    heap, counters[N_HEAP], _priority(wkey, total, child_g),
+                    (counters[GENERATED] << 30) | row,
+                )  # fmt: skip
+                counters[N_HEAP] += 1
+        for k in range(nb):
+            occupied[boxes[i, k]] = -1
+    return OPEN
+
+
+@compiled
+def rehash(table, box_key, zob_player, player_of, n):
+    """Put rows ``0..n-1`` into an empty ``table`` as :func:`_find` probes for them, by
+    their boxes and ``player_of`` (rows whose ``player_of`` is -1 are left out: not
+    expanded yet, for the table of expanded states)."""
+    mask = table.shape[0] - 1
+    for row in range(n):
+        if player_of[row] < 0:
+            continue
+        where = box_key[row] ^ zob_player[player_of[row]]
+        slot = where & mask
+        while table[slot, 1] >= 0:
+            slot = (slot + 1) & mask
+        table[slot, 0] = where
+        table[slot, 1] = row

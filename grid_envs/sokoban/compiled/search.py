@@ -1,0 +1,239 @@
+"""The compiled push search as the solver drives it: a room's tables, and one search whose
+states live in numpy arrays that grow on demand within a memory bound."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from grid_envs.sokoban.compiled.features import MAX_PUSHES, new_cells, path_scratch
+from grid_envs.sokoban.compiled.loop import (
+    BEST_H,
+    EXHAUSTED,
+    EXPANDED,
+    FOUND,
+    FULL,
+    GENERATED,
+    N_COUNTERS,
+    N_HEAP,
+    N_POOL,
+    N_STATES,
+    SOLVED,
+    queue_root_in_cell,
+    rehash,
+    run,
+    start,
+)
+from grid_envs.sokoban.compiled.pruning import corral_scratch
+
+
+class MemoryLimit(Exception):
+    """A search's arrays would pass the memory the caller allowed."""
+
+
+class Room:
+    """A room's tables as the compiled search reads them (flat row-major cells)."""
+
+    def __init__(self, floor: np.ndarray, dead: np.ndarray, goal_cells: list[int],
+                 cost_row: list[list[int]]) -> None:  # fmt: skip
+        rows, cols = floor.shape
+        size = rows * cols
+        self.cols = cols
+        self.floor = np.ascontiguousarray(floor.ravel(), dtype=np.uint8)
+        self.dead = np.ascontiguousarray(dead.ravel(), dtype=np.uint8)
+        self.goal = np.full(size, -1, np.int64)  # the goal's index, -1 off the goals
+        for k, c in enumerate(goal_cells):
+            self.goal[c] = k
+        self.offsets = np.array([-cols, cols, -1, 1], np.int64)
+        self.cost_of = np.array(cost_row, np.int64).reshape(size, len(goal_cells))
+        keys = np.random.default_rng(0x5EED).integers(-(2**63), 2**63 - 1, (2, size), np.int64)
+        self.zob_box, self.zob_player = keys[0].copy(), keys[1].copy()
+
+
+class Features(NamedTuple):
+    """What the feature search is given: each goal area's goals in the order the packing
+    fills them (areas in the order their first goal comes in the packing order), and the
+    moves of many pushes it offers."""
+
+    orders: list[list[int]]
+    goal_macros: bool
+    packing_advice: bool
+
+
+class CompiledSearch:
+    """One best-first search over pushes, run compiled: weighted (``weight * h + g``), or,
+    given ``features``, the feature search. The interface of the solver's ``_Search``
+    (:meth:`run` answers ``"open"``, ``"solved"`` or ``"exhausted"``; ``expanded``,
+    ``generated``, ``best_bound``; :meth:`pushes` the solution's pushes).
+
+    Its arrays start small and double when full; ``memory`` (bytes, shared by the searches
+    of one solve as a one-item list of what is left) bounds them: a doubling that would
+    pass it raises :class:`MemoryLimit` instead."""
+
+    def __init__(self, room: Room, cells: list[int], player: int, weight: float,
+                 memory: list[int], capacity: int = 4096,
+                 features: Features | None = None) -> None:  # fmt: skip
+        wkey = round(weight * 10)
+        if wkey <= 0 or abs(wkey - weight * 10) > 1e-9:
+            raise ValueError(f"a search's weight is kept to a tenth, got {weight!r}")
+        self.room = room
+        self.weight = float(weight)
+        self.wkey = wkey
+        self.memory = memory
+        self.nb = len(cells)
+        self.found: int | None = None
+        self.counters = np.zeros(N_COUNTERS, np.int64)
+        size = room.floor.shape[0]
+        self.scratch = (
+            np.full(size, -1, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64),
+            np.zeros(size, np.uint8), np.zeros(4 * size, np.int64), np.zeros(4 * size, np.int64),
+        )  # fmt: skip
+        self.corral = corral_scratch(size)
+        orders = features.orders if features is not None else []
+        goal_area = np.full(size, -1, np.int64)
+        for a, goals in enumerate(orders):
+            goal_area[goals] = a
+        self.fs = (
+            np.array([c for goals in orders for c in goals], np.int64),
+            np.cumsum([0] + [len(goals) for goals in orders], dtype=np.int64),
+            goal_area,
+            np.flatnonzero(room.floor).astype(np.int64),
+            np.zeros(size, np.int64),
+            np.zeros(size, np.int64),
+        )
+        self.feature = 0
+        if features is not None:
+            self.feature = 1 | 2 * features.goal_macros | 4 * features.packing_advice
+        ncells = (room.cost_of.shape[1] + 1) * (size + 1) if features is not None else 1
+        self.cells = (new_cells(ncells), np.zeros(ncells, np.int64), np.zeros(ncells, np.int64))
+        most_paths = self.most_paths = 8 * self.nb + len(orders) + 1
+        self.paths = (
+            *path_scratch(size),
+            np.zeros(most_paths * (MAX_PUSHES + 1) + 8, np.int64),
+        )
+        self._alloc(capacity)
+        if self.nbytes > memory[0]:
+            raise MemoryLimit
+        memory[0] -= self.nbytes
+        h0 = start(
+            room.cost_of, room.zob_box, room.zob_player, np.array(cells, np.int64), player,
+            wkey, self.counters, self.boxes, self.player_at, self.parent, self.push, self.g,
+            self.h, self.u, self.v, self.match, self.ebox, self.box_key, self.gen_table,
+            self.heap,
+        )  # fmt: skip
+        if features is not None:  # its queue is the cells', not the heap
+            self.counters[N_HEAP] = 0
+            queue_root_in_cell(
+                room.floor, room.offsets, self.scratch[0], self.boxes, self.counters, self.fs,
+                self.cells, room.cost_of.shape[1], h0,
+            )  # fmt: skip
+
+    @property
+    def expanded(self) -> int:
+        return int(self.counters[EXPANDED])
+
+    @property
+    def generated(self) -> int:
+        return int(self.counters[GENERATED])
+
+    @property
+    def best_bound(self) -> int:
+        """The least bound of any state expanded: how near the search has come."""
+        return int(self.counters[BEST_H])
+
+    @property
+    def nbytes(self) -> int:
+        """The memory its arrays take (the feature search's cells: 24 bytes a state)."""
+        cells = 24 * self.boxes.shape[0] if self.feature else 0
+        return sum(a.nbytes for a in self._arrays()) + cells
+
+    def _arrays(self) -> list[np.ndarray]:
+        # the state arrays first (rows are states), then the expanded states' (rows are
+        # expansions), then the tables, the queue and the pool of moves
+        return [
+            self.boxes, self.player_at, self.parent, self.push, self.g, self.h, self.slot_of,
+            self.box_key, self.norm, self.mstart, self.mlen, self.u, self.v, self.match,
+            self.ebox, self.gen_table, self.closed_table, self.heap, self.pool,
+        ]  # fmt: skip
+
+    def _alloc(self, cap: int) -> None:
+        nb = self.nb
+        self.boxes = np.zeros((cap, nb), np.int16)
+        self.player_at = np.zeros(cap, np.int32)
+        self.parent = np.zeros(cap, np.int64)
+        self.push = np.zeros(cap, np.int32)
+        self.g = np.zeros(cap, np.int32)
+        self.h = np.zeros(cap, np.int32)
+        self.slot_of = np.zeros(cap, np.int32)
+        self.box_key = np.zeros(cap, np.int64)
+        self.norm = np.full(cap, -1, np.int32)
+        self.mstart = np.zeros(cap, np.int64)
+        self.mlen = np.ones(cap, np.int32)
+        # expanded states are a fraction of those stored (a fifth or less, measured)
+        expanded = max(cap // 4, 16)
+        self.u = np.zeros((expanded, nb + 1), np.int32)
+        self.v = np.zeros((expanded, nb + 1), np.int32)
+        self.match = np.zeros((expanded, nb + 1), np.int16)
+        self.ebox = np.zeros((expanded, nb), np.int16)
+        slots = 1 << (2 * cap - 1).bit_length()  # at most half full: a state a slot or less
+        self.gen_table = np.full((slots, 2), -1, np.int64)
+        self.closed_table = np.full((slots, 2), -1, np.int64)
+        self.heap = np.zeros((cap, 2), np.int64)
+        # moves of many pushes: room for one expansion's worth, and more as they come
+        most = self.most_paths * (MAX_PUSHES + 1)
+        self.pool = np.zeros(most + cap if self.feature else 8, np.int64)
+
+    def _grow(self) -> None:
+        """Double every array, keeping what is stored (the tables are filled again)."""
+        old = self._arrays()
+        if self.nbytes > self.memory[0]:  # the doubled arrays take twice what these do
+            raise MemoryLimit
+        self.memory[0] -= self.nbytes
+        n = int(self.counters[N_STATES])
+        e = int(self.counters[EXPANDED])
+        self._alloc(2 * self.boxes.shape[0])
+        for new, was in zip(self._arrays()[:11], old[:11], strict=True):
+            new[:n] = was[:n]
+        for new, was in zip(self._arrays()[11:15], old[11:15], strict=True):
+            new[:e] = was[:e]
+        entries = int(self.counters[N_HEAP])
+        self.heap[:entries] = old[-2][:entries]
+        used = int(self.counters[N_POOL])
+        self.pool[:used] = old[-1][:used]
+        room = self.room
+        rehash(self.gen_table, self.box_key, room.zob_player, self.player_at, n)
+        rehash(self.closed_table, self.box_key, room.zob_player, self.norm, n)
+
+    def run(self, budget: int) -> str:
+        room = self.room
+        stop = self.expanded + budget
+        while True:
+            outcome = run(
+                room.floor, room.dead, room.goal, room.offsets, room.cols, room.cost_of,
+                room.zob_box, room.zob_player, self.wkey, stop - self.expanded, self.counters,
+                self.boxes, self.player_at, self.parent, self.push, self.g, self.h, self.u,
+                self.v, self.match, self.ebox, self.slot_of, self.box_key, self.norm,
+                self.gen_table, self.closed_table, self.heap, self.scratch, self.corral,
+                self.feature, self.fs, self.cells, (self.mstart, self.mlen, self.pool),
+                self.paths,
+            )  # fmt: skip
+            if outcome != FULL:
+                break
+            self._grow()
+        if outcome == SOLVED:
+            self.found = int(self.counters[FOUND])
+            return "solved"
+        return "exhausted" if outcome == EXHAUSTED else "open"
+
+    def pushes(self) -> list[tuple[int, int]]:
+        """The pushes (box cell, direction) from the start to the solved state."""
+        out: list[tuple[int, int]] = []
+        row = self.found
+        assert row is not None
+        while self.parent[row] >= 0:
+            at, length = int(self.mstart[row]), int(self.mlen[row])
+            moves = self.pool[at : at + length].tolist() if length > 1 else [int(self.push[row])]
+            out.extend(divmod(int(m), 4) for m in reversed(moves))
+            row = int(self.parent[row])
+        return out[::-1]
