@@ -82,9 +82,7 @@ def main() -> None:
             picked.extend(range(int(lo) - 1, int(hi or lo)))
         wanted = picked  # type: ignore[assignment]
     without = tuple(args.without)
-    jobs = [
-        (args.collection, i, args.mode, args.max_seconds, without, args.engine) for i in wanted
-    ]
+    jobs = [(args.collection, i, args.mode, args.max_seconds, without, args.engine) for i in wanted]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         rows = []
         for row in pool.map(_one, jobs):

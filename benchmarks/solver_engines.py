@@ -21,18 +21,20 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from solve_collection import read_levels
 
+from grid_envs.sokoban import Level
 from grid_envs.sokoban.compiled import CompiledSearch, Features
 from grid_envs.sokoban.rules import bit_cells
 from grid_envs.sokoban.solver import _bits, _FeatureSearch, _Search, solve, solver_for
 
 
-def _searches(level, kind: str):  # type: ignore[no-untyped-def]
+def _searches(level: Level, kind: str) -> tuple[Any, Any]:
     """The Python search and a maker of the compiled one, for one kind, from the start."""
     solver = solver_for(level.floor, level.goals)
     cols = level.floor.shape[1]
@@ -53,7 +55,7 @@ def _searches(level, kind: str):  # type: ignore[no-untyped-def]
     return python, lambda: CompiledSearch(room, cells, player, 1.0, [1 << 40], features=plan)
 
 
-def _timed(search, budget: int | None, seconds: float) -> tuple[int, float]:  # type: ignore[no-untyped-def]
+def _timed(search: Any, budget: int | None, seconds: float) -> tuple[int, float]:
     """Run to ``budget`` states (or for ``seconds``, or to the end): (states, seconds)."""
     begin = time.perf_counter()
     while time.perf_counter() - begin < seconds:
@@ -76,7 +78,7 @@ def main() -> None:
         lo, _, hi = part.partition("-")
         wanted.extend(range(int(lo) - 1, int(hi or lo)))
     solve(levels[0], max_seconds=1.0)  # compile (or load) every compiled function first
-    rows = []
+    rows: list[dict[str, Any]] = []
     print(f"{'level':>5} {'search':<9} {'states':>9} {'python/s':>9} {'compiled/s':>10} "
           f"{'same-states x':>13} {'own rate/s':>10} {'own x':>6}")  # fmt: skip
     for index in wanted:
@@ -100,11 +102,11 @@ def main() -> None:
                   f"{row['own_rate']:>10,.0f} {row['own_ratio']:>6.1f}", flush=True)  # fmt: skip
     for kind in ("weighted", "feature"):
         ratios = [r["same_states_ratio"] for r in rows if r["search"] == kind]
-        own = [r["own_ratio"] for r in rows if r["search"] == kind]
+        owns = [r["own_ratio"] for r in rows if r["search"] == kind]
         if ratios:
             print(f"{kind}: same states median {statistics.median(ratios):.1f}x "
                   f"(min {min(ratios):.1f}, max {max(ratios):.1f}); over {args.seconds:g} s "
-                  f"median {statistics.median(own):.1f}x, {len(ratios)} levels")  # fmt: skip
+                  f"median {statistics.median(owns):.1f}x, {len(ratios)} levels")  # fmt: skip
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
 

@@ -5,8 +5,12 @@ A search state is the set of box cells plus the player's reachable region, norma
 lowest cell, so positions that differ only by a walk are one state; a transposition table of
 those keys means no state is expanded twice.
 
-* Board sets are Python integers used as bitboards (bit ``r * cols + c``): the player's
-  region is a bit-parallel flood fill and all pushes in one direction come out of two shifts.
+* The searches run compiled (:mod:`grid_envs.sokoban.compiled`, the default engine); the
+  search classes here are the same searches in pure Python (``engine="python"``), which
+  expand the same states in the same order and serve as their reference. In them board
+  sets are Python integers used as bitboards (bit ``r * cols + c``): the player's region
+  is a bit-parallel flood fill and all pushes in one direction come out of two shifts.
+  This module keeps the plan either way: the portfolio and its turns, the packing order.
 * Lower bound: a minimum-cost perfect matching of boxes to goals (Hungarian algorithm) on
   push distances that ignore other boxes. It is admissible and consistent (one push changes
   one box's distance by at most one), so ``optimal`` mode (A*) returns the fewest pushes.
@@ -31,7 +35,8 @@ goal areas in a packing order worked out backwards along the routes the boxes ca
 in by; solutions need not be shortest; each technique can be left out, :data:`TECHNIQUES`;
 after :data:`EARLY_SECONDS` the near-greedy searches stop and the feature search takes
 more turns). Both honour a time and a node limit and answer ``solved``, ``unsolvable``
-(the space was exhausted; every pruning rule is sound) or ``gave_up``.
+(the space was exhausted; every pruning rule is sound) or ``gave_up`` (a time, node or
+memory limit, or Ctrl-C).
 """
 
 from __future__ import annotations
