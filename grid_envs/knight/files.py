@@ -5,7 +5,7 @@ above the env, the solver and the generator, so that none of them imports the en
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,17 +34,12 @@ def write_generated(
 
 
 def solve_levels(
-    path: str,
-    level: int | None,
-    max_seconds: float,
-    mode: str,
-    memory: int | None = None,
-    progress: Callable[[int, str], None] | None = None,
+    path: str, level: int | None, max_seconds: float, mode: str
 ) -> Iterator[dict[str, Any]]:
     """``grid-games solve --game knight``: the cheapest route of each map (a map file, or
     ``samples`` for the 10 shipped), replayed through the env at the exact energy before it
-    is reported. Dijkstra is exact and takes a map's cells once, so ``max_seconds``,
-    ``mode``, ``memory`` and ``progress`` change nothing."""
+    is reported. Dijkstra is exact and fast, so ``max_seconds`` and ``mode`` change nothing
+    (and it takes no ``memory`` bound or ``progress`` lines)."""
     paths = sample_paths() if path == "samples" else [Path(path)]
     if level is not None and not 1 <= level <= len(paths):
         raise ValueError(f"--level must be between 1 and {len(paths)}, got {level}")

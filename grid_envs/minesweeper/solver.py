@@ -25,6 +25,10 @@ from math import comb
 import numpy as np
 
 HIDDEN = -1
+# a guess looks one reveal ahead at this many of the safest cells (0: the safest, with the
+# tie-break below), among those within TOLERANCE of the safest one's chance of a mine
+LOOKAHEAD = 0
+TOLERANCE = 0.0
 
 
 class MinesweeperSolver:
@@ -45,9 +49,13 @@ class MinesweeperSolver:
         first_click: str = "safe",
         max_component: int = 60,
         max_nodes: int = 400_000,
+        lookahead: int | None = None,
+        tolerance: float | None = None,
     ) -> None:
         self.rows, self.cols, self.mines = rows, cols, mines
         self.first_click = first_click
+        self.lookahead = LOOKAHEAD if lookahead is None else lookahead
+        self.tolerance = TOLERANCE if tolerance is None else tolerance
         self.max_component = max_component
         self.max_nodes = max_nodes
         n = rows * cols
@@ -341,20 +349,67 @@ class MinesweeperSolver:
         return not out_of_nodes
 
     # ----------------------------------------------------------- choice
+    def _clear(self, flat: list[int], probs: dict[int, float], cell: int) -> float:
+        """The chance that none of a cell's hidden neighbours is a mine (it opens ground)."""
+        clear = 1.0
+        for j in self.neighbours[cell]:
+            if flat[j] == HIDDEN:
+                clear *= 1.0 - probs.get(j, 1.0)
+        return clear
+
     def _tie_break(self, flat: list[int], probs: dict[int, float], safest: float) -> int:
-        """Among the safest cells, the one likeliest to open new ground."""
+        """Among the safest cells, the one likeliest to open new ground; with
+        ``lookahead``, among the safest few the one likeliest to be safe *and* to lead on
+        (:meth:`_progress`)."""
+        if self.lookahead:
+            near = [c for c, p in probs.items() if p <= safest + self.tolerance + 1e-9]
+            if len(near) > 1:
+                near.sort(key=lambda c: (probs[c], -self._clear(flat, probs, c), c))
+                scored = [
+                    ((1.0 - probs[c]) * self._progress(flat, probs, c), -probs[c], -c)
+                    for c in near[: self.lookahead]
+                ]
+                return -max(scored)[2]
         near = [c for c, p in probs.items() if p <= safest + 1e-9]
         if len(near) == 1:
             return near[0]
         best, best_score = near[0], -1.0
         for c in near:
-            clear = 1.0
-            for j in self.neighbours[c]:
-                if flat[j] == HIDDEN:
-                    clear *= 1.0 - probs.get(j, 1.0)
+            clear = self._clear(flat, probs, c)
             if clear > best_score or (clear == best_score and c < best):
                 best, best_score = c, clear
         return best
+
+    def _progress(self, flat: list[int], probs: dict[int, float], cell: int) -> float:
+        """The chance, if ``cell`` is safe, that its number lets the rules prove a cell safe
+        or opens ground (a zero): the number's distribution taken from its hidden
+        neighbours' chances as if they were independent."""
+        known = self.known_mines
+        hidden = [j for j in self.neighbours[cell] if flat[j] == HIDDEN]
+        base = sum(1 for j in hidden if j in known)
+        counts = [1.0]  # the chance of each number of mines among the unknown neighbours
+        for j in hidden:
+            if j in known:
+                continue
+            p = probs.get(j, 0.0)
+            grown = [0.0] * (len(counts) + 1)
+            for m, q in enumerate(counts):
+                grown[m] += q * (1.0 - p)
+                grown[m + 1] += q * p
+            counts = grown
+        progress = 0.0
+        for m, q in enumerate(counts):
+            if q < 1e-3:
+                continue
+            if base + m == 0:
+                progress += q
+                continue
+            seen = list(flat)
+            seen[cell] = base + m
+            safe, _ = self.deduce(seen)
+            if safe - {cell}:
+                progress += q
+        return progress
 
 
 def _product(dists: list[dict[int, int]]) -> dict[int, int]:

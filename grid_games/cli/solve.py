@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import sys
 from typing import Any
@@ -41,8 +42,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from grid_envs.core.spec import load
 
     solve = load(declared_hooks("solver")[args.game])
-    progress = None if args.quiet else _progress
-    rows = solve(args.levels, args.level, args.max_seconds, args.mode, args.memory, progress)
+    # a game's solver takes the memory bound and the progress lines where it can use them
+    takes = inspect.signature(solve).parameters
+    if args.memory is not None and "memory" not in takes:
+        raise ValueError(f"--memory: the {args.game} solver takes no memory bound")
+    options = {"memory": args.memory, "progress": None if args.quiet else _progress}
+    rows = solve(args.levels, args.level, args.max_seconds, args.mode,
+                 **{k: v for k, v in options.items() if k in takes})  # fmt: skip
     if args.json:
         done = []
         for row in rows:
