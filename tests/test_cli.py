@@ -204,6 +204,8 @@ def test_solve_prints_progress_and_ctrl_c_stops_it_with_what_it_knows(
     assert cli.main([*argv, "--quiet"]) == 0
     captured = capsys.readouterr()
     assert "memory limit" in captured.out and "level 1:" not in captured.err
+    assert cli.main(["solve", "samples", "--game", "knight", "--memory", "1G"]) == 2
+    assert "the knight solver takes no memory bound" in capsys.readouterr().err
     with pytest.raises(SystemExit) as refused:
         cli.main([*argv[:-1], "lots"])
     assert refused.value.code == 2 and "'lots' is not a size" in capsys.readouterr().err
