@@ -10,11 +10,16 @@
    placement using ``k`` mines is weighted by ``C(u, M - k)``, the ways to put the other
    mines in the ``u`` unconstrained cells. This gives every hidden cell's exact chance of
    holding a mine under a uniform prior (huge components fall back to a local estimate).
-3. The safest cell is revealed; near-ties go to the cell most likely to open new ground
-   (no mine among its hidden neighbours, estimated from their probabilities).
+3. A guess looks one reveal ahead: of the few safest cells (:data:`LOOKAHEAD`, those
+   within :data:`TOLERANCE` of the safest), the one with the best chance of being safe
+   *and* leading on, that is of showing a number that lets the rules prove another cell
+   safe, or a zero (the probability of progress, as the strongest published solvers weigh
+   their guesses, not only of safety). Among equals, the cell likeliest to open new ground.
 
 The first click goes where the rule makes it best: a corner under ``safe`` (the likeliest
-cell to be a zero, which opens a region); under ``zero`` the cell diagonal to a corner.
+cell to be a zero, which opens a region); under ``zero``, which opens a region wherever it
+falls, the cell two in from a corner along both axes (its opening touches no wall on two
+sides, so it is larger, and more of the board is solved before the first guess).
 """
 
 from __future__ import annotations
@@ -27,8 +32,9 @@ import numpy as np
 HIDDEN = -1
 # a guess looks one reveal ahead at this many of the safest cells (0: the safest, with the
 # tie-break below), among those within TOLERANCE of the safest one's chance of a mine
-LOOKAHEAD = 0
+LOOKAHEAD = 4
 TOLERANCE = 0.0
+ZERO_OPENING = 2  # under ``zero`` the first click is at (k, k)
 
 
 class MinesweeperSolver:
@@ -80,9 +86,10 @@ class MinesweeperSolver:
     # ---------------------------------------------------------------- api
     def opening(self) -> int:
         if self.first_click == "zero" and self.rows >= 3 and self.cols >= 3:
-            # the cell diagonal to a corner: its free 3x3 block reaches the corner, and in
-            # 1,000 games each it beat the corner and the centre on 9x9 and 16x16 boards
-            return self.cols + 1
+            # (k, k), nearer the corner on boards too small for it (docs/games/minesweeper.md
+            # has what each choice won)
+            k = min(ZERO_OPENING, (self.rows - 1) // 2, (self.cols - 1) // 2)
+            return k * self.cols + k
         return 0  # a corner: three neighbours, the best odds of a zero
 
     def act(self, view: np.ndarray) -> int:

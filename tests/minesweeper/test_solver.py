@@ -88,3 +88,50 @@ def test_deductions_are_sound_and_a_proved_mine_is_never_revealed() -> None:
                 for cell in solver.queue:  # cells proved safe are safe
                     assert not s.mines.ravel()[cell]
             obs, _, done, _, _ = env.step(int(action))
+
+
+@pytest.mark.parametrize(("rows", "cols", "rule", "cell"), [
+    (9, 9, "zero", (2, 2)), (16, 30, "zero", (2, 2)), (4, 4, "zero", (1, 1)),
+    (3, 3, "zero", (1, 1)), (9, 9, "safe", (0, 0)),
+])  # fmt: skip
+def test_the_first_click_goes_where_the_rule_makes_it_best(
+    rows: int, cols: int, rule: str, cell: tuple[int, int]
+) -> None:
+    solver = MinesweeperSolver(rows, cols, 3, first_click=rule)
+    assert divmod(solver.opening(), cols) == cell
+
+
+def test_a_guess_with_look_ahead_is_as_safe_as_the_safest_cell() -> None:
+    """The look-ahead only chooses among the safest cells: at every guess of 100 games the
+    cell taken has the least chance of a mine, and its progress is a chance."""
+    guesses = 0
+    for seed in range(100):
+        env = MinesweeperEnv(rows=9, cols=9, mines=10, first_click="zero")
+        obs, _ = env.reset(seed=seed)
+        solver = MinesweeperSolver(9, 9, 10, first_click="zero", lookahead=4)
+        done = False
+        while not done:
+            flat = view_from_observation(obs).ravel().tolist()
+            before = solver.last_probabilities
+            cell = solver.act(view_from_observation(obs))
+            probs = solver.last_probabilities
+            if probs is not before and probs and min(probs.values()) > 0.0:  # a guess
+                guesses += 1
+                assert probs[cell] == pytest.approx(min(probs.values()))
+                progress = solver._progress(flat, probs, cell)
+                assert 0.0 <= progress <= 1.0 + 1e-9
+            obs, _, done, _, _ = env.step(cell)
+    assert guesses >= 10
+
+
+def test_progress_counts_a_number_that_proves_a_neighbour_safe() -> None:
+    """A hidden cell beside a revealed 1 whose one mine is known: whatever the cell shows,
+    the rules then prove more cells safe, so its progress is 1."""
+    view = np.full((3, 4), HIDDEN)
+    view[0, 0] = 1  # its hidden neighbours: (0, 1), (1, 0), (1, 1)
+    solver = MinesweeperSolver(3, 4, 2)
+    solver.known_mines = {1 * 4 + 0}  # (1, 0) is the 1's mine
+    flat = view.ravel().tolist()
+    probs = {c: 0.2 for c in range(12) if flat[c] == HIDDEN and c != 4}
+    # (0, 1) is safe by the 1; reveal (1, 1): its number never leaves (0, 1) unproved
+    assert solver._progress(flat, probs, 5) == pytest.approx(1.0, abs=1e-3)  # rare numbers skipped
