@@ -55,6 +55,7 @@ from grid_envs.core.machine import available_bytes, gib, resident_bytes
 from grid_envs.sokoban.compiled import CompiledSearch, Features, MemoryLimit
 from grid_envs.sokoban.compiled import Room as CompiledRoom
 from grid_envs.sokoban.compiled.features import MAX_PUSHES
+from grid_envs.sokoban.levels import check_level
 from grid_envs.sokoban.rules import LURD, Room, bit_cells, frozen
 from grid_envs.sokoban.state import Level, SokobanState
 
@@ -1143,7 +1144,14 @@ def solve(
     """Solve a level (or a game in progress) and return the LURD solution and statistics.
 
     ``without`` leaves techniques of ``fast`` mode out (:data:`TECHNIQUES`); ``engine``,
-    ``memory`` and ``progress`` as :meth:`Solver.solve` takes them."""
+    ``memory`` and ``progress`` as :meth:`Solver.solve` takes them. The level passes
+    Sokoban's gate first (:func:`~grid_envs.sokoban.levels.check_level`: the compiled
+    search trusts a room walled in), a ``ValueError`` naming what is wrong otherwise."""
+    if isinstance(level, SokobanState):
+        walls = ~level.floor
+        check_level(Level(walls, level.floor, level.goals, level.boxes, level.player), "the game")
+    else:
+        check_level(level)
     floor, goals = level.floor, level.goals
     solver = solver_for(floor, goals)
     cols = floor.shape[1]

@@ -201,3 +201,19 @@ def test_the_compiled_feature_search_expands_what_the_python_one_expands(
         assert python.pushes() == compiled.pushes()
         compared += 1
     assert compared >= 8
+
+
+def test_a_level_off_the_gate_is_refused_before_the_compiled_search() -> None:
+    """The compiled search trusts a room walled in: a level with floor on the board's edge
+    is refused in one line by Sokoban's gate, never searched."""
+    (level,) = parse_xsb(ROOMS[0])
+    floor = level.floor.copy()
+    floor[0, 1] = True
+    bad = Level(level.walls & ~floor, floor, level.goals, level.boxes, level.player)
+    with pytest.raises(ValueError, match="reaches the board's edge"):
+        solve(bad)
+    state = rules.new_state(level)
+    state.boxes = state.boxes.copy()
+    state.boxes[state.boxes.nonzero()[0][0], state.boxes.nonzero()[1][0]] = False
+    with pytest.raises(ValueError, match="boxes but"):
+        solve(state)

@@ -22,6 +22,7 @@ import numpy as np
 from numba.typed import List
 
 from grid_envs.core.jit import compiled
+from grid_envs.sokoban.compiled.pruning import flood
 
 PATH_LIMIT = 2000  # a push path's search stops after the level that passes this many states
 MAX_PUSHES = 512  # a longer push path is not offered (the Python search's bound too)
@@ -33,21 +34,9 @@ def areas(floor_cells, floor, occupied, label, stamp, queue, offsets):
     is a scratch array whose cells this call marks with ``stamp``."""
     count = 0
     for c in floor_cells:
-        if occupied[c] >= 0 or label[c] == stamp:
-            continue
-        count += 1
-        label[c] = stamp
-        queue[0] = c
-        head, tail = 0, 1
-        while head < tail:
-            x = queue[head]
-            head += 1
-            for k in range(4):
-                n = x + offsets[k]
-                if floor[n] and occupied[n] < 0 and label[n] != stamp:
-                    label[n] = stamp
-                    queue[tail] = n
-                    tail += 1
+        if occupied[c] < 0 and label[c] != stamp:
+            count += 1
+            flood(c, floor, occupied, label, stamp, queue, offsets)
     return count
 
 
