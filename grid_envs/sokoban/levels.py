@@ -181,14 +181,16 @@ def _room(
     return seen
 
 
-def check_level(level: object, name: str = "the level") -> Level:
+def check_level(level: object, name: str = "the level", solved_ok: bool = False) -> Level:
     """Sokoban's one gate for a level object from outside (``levels=``, a reset's
     ``options``, a snapshot's game): boolean masks of one shape of at most
     :data:`checks.MAX_SIDE` a side, a room walled in (no floor on the board's edge, where a
     step would leave the board), the player on the floor, walls off it, as many boxes as
     goals, and a box or goal off the floor only where a box sits on its goal (a level
     file's decoration), with a box to push. What the XSB reader builds passes it; a
-    ``ValueError`` naming what is wrong otherwise. The level itself."""
+    ``ValueError`` naming what is wrong otherwise (``solved_ok`` lets a position with
+    every box on a goal pass, for the solver, which answers it at once). The level
+    itself."""
     if not isinstance(level, Level):
         raise ValueError(f"{name} must be a Level, got {level!r}")
     shape = checks.board_shape(name, "floor", level.floor)
@@ -213,7 +215,7 @@ def check_level(level: object, name: str = "the level") -> Level:
         raise ValueError(f"{name} has {int(boxes.sum())} boxes but {int(goals.sum())} goals")
     if ((boxes ^ goals) & ~floor).any():
         raise ValueError(f"{name} has a box or a goal off its floor that is not a box on a goal")
-    if not (boxes & ~goals).any():
+    if not solved_ok and not (boxes & ~goals).any():
         raise ValueError(f"{name} has no box off a goal: nothing to push")
     return level
 
