@@ -170,7 +170,7 @@ class CompiledSearch:
         self.norm = np.full(cap, -1, np.int32)
         self.mstart = np.zeros(cap, np.int64)
         self.mlen = np.ones(cap, np.int32)
-        # expanded states are a fraction of those stored (a fifth or less, measured)
+        # expanded states are a fraction of those stored; all arrays double when either fills
         expanded = max(cap // 4, 16)
         self.u = np.zeros((expanded, nb + 1), np.int32)
         self.v = np.zeros((expanded, nb + 1), np.int32)
