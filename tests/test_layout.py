@@ -194,7 +194,7 @@ def test_run_folders_need_no_learning_library() -> None:
 
 # the search loops, whose one long loop reads best whole (the solvers' and the agent's)
 SEARCH_LOOPS = {
-    ("grid_envs/sokoban/solver.py", "run"),
+    ("grid_envs/sokoban/python_search.py", "run"),
     ("grid_envs/sokoban/compiled/loop.py", "run"),  # the same search, compiled
     ("grid_envs/minesweeper/solver.py", "walk"),
     ("agents/search/lines.py", "_choose"),  # Levin's and limited discrepancy search's

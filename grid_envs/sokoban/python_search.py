@@ -1,0 +1,276 @@
+"""The solver's searches in pure Python: the reference the compiled ones are held to.
+
+:class:`_Search` is one best-first search over pushes; :class:`_FeatureSearch` the search
+in feature space after FESS. They expand the same states in the same order as
+:mod:`grid_envs.sokoban.compiled` (tested state for state), which the solver runs by
+default; ``solve(..., engine="python")`` runs these.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+from typing import Any
+
+from grid_envs.sokoban.matching import BIG, Matching, hungarian, rematch, rematch_after_push
+from grid_envs.sokoban.rules import bit_cells
+
+# the Solver, which builds these searches and whose tables they read (typed loosely: the
+# solver imports this module)
+Solver = Any
+
+_Link = tuple[int, int, tuple[tuple[int, int], ...]]
+
+
+class _Search:
+    """One best-first search over pushes, ordered by ``weight * h + g`` (weight 1: A*).
+
+    :meth:`run` expands a slice of states and returns ``"open"``, ``"solved"`` (the goal
+    state is in ``found``) or ``"exhausted"``; the solver interleaves several of these.
+    With ``orders`` (:meth:`Solver.area_orders`) a push into a goal area also yields a
+    goal macro (:meth:`Solver.goal_macro`) where one applies: one step of several pushes.
+    With ``fill`` (area orders too) each state also yields the moves of the packing
+    advice (:meth:`_macros`).
+    """
+
+    feature = 0  # not the feature search (the solver's turns tell them apart)
+
+    def __init__(
+        self,
+        solver: Solver,
+        boxes: int,
+        player: int,
+        h0: int,
+        weight: float,
+        orders: dict[int, list[int]] | None = None,
+        fill: dict[int, list[int]] | None = None,
+    ) -> None:
+        self.s = solver
+        self.weight = weight
+        self.orders = orders
+        self.fill = _prefixes(fill or {})
+        self.parent: dict[tuple[int, int], _Link | None] = {(boxes, player): None}
+        self.best_g = {(boxes, player): 0}
+        # the optimal box-goal matching of each open state (and the box order it was
+        # built in), reused by its children
+        self.matchings: dict[tuple[int, int], tuple[list[int], Matching, int]] = {}
+        self.closed: set[tuple[int, int]] = set()
+        self.heap: list[tuple[float, int, int, int, int]] = []
+        self.generated = 0
+        self.expanded = 0
+        self.found: tuple[int, int] | None = None
+        self.best_bound = h0  # the least bound of any state expanded
+        self.expanding: tuple[int, int] | None = None  # boxes and player's area of the state
+        self._add(h0, 0, boxes, player)
+
+    def _macros(self, boxes: int, reach: int) -> list[tuple[tuple[int, int], ...]]:
+        """For each goal area, the push sequence that fills its next goal in the packing
+        order, where a box can get there (:meth:`Solver.fill_path`)."""
+        paths: list[tuple[tuple[int, int], ...]] = []
+        for prefixes in self.fill:
+            done = _filled(prefixes, boxes)
+            if done == len(prefixes):
+                continue
+            packed = prefixes[done - 1] if done else 0
+            goal = (prefixes[done] & ~packed).bit_length() - 1
+            path = self.s.fill_path(boxes, reach, goal, keep=packed)
+            if path is not None:
+                paths.append(path)
+        return paths
+
+    def pushes(self) -> list[tuple[int, int]]:
+        """The pushes (box cell, direction) from the start to the solved state."""
+        pushes: list[tuple[int, int]] = []
+        key = self.found
+        assert key is not None
+        link = self.parent[key]
+        while link is not None:
+            pushes.extend(reversed(link[2]))
+            link = self.parent[(link[0], link[1])]
+        return pushes[::-1]
+
+    # the queue: the one thing the searches of the portfolio do differently
+    def _add(self, h: int, g: int, boxes: int, player: int) -> None:
+        heapq.heappush(self.heap, (self.weight * h + g, -g, self.generated, boxes, player))
+
+    def _next(self) -> tuple[int, int, int] | None:
+        """(g, boxes, player) of the next state to expand; None when none is left."""
+        if not self.heap:
+            return None
+        _, neg_g, _, boxes, player = heapq.heappop(self.heap)
+        return -neg_g, boxes, player
+
+    def run(self, budget: int) -> str:
+        s = self.s
+        offsets, floor_bb, goal_bb, dead_bb = s.offsets, s.floor_bb, s.goal_bb, s.dead_bb
+        parent, best_g, closed, matchings = self.parent, self.best_g, self.closed, self.matchings
+        orders, area_of = self.orders, s.area_of
+        stop = self.expanded + budget
+        while True:
+            if self.expanded >= stop:
+                return "open"
+            picked = self._next()
+            if picked is None:
+                return "exhausted"
+            g, bx, pl = picked
+            if best_g.get((bx, pl), g) < g:
+                continue
+            free = floor_bb & ~bx
+            reach = s._flood(1 << pl, free)
+            key = (bx, (reach & -reach).bit_length())
+            if key in closed:
+                continue
+            closed.add(key)
+            self.expanding = (bx, reach)
+            self.expanded += 1
+            restricted = s._pi_corral(bx, reach, free)
+            if restricted is not None:
+                paths: list[tuple[tuple[int, int], ...]] = [((b, d),) for b, d in restricted]
+            else:
+                paths = []
+                for d in range(4):
+                    movers = s._shift(reach, d) & bx
+                    targets = s._shift(movers, d) & free & ~dead_bb
+                    for t in bit_cells(targets):
+                        paths.append(((t - offsets[d], d),))
+            stored = matchings.pop((bx, pl), None)
+            if stored is None:
+                cells = bit_cells(bx)
+                rows = [s.cost_row[c] for c in cells]
+                h_here, u, v, match = hungarian(rows)
+                parent_match: Matching = (u, v, match)
+            else:
+                cells, parent_match, h_here = stored
+                rows = [s.cost_row[c] for c in cells]
+            self.best_bound = min(self.best_bound, h_here)
+            if orders:  # goal macros, besides the pushes themselves (the search stays complete)
+                for ((b, d),) in paths[:]:
+                    t = b + offsets[d]
+                    if (goal_bb >> t) & 1 and not (area_of[t] >> b) & 1:
+                        macro = s.goal_macro(bx ^ (1 << b) ^ (1 << t), t, b, orders)
+                        if macro is not None:
+                            paths.append(((b, d), *macro))
+            paths += self._macros(bx, reach)
+            for pushes in paths:
+                b, d = pushes[0]
+                last, last_d = pushes[-1]
+                t = last + offsets[last_d]
+                nb = bx ^ (1 << b) ^ (1 << t)
+                player = last
+                child = (nb, player)
+                child_g = g + len(pushes)
+                if child in parent and best_g.get(child, 1 << 60) <= child_g:
+                    continue
+                if nb & goal_bb == goal_bb:
+                    parent[child] = (bx, pl, pushes)
+                    self.found = child
+                    return "solved"
+                if s.freeze_deadlock(nb, t):
+                    continue
+                k = cells.index(b)
+                child_rows = rows[:]
+                child_rows[k] = s.cost_row[t]
+                if len(pushes) == 1:
+                    h, child_match = rematch_after_push(
+                        child_rows, parent_match, k, rows[k], h_here
+                    )
+                else:
+                    h, child_match = rematch(child_rows, parent_match, k)
+                if h >= BIG:
+                    continue
+                child_cells = cells[:]
+                child_cells[k] = t
+                matchings[child] = (child_cells, child_match, h)
+                parent[child] = (bx, pl, pushes)
+                best_g[child] = child_g
+                self.generated += 1
+                self._add(h, child_g, nb, player)
+
+
+class _FeatureSearch(_Search):
+    """A search in feature space, after FESS (Shoham and Schaeffer 2020): states are filed
+    in cells by two features, *packing* (how far the goal areas are filled in the packing
+    order, :meth:`Solver.packing_order`) and *connectivity* (how many areas the boxes cut
+    the floor into), and the search takes its next state from each non-empty cell in
+    turn. A push that packs a box or joins two areas is advised and costs nothing, any
+    other push costs one; in each cell the state reached at the lowest cost comes first
+    (then the lowest matching bound), so advised lines are followed deep at once while
+    cycling through the cells keeps other directions alive where one best-first queue
+    sinks into a plateau."""
+
+    feature = 1
+
+    def __init__(
+        self,
+        solver: Solver,
+        boxes: int,
+        player: int,
+        h0: int,
+        packing: dict[int, list[int]],
+        orders: dict[int, list[int]] | None = None,
+        fill: dict[int, list[int]] | None = None,
+    ) -> None:
+        self.prefixes = _prefixes(packing)
+        self.cells: dict[tuple[int, int], list[tuple[int, int, int, int, int, int]]] = {}
+        self.keys: list[tuple[int, int]] = []  # the non-empty cells' keys, best first
+        self.turn = 0
+        self.s = solver
+        self.expanding = None
+        # the features and cost of the state being expanded, passed on to its children
+        self.current: tuple[tuple[int, int], int] = (self.features(boxes), 0)
+        super().__init__(solver, boxes, player, h0, 1.0, orders, fill)
+
+    def features(self, boxes: int) -> tuple[int, int]:
+        """(minus the goals packed in order, the areas): the key of the state's cell. A
+        child's areas come from its parent's (:meth:`Solver.areas_after`)."""
+        packed = sum(_filled(prefixes, boxes) for prefixes in self.prefixes)
+        if self.expanding is None:
+            return -packed, self.s.areas(boxes)
+        parent, reach = self.expanding
+        return -packed, self.s.areas_after(parent, reach, boxes, self.current[0][1])
+
+    def _add(self, h: int, g: int, boxes: int, player: int) -> None:
+        key = self.features(boxes)
+        (packed, areas), cost = self.current
+        advised = key[0] < packed or key[1] < areas
+        cost += not advised
+        cell = self.cells.get(key)
+        if cell is None:
+            cell = self.cells[key] = []
+            bisect.insort(self.keys, key)
+        heapq.heappush(cell, (cost, h, -g, -self.generated, boxes, player))
+
+    def _next(self) -> tuple[int, int, int] | None:
+        if not self.keys:
+            return None
+        self.turn %= len(self.keys)
+        key = self.keys[self.turn]
+        cell = self.cells[key]
+        cost, _, neg_g, _, boxes, player = heapq.heappop(cell)
+        if cell:
+            self.turn += 1
+        else:
+            del self.cells[key]
+            del self.keys[self.turn]
+        self.current = (key, cost)
+        return -neg_g, boxes, player
+
+
+def _prefixes(orders: dict[int, list[int]]) -> list[list[int]]:
+    """Per goal area, the goals filled after 1, 2, ... steps of its packing order."""
+    out = []
+    for goals in {id(x): x for x in orders.values()}.values():
+        filled, prefixes = 0, []
+        for goal in goals:
+            filled |= 1 << goal
+            prefixes.append(filled)
+        out.append(prefixes)
+    return out
+
+
+def _filled(prefixes: list[int], boxes: int) -> int:
+    """How many goals of an area (its :func:`_prefixes`) ``boxes`` fill in packing order."""
+    done = 0
+    while done < len(prefixes) and boxes & prefixes[done] == prefixes[done]:
+        done += 1
+    return done
