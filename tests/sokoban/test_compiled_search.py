@@ -217,3 +217,22 @@ def test_a_level_off_the_gate_is_refused_before_the_compiled_search() -> None:
     state.boxes[state.boxes.nonzero()[0][0], state.boxes.nonzero()[1][0]] = False
     with pytest.raises(ValueError, match="boxes but"):
         solve(state)
+
+
+def test_the_compiler_runs_before_the_clock_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compiling (or loading) the searches is done before a solve's time limit starts, so
+    a short limit gives the same answer in a fresh process as in a warm one."""
+    import time
+
+    cs.warm_up()  # compiles once; a second call does nothing
+    cs.warm_up()
+    slow = []
+
+    def compiling() -> None:
+        slow.append(True)
+        time.sleep(0.3)  # as a compiler would, longer than the limit below
+
+    monkeypatch.setattr(module, "warm_up", compiling)
+    (level,) = parse_xsb(ROOMS[0])
+    r = solve(level, mode="optimal", max_seconds=0.2)
+    assert slow and r.solved and r.seconds < 0.3

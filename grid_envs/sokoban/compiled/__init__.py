@@ -18,6 +18,12 @@ same ties, the same freeze test and PI-corral rule prune, and the queues break t
 Everything here trusts its inputs: the solver builds them from a level the gate accepted.
 """
 
-from grid_envs.sokoban.compiled.search import CompiledSearch, Features, MemoryLimit, Room
+from grid_envs.sokoban.compiled.search import (
+    CompiledSearch,
+    Features,
+    MemoryLimit,
+    Room,
+    warm_up,
+)
 
-__all__ = ["CompiledSearch", "Features", "MemoryLimit", "Room"]
+__all__ = ["CompiledSearch", "Features", "MemoryLimit", "Room", "warm_up"]
