@@ -65,7 +65,6 @@ from grid_envs.sokoban.python_search import _FeatureSearch, _Search
 from grid_envs.sokoban.rules import LURD, Room, bit_cells, frozen
 from grid_envs.sokoban.state import Level, SokobanState
 
-_BIG = BIG
 MODES = ("optimal", "fast")
 # ``fast`` mode interleaves best-first searches ordered by weight * h + g: a near-greedy one
 # and two weighted A* ones. Which weight cracks a level first varies wildly from level to
@@ -201,8 +200,8 @@ class Solver:
         self.cost_row = [
             [self.dist[k][c] for k in range(len(goal_cells))] for c in range(self.size)
         ]
-        nearest = [min(row) if row else _BIG for row in self.cost_row]
-        self.dead_bb = _bits(c for c in range(self.size) if self.is_floor[c] and nearest[c] >= _BIG)
+        nearest = [min(row) if row else BIG for row in self.cost_row]
+        self.dead_bb = _bits(c for c in range(self.size) if self.is_floor[c] and nearest[c] >= BIG)
         self.room = Room(self.is_floor, self.dead_bb, cols, self.goal_bb)
         # pushes_at[b]: each push of a box on b whose player and target cells are floor,
         # as (direction, player cell's bit, target cell's bit)
@@ -237,7 +236,7 @@ class Solver:
 
     # ----------------------------------------------------------- tables
     def _pull_distances(self, goal: int) -> list[int]:
-        dist = [_BIG] * self.size
+        dist = [BIG] * self.size
         dist[goal] = 0
         queue = deque([goal])
         is_floor, offsets = self.is_floor, self.offsets
@@ -245,7 +244,7 @@ class Solver:
             c = queue.popleft()
             for o in offsets:
                 b, p = c + o, c + 2 * o  # box pulled from c to b, puller steps on to p
-                if 0 <= p < self.size and is_floor[b] and is_floor[p] and dist[b] == _BIG:
+                if 0 <= p < self.size and is_floor[b] and is_floor[p] and dist[b] == BIG:
                     dist[b] = dist[c] + 1
                     queue.append(b)
         return dist
@@ -277,7 +276,7 @@ class Solver:
 
     # ------------------------------------------------------- deadlocks
     def lower_bound(self, boxes: int) -> int:
-        """Matching lower bound on pushes; >= _BIG when no assignment works (deadlock)."""
+        """Matching lower bound on pushes; >= BIG when no assignment works (deadlock)."""
         return hungarian([self.cost_row[c] for c in bit_cells(boxes)])[0]
 
     def freeze_deadlock(self, boxes: int, cell: int) -> bool:
@@ -512,7 +511,7 @@ class Solver:
         turn. None when none of them gets there. FESS's packing advisor proposes such
         moves."""
         dist = self.dist[self.goal_index[target]]
-        near = sorted((dist[c], c) for c in bit_cells(boxes & ~keep) if dist[c] < _BIG)
+        near = sorted((dist[c], c) for c in bit_cells(boxes & ~keep) if dist[c] < BIG)
         player = (reach & -reach).bit_length() - 1
         for _, box in near[:tries]:
             path = self.push_path(box, player, boxes & ~(1 << box), target)
@@ -593,7 +592,7 @@ class Solver:
         if boxes & self.goal_bb == self.goal_bb:
             return SolveResult("solved", "", 0, 0, 0, 0, 0.0, mode)
         h0 = self.lower_bound(boxes)
-        if h0 >= _BIG or boxes & self.dead_bb:
+        if h0 >= BIG or boxes & self.dead_bb:
             return SolveResult("unsolvable", "", 0, 0, 0, 1, time.perf_counter() - start, mode)
         limit = memory if memory is not None else default_memory()
         try:
@@ -801,7 +800,7 @@ def solve(
 
 def _cap(solver: Solver) -> int:
     """A finite stand-in for 'no solution': more than any solvable position needs."""
-    finite = [d for row in solver.dist for d in row if d < _BIG]
+    finite = [d for row in solver.dist for d in row if d < BIG]
     return len(solver.goal_cells) * (max(finite, default=0) + 1)
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from grid_envs.core.jit import compiled
+from grid_envs.sokoban.matching import BIG  # noqa: F401 (the tables' "unreachable", one value)
 
-BIG = 1 << 20  # an unreachable cell's distance; a matching total >= BIG is infeasible
 _INF = 1 << 50  # an unset slack in the augmenting path
 
 
