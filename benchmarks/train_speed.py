@@ -72,8 +72,9 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 import grid_envs
 from agents import evaluate
 from agents.nets.common import set_threads
-from agents.train.config import PATH_DEFAULTS, TrainConfig, default_config, uses_bf16
+from agents.train.config import PATH_DEFAULTS, TrainConfig, default_config
 from agents.train.models import PolicyAgent
+from agents.train.plan import uses_bf16
 from agents.train.sb3 import _eval_callback, make_vec_env, new_model, training_env
 from grid_envs.bench import fill_pool
 from grid_games.cli.base import parse_settings
@@ -94,7 +95,7 @@ def build(config: TrainConfig, plain: bool) -> Any:
     """The model of a path: plain MaskablePPO on a DummyVecEnv, or the training code's."""
     if plain:
         venv = make_vec_env(config, config.n_envs)
-        from agents.train.config import policy_of
+        from agents.train.plan import policy_of
 
         policy, kwargs = policy_of(config, int(venv.action_space.n))
         return MaskablePPO(

@@ -270,7 +270,8 @@ def test_a_new_board_policy_is_one_registration() -> None:
     """A policy registered by name reaches the trainer and the command line's choices."""
     from agents import register_policy
     from agents.nets import registry as policies
-    from agents.train.config import TrainConfig, policy_of
+    from agents.train.config import TrainConfig
+    from agents.train.plan import policy_of
     from grid_games import cli
 
     register_policy("corridor-cells", "a logit per cell of the corridor",

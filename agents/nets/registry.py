@@ -4,7 +4,7 @@ A policy is SB3's ``CnnPolicy`` with the suite's small grid CNN (``"cnn"``), or 
 policy (:mod:`agents.nets.board`): an extractor that reads the actions' logits off the
 board, named here by ``"module:Class"`` so that listing the policies imports no torch. A
 game declares its own beside its baselines (``agents/games/<game>.py``); the trainer
-(:func:`agents.train.config.policy_of`), the command line's choices and help, and the docs read
+(:func:`agents.train.plan.policy_of`), the command line's choices and help, and the docs read
 this registry.
 """
 

@@ -1,16 +1,12 @@
-"""What a training run is: :class:`TrainConfig`, each game's defaults (read from its
-declaration, :mod:`agents.games`), the network a configuration builds, and the checks
-that refuse a run before anything is built or written.
+"""What a training run is: :class:`TrainConfig` and each game's defaults (read from its
+declaration, :mod:`agents.games`). What a configuration means on this machine (the
+network it builds, the batch, the memory it needs) is resolved once, by
+:func:`agents.train.plan.plan_run`.
 
 * :func:`training_defaults`: the settings ``grid-games train`` starts from for each id;
   :func:`compare_rows`: what ``grid-games compare`` teaches and trains for each game;
   :func:`symmetries_of`: the board symmetries cloning may use; each read from the games'
   declarations when asked, so a game registered later is read too.
-* Our observations are uint8 *planes* (0/1, Knight's energy up to 255), not images:
-  ``normalize_images=False`` keeps SB3 from dividing them by 255.
-* A board network (:mod:`agents.nets.board`, named in :mod:`agents.nets.registry`) reads
-  the actions' logits off a CNN's output cell by cell instead of a dense layer over every
-  action.
 """
 
 from __future__ import annotations
@@ -18,12 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-import gymnasium as gym
-import numpy as np
-
 from agents.games import declaration_of, declarations
-from agents.nets.common import PRECISIONS, bf16_native, load_torch, small_grid_cnn
-from agents.nets.registry import policies_help, policy_names, policy_spec
+from agents.nets.registry import policies_help, policy_names
 from grid_envs.core import checks
 
 VEC_ENVS = ("batched", "dummy")
@@ -326,109 +318,5 @@ def default_config(env_id: str, **overrides: Any) -> TrainConfig:
     return TrainConfig(env_id=env_id, **{**PATH_DEFAULTS[vec_env], **settings})
 
 
-def uses_bf16(config: TrainConfig) -> bool:
-    """Whether a run's network computes in bfloat16 (asked for, or "auto" on a device
-    that does it in hardware)."""
-    if config.precision != "auto":
-        return config.precision == "bf16"
-    device = config.device
-    if device == "auto":
-        device = "cuda" if load_torch().cuda.is_available() else "cpu"
-    return bf16_native(device)
-
-
-def uses_batch(config: TrainConfig) -> bool:
-    """Whether a run steps the native batched env (asked for, and the id has one)."""
-    from agents.train.batch import has_native_batch
-
-    return config.vec_env == "batched" and has_native_batch(config.env_id)
-
-
-def policy_of(config: TrainConfig, actions: int) -> tuple[Any, dict[str, Any]]:
-    """The policy class (or SB3's name for it) and its kwargs, for ``actions`` actions."""
-    policy = policy_spec(config.policy)  # refuses a name no game registered
-    if config.precision not in PRECISIONS:
-        raise ValueError(f"precision must be one of {PRECISIONS}, got {config.precision!r}")
-    bf16 = uses_bf16(config)
-    size = _net_size(config)
-    if policy.extractor is None:  # SB3's CnnPolicy
-        return "CnnPolicy", {
-            "features_extractor_class": small_grid_cnn(),
-            "features_extractor_kwargs": {"features_dim": config.features_dim, "bf16": bf16,
-                                          **size},
-            "normalize_images": False,
-        }  # fmt: skip
-    if config.algo == "dqn":
-        raise ValueError(
-            f"the {config.policy} policy is an actor-critic: train it with PPO or MaskablePPO"
-        )
-    extra = policy.kwargs(config.env_id, actions)  # refuses an env it cannot serve
-    load_torch()
-    from agents.nets import board as bp
-    from grid_envs.core.spec import load
-
-    kwargs: dict[str, Any] = {
-        "normalize_images": False,
-        "features_extractor_class": load(policy.extractor),
-        "features_extractor_kwargs": {**extra, "bf16": bf16, **size},
-    }
-    return (bp.MaskableLogitsPolicy if config.algo == "maskable-ppo" else bp.LogitsPolicy), kwargs
-
-
-def _net_size(config: TrainConfig) -> dict[str, int]:
-    """The extractor's ``width`` and ``depth`` where the config sets them; a depth only for
-    the policies built of stacked convolutions (not "cnn", two layers, nor "maze-vi", whose
-    sweeps are the board's size)."""
-    size = {}
-    for name, value in (("width", config.net_width), ("depth", config.net_depth)):
-        if value is None:
-            continue
-        if not isinstance(value, int) or value < 1:
-            raise ValueError(f"net_{name} must be a whole number of at least 1, got {value!r}")
-        size[name] = value
-    if "depth" in size and config.policy in ("cnn", "maze-vi"):
-        raise ValueError(f"the {config.policy} policy has no depth to set; leave net_depth out")
-    return size
-
-
-DQN_BUFFER = 50_000  # DQN's replay buffer, in states
-
-
-def check_training_memory(config: TrainConfig) -> None:
-    """Refuse, before the envs and the model are built, a run the machine cannot hold: the
-    envs (a mask and an observation each, twice), PPO's rollout (each of ``n_envs *
-    n_steps`` states kept as float32 observations, a mask and a few numbers; DQN's replay
-    buffer alike) and the network, whose convolutions of ``width`` channels hold about ``9 *
-    width**2`` weights a layer, each with its gradient and two moments of Adam, and whose
-    minibatch's activations hold ``width`` numbers a cell a layer, forward and back."""
-    from grid_envs.core import machine
-
-    probe = gym.make(config.env_id, **config.env_kwargs)  # its spaces
-    shape = probe.observation_space.shape or (1,)
-    actions = int(probe.action_space.n)  # type: ignore[attr-defined]
-    probe.close()
-    obs = int(np.prod(shape))
-    states = DQN_BUFFER if config.algo == "dqn" else config.n_envs * config.n_steps
-    rollout = states * (4 * obs + actions + 64) + config.n_envs * 2 * (actions + obs)
-    width = config.net_width or 64
-    depth = config.net_depth or 4
-    cells = int(np.prod(shape[-2:]))
-    weights = 16 * ((depth + 2) * 9 * width**2 + width * (actions + obs))
-    activations = 3 * 4 * config.batch_size * width * cells * (depth + 2)
-    machine.check_fits(
-        f"training {config.env_id} with {config.n_envs:,} envs x {config.n_steps:,} steps "
-        f"and a network {width} channels wide", rollout + weights + activations,
-        "make --n-envs, --n-steps, --batch-size or --net-width smaller",
-    )  # fmt: skip
-
-
 EVAL_SEED = 10_000
 HELDOUT_SEED = 1_000_000
-
-
-def checkpoint_every(config: TrainConfig) -> int:
-    """Timesteps between checkpoints: ``checkpoint_freq``, or a 20th of the budget (at
-    least 1,000 steps, at most 100,000), so that the first one comes early."""
-    if config.checkpoint_freq:
-        return config.checkpoint_freq
-    return min(100_000, max(1_000, config.timesteps // 20))

@@ -27,19 +27,9 @@ import numpy as np
 from agents.nets.common import (
     set_threads,
 )
-from agents.train.checks import check_config
-from agents.train.config import (
-    DQN_BUFFER,
-    EVAL_SEED,
-    TrainConfig,
-    check_training_memory,
-    checkpoint_every,
-    policy_of,
-    symmetries_of,
-    uses_batch,
-    uses_bf16,
-)
+from agents.train.config import EVAL_SEED, TrainConfig
 from agents.train.models import algo_class
+from agents.train.plan import DQN_BUFFER, RunPlan, as_plan, plan_run
 from agents.train.runs import (
     Interrupted,
     TrainResult,
@@ -90,21 +80,24 @@ def make_vec_env(
     return DummyVecEnv([make_env_fn(shifted, i, monitor_dir) for i in range(n_envs)])
 
 
-def new_model(config: TrainConfig, venv: Any, tensorboard_log: str | None) -> Any:
+def new_model(run: TrainConfig | RunPlan, venv: Any, tensorboard_log: str | None) -> Any:
+    """A new model of the run's algorithm and network (``run``: a configuration, planned
+    here, or its :class:`~agents.train.plan.RunPlan`) on ``venv``."""
+    plan = as_plan(run)
+    config = plan.config
     cls = algo_class(config.algo)
-    policy, policy_kwargs = policy_of(config, int(venv.action_space.n))
     common = {
         "gamma": config.gamma,
         "learning_rate": config.learning_rate,
         "seed": config.seed,
         "verbose": 0,
         "tensorboard_log": tensorboard_log,
-        "policy_kwargs": policy_kwargs,
+        "policy_kwargs": plan.policy_kwargs,
         "device": config.device,
     }
     if config.algo == "dqn":
         return cls(
-            policy,
+            plan.policy,
             venv,
             buffer_size=DQN_BUFFER,
             learning_starts=1_000,
@@ -113,7 +106,7 @@ def new_model(config: TrainConfig, venv: Any, tensorboard_log: str | None) -> An
             **common,
         )
     return cls(
-        policy,
+        plan.policy,
         venv,
         n_steps=config.n_steps,
         batch_size=config.batch_size,
@@ -123,10 +116,13 @@ def new_model(config: TrainConfig, venv: Any, tensorboard_log: str | None) -> An
     )
 
 
-def training_env(config: TrainConfig, monitor_dir: str | None = None) -> Any:
-    """The vec env a run trains on: the native batch (:class:`agents.train.batch.BatchedVecEnv`)
-    or a ``DummyVecEnv`` of single envs, seeded, monitored and shaped alike."""
-    if uses_batch(config):
+def training_env(run: TrainConfig | RunPlan, monitor_dir: str | None = None) -> Any:
+    """The vec env a run trains on (``run``: a configuration, planned here, or its plan):
+    the native batch (:class:`agents.train.batch.BatchedVecEnv`) or a ``DummyVecEnv`` of
+    single envs, seeded, monitored and shaped alike."""
+    plan = as_plan(run)
+    config = plan.config
+    if plan.batched:
         from agents.train.batch import BatchedVecEnv
 
         batch = BatchedVecEnv(
@@ -161,7 +157,7 @@ def _train(config: TrainConfig, out: Path, progress: bool) -> TrainResult:
     a checkpoint, then raises :class:`Interrupted`.
     """
     began = time.perf_counter()
-    check_config(config)
+    plan = plan_run(config)
     if out.exists():
         check_same_run(config, out, write=False)
     done = saved_steps(out)
@@ -169,13 +165,13 @@ def _train(config: TrainConfig, out: Path, progress: bool) -> TrainResult:
         return finished_result(out, done)
     threads = set_threads(config.threads)
     resume = _resume_point(out, done)
-    model = _load_or_build(config, out, resume)  # before the folder is written
+    model = _load_or_build(plan, out, resume)  # before the folder is written
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
     check_same_run(config, out)  # written now that the env and the model could be built
     (out / "monitor").mkdir(exist_ok=True)
-    venv = training_env(config, monitor_dir=str(out / "monitor"))
+    venv = training_env(plan, monitor_dir=str(out / "monitor"))
     model.set_env(venv)
-    callbacks, teacher_seconds = _callbacks(config, out, model, resume, began, progress)
+    callbacks, teacher_seconds = _callbacks(plan, out, model, resume, began, progress)
     start = time.perf_counter()
     interrupted = _learn(config, out, model, callbacks, progress, resume)
     # PPO's seconds over the run's sessions: a run that goes on adds its own to those before
@@ -188,8 +184,8 @@ def _train(config: TrainConfig, out: Path, progress: bool) -> TrainResult:
         "resumed_from": str(resume) if resume else None,
         "timesteps_done": int(model.num_timesteps),
         "seconds": round(seconds, 1),
-        "batched": uses_batch(config),
-        "bf16": uses_bf16(config),
+        "batched": plan.batched,
+        "bf16": plan.bf16,
         "torch_threads": threads,
         "device": str(model.device),
         "teacher_seconds": round(teacher_seconds, 1),
@@ -231,14 +227,14 @@ def _resume_point(out: Path, done: int) -> Path | None:
     return resume
 
 
-def _load_or_build(config: TrainConfig, out: Path, resume: Path | None) -> Any:
+def _load_or_build(plan: RunPlan, out: Path, resume: Path | None) -> Any:
     """The model to train: loaded from ``resume`` or new, built on a throwaway env so
     that a setting that cannot work fails before the run folder is written."""
-    check_training_memory(config)
-    venv = training_env(config)
+    config = plan.config
+    venv = training_env(plan)
     try:
         if resume is None:
-            return new_model(config, venv, tensorboard_log=str(out / "tb"))
+            return new_model(plan, venv, tensorboard_log=str(out / "tb"))
         return algo_class(config.algo).load(
             resume, env=venv, device=config.device, tensorboard_log=str(out / "tb")
         )
@@ -255,7 +251,7 @@ def _load_or_build(config: TrainConfig, out: Path, resume: Path | None) -> Any:
 
 
 def _callbacks(
-    config: TrainConfig,
+    plan: RunPlan,
     out: Path,
     model: Any,
     resume: Path | None,
@@ -266,16 +262,17 @@ def _callbacks(
     and the time limit; with the seconds the teaching took, every session's."""
     from stable_baselines3.common.callbacks import CheckpointCallback
 
+    config = plan.config
     per_env = max(1, config.n_envs)
     callbacks = [
         CheckpointCallback(
-            max(1, checkpoint_every(config) // per_env), str(out / "checkpoints"), "model"
+            max(1, plan.checkpoint_every // per_env), str(out / "checkpoints"), "model"
         ),
-        _eval_callback(config, out, per_env),
+        _eval_callback(plan, out, per_env),
     ]
     teacher_seconds = 0.0
     if config.teacher:
-        teacher_seconds, cloning = _taught(config, model, out, resume is None, progress)
+        teacher_seconds, cloning = _taught(plan, model, out, resume is None, progress)
         callbacks.append(cloning)
     if config.max_seconds is not None:
         callbacks.append(_deadline(began + config.max_seconds))
@@ -318,7 +315,7 @@ def _learn(
 
 
 def _taught(
-    config: TrainConfig, model: Any, out: Path, fresh: bool, progress: bool = False
+    plan: RunPlan, model: Any, out: Path, fresh: bool, progress: bool = False
 ) -> tuple[float, Any]:
     """Clone the teacher into a fresh model (DAgger rounds; the labels kept in
     ``teacher/labels.npz``, the rounds in ``teacher/rounds.json``, the cloned policy in
@@ -326,13 +323,10 @@ def _taught(
     its last finished round); on a resume of PPO, read the labels back. The seconds it took
     and the callback that keeps cloning while PPO fine-tunes. The seconds are the
     rounds' own, as ``rounds.json`` keeps them: those of an earlier session count too."""
-    from agents.train.labels import board_symmetries
     from agents.train.teaching import CloningCallback, teach
 
+    config, symmetries = plan.config, plan.symmetries
     folder = out / "teacher"
-    actions = symmetries_of(config.env_id)
-    shape = model.observation_space.shape
-    symmetries = board_symmetries(shape, actions) if actions is not None else None
     kept = _kept_teaching(folder)
     if not fresh and kept is not None and kept.labels is not None:
         labels = kept.labels  # PPO goes on from its checkpoint: the labels alone
@@ -440,16 +434,15 @@ def _deadline(deadline: float) -> Any:
     return TimeLimit()
 
 
-def _eval_callback(config: TrainConfig, out: Path, per_env: int) -> Any:
+def _eval_callback(run: TrainConfig | RunPlan, out: Path, per_env: int) -> Any:
     """Evaluations during training: the same ``eval_episodes`` episodes each time (seeded
     from :data:`EVAL_SEED`), on a batch where the id has one, raw game rewards; every
-    ``eval_freq`` timesteps, and for PPO at most once a rollout (a large batch would
-    otherwise evaluate at every step)."""
+    ``eval_every`` timesteps of the plan (``eval_freq``, and for PPO at most once a
+    rollout: a large batch would otherwise evaluate at every step)."""
     from agents.train.batch import BatchedEvalCallback, has_native_batch
 
-    every = config.eval_freq
-    if config.algo != "dqn":
-        every = max(every, config.n_envs * config.n_steps)
+    plan = as_plan(run)
+    config, every = plan.config, plan.eval_every
     if has_native_batch(config.env_id):
         return BatchedEvalCallback(
             config.env_id, config.env_kwargs, config.algo, config.eval_episodes,

@@ -14,8 +14,9 @@ from stable_baselines3.common.monitor import Monitor, load_results
 from stable_baselines3.common.vec_env import DummyVecEnv, VecCheckNan, VecNormalize
 
 from agents.train.batch import BatchedVecEnv, evaluate_batched, policy_actions, sampled_actions
-from agents.train.config import TrainConfig, default_config, uses_bf16
+from agents.train.config import TrainConfig, default_config
 from agents.train.models import PolicyAgent
+from agents.train.plan import uses_bf16
 from agents.train.runs import read_curve
 from agents.train.sb3 import make_vec_env, new_model, train, training_env
 from grid_envs.wrappers import PotentialShaping
@@ -244,7 +245,7 @@ def test_the_training_path_is_chosen_by_the_id_and_the_setting() -> None:
 def test_bf16_precision_keeps_float32_weights_and_outputs_close_to_float32(policy: str) -> None:
     import torch
 
-    from agents.train.config import policy_of
+    from agents.train.plan import policy_of
 
     kwargs = {"rows": 5, "cols": 5, "mines": 3}
     config = TrainConfig("GridGames/Minesweeper-v0", policy=policy, env_kwargs=kwargs)

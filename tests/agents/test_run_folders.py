@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from stable_baselines3.common.monitor import load_results
 
-from agents.train.config import TrainConfig, checkpoint_every
+from agents.train.config import TrainConfig
 from agents.train.models import PolicyAgent
+from agents.train.plan import checkpoint_every
 from agents.train.sb3 import train
 from grid_games import cli
 

@@ -10,8 +10,9 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agents.train.config import default_config, policy_of
+from agents.train.config import default_config
 from agents.train.models import PolicyAgent
+from agents.train.plan import policy_of
 from agents.train.sb3 import train
 
 
