@@ -1,18 +1,18 @@
 """``grid-games compare``: random, the algorithms and a taught-then-tuned policy, every game.
 
-For every game (one configuration each, :func:`agents.train.config.compare_rows`) it evaluates the
-random agent and the game's algorithms, then trains the learned policy as
-``grid-games train ENV --teacher NAME`` does (the algorithm's moves cloned into the
-network, DAgger rounds, MaskablePPO fine-tuning), and evaluates it on the same held-out
-seeds, which no training or teaching episode used: the model its evaluations during
-training (validation seeds, the cloned policy's before the first PPO step included) rated
-best, which its label names. Where a game's row says ``"sample": True`` (Sokoban) the
-learned policy plays by drawing its actions from its distribution, and the label says
-"sampled": a policy that always takes its most likely action repeats itself wherever it
-meets a position twice. ``budget`` scales the labelled states
-and the PPO steps of every game; ``scratch=True`` also trains MaskablePPO from scratch for
-as much wall time as the taught run took, teaching included, so that the table and the
-learning curves show what the teacher bought.
+For every game (one configuration each, :func:`agents.train.config.compare_rows`) it trains
+the learned policy as ``grid-games train ENV --teacher NAME`` does (the algorithm's moves
+cloned into the network, DAgger rounds, MaskablePPO fine-tuning), then plays every row
+alike on the same held-out seeds, which no training or teaching episode used: the random
+agent, the game's algorithms, the learned policy (the model its evaluations during
+training, on validation seeds, the cloned policy's before the first PPO step included,
+rated best, which its label names) and the search its row names. Where a game's row says
+``"sample": True`` (Sokoban) the learned policy plays by drawing its actions from its
+distribution, and the label says "sampled": a policy that always takes its most likely
+action repeats itself wherever it meets a position twice. ``budget`` scales the labelled
+states and the PPO steps of every game; ``scratch=True`` also trains MaskablePPO from
+scratch for as much wall time as the taught run took, teaching included, so that the
+table and the learning curves show what the teacher bought.
 
 It writes ``table.md`` (with, per game, whether the learned policy beats random with the
 95% intervals apart), ``results.json``, ``results.png`` (bars grouped by game, coloured by
@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from agents.evaluation import EvalResult, evaluate
 from agents.registry import list_agents
@@ -60,23 +60,6 @@ class Comparison:
     networks: dict[str, Path] = field(default_factory=dict)  # env -> the taught network
     # "<env> taught" / "<env> scratch" -> the arithmetic it ran in ("2 torch threads, bf16")
     arithmetic: dict[str, str] = field(default_factory=dict)
-
-
-def best_model(model_path: Path, curve: Curve) -> tuple[Path, int | None]:
-    """The model a run's evaluations during training rated best (``best/best_model.zip``,
-    their first highest mean return, on validation seeds from 10,000 on, apart from the
-    held-out ones) and the step it was saved at; the final model where there is none."""
-    path = Path(model_path).parent / "best" / "best_model.zip"
-    if not path.exists() or not curve:
-        return Path(model_path), None
-    returns = [mean for _, mean, _ in curve]
-    return path, curve[returns.index(max(returns))][0]
-
-
-def run_seconds(settings_path: Path) -> float:
-    """A finished run's wall seconds, teaching included, from its ``settings.json``."""
-    settings = read_json(Path(settings_path))
-    return float(settings.get("seconds", 0.0)) + float(settings.get("teacher_seconds", 0.0))
 
 
 def kind_of(label: str) -> str:
@@ -186,86 +169,94 @@ def check_compare_folder(out: Path, settings: dict[str, Any], force: bool) -> No
     )
 
 
+class Player(NamedTuple):
+    """One row of the table before it is played: its label, the agent (a registered name
+    or an agent), its episodes and the line the log says as it starts (None: nothing)."""
+
+    label: str
+    agent: Any
+    episodes: int
+    says: str | None = None
+
+
 def _compare(
     envs: tuple[str, ...], budget: float, timesteps: int | None, episodes: int, seed: int,
     out: Path, train_models: bool, scratch: bool, progress: bool, log: Any,
     threads: int | None, precision: str,
 ) -> Comparison:  # fmt: skip
-    """:func:`run_compare`'s work, in a folder it holds."""
+    """:func:`run_compare`'s work, in a folder it holds: for every game, the networks its
+    rows need are trained first, then every row is played alike on the held-out seeds."""
     result = Comparison([], {}, {}, {}, out)
     for env_id in envs:
         config = compare_config(env_id, budget, timesteps, seed, threads, precision)
         result.configs[env_id] = config
-        kwargs = config.env_kwargs
         play = compare_rows().get(env_id, {})
-        skip, sample = play.get("skip_agents", ()), bool(play.get("sample", False))
         count = min(episodes, int(play.get("episodes", episodes)))  # long games: fewer
-        for name in [a for a in list_agents(env_id) if a not in skip]:
-            log(f"{env_id} {kwargs}: evaluating {name}")
-            evaluation = evaluate(env_id, name, count, seed + HELDOUT_SEED, kwargs)
-            result.rows.append((env_id, name, evaluation))
-        if not train_models:
-            continue
-        runs = [("taught", config)] if config.teacher else []
-        if scratch or not config.teacher:
-            runs.append(("scratch", replace(config, teacher=None)))
-        for how, run in runs:
-            _trained_row(result, env_id, how, run, count, seed, sample, progress, log)
-        if play.get("search"):
-            row = search_row(env_id, play["search"], result.networks.get(env_id), kwargs,
-                             seed, log, count)  # fmt: skip
-            if row is not None:
-                result.rows.append(row)
+        players = [
+            Player(name, name, count, f"{env_id} {config.env_kwargs}: evaluating {name}")
+            for name in list_agents(env_id) if name not in play.get("skip_agents", ())
+        ]  # fmt: skip
+        if train_models:
+            players += _learned(result, env_id, config, play, scratch, count, progress, log)
+        for label, agent, n, says in players:
+            if says is not None:
+                log(says)
+            evaluation = evaluate(env_id, agent, n, seed + HELDOUT_SEED, config.env_kwargs)
+            result.rows.append((env_id, label, evaluation))
     write_outputs(result, episodes)
     return result
 
 
-def _trained_row(
-    result: Comparison, env_id: str, how: str, run: TrainConfig, episodes: int, seed: int,
-    sample: bool, progress: bool, log: Any,
-) -> None:  # fmt: skip
-    """Train ``run`` (``how``: taught or scratch; a scratch run gets the taught run's wall
-    time) and add its best model's row, evaluated on the held-out seeds, to ``result``."""
-    out = result.out
-    taught_seconds = result.train_seconds.get(f"{env_id} taught")
-    if how == "scratch" and taught_seconds:  # the taught run's wall time, in steps
-        run = replace(run, timesteps=run.timesteps * SCRATCH_STEPS,
-                      max_seconds=max(1.0, taught_seconds))  # fmt: skip
-    taught = f"{run.teacher}-taught " if run.teacher else ""
-    limit = f" or {run.max_seconds:.0f} s" if run.max_seconds else ""
-    log(f"{env_id}: training {taught}MaskablePPO for {run.timesteps} steps{limit}")
-    trained = train(run, out / "runs" / f"{env_id.split('/')[1]}-{how}", progress)
-    # every session's, teaching included: a run that went on from an earlier one counts both
-    result.train_seconds[f"{env_id} {how}"] = run_seconds(trained.settings_path)
-    settings = read_json(trained.settings_path)
-    threads = int(settings.get("torch_threads", 0))
-    result.arithmetic[f"{env_id} {how}"] = (
-        f"{threads} torch thread{'s' * (threads != 1)}, "
-        f"{'bf16' if settings.get('bf16') else 'fp32'}"
-    )
-    result.curves.setdefault(env_id, {})[how] = trained.curve
-    path, at = best_model(trained.model_path, trained.curve)
-    agent = PolicyAgent.load(path, sample=sample)
-    best = f", best at {at / 1000:.0f}k" if at is not None else ""
-    drawn = ", sampled" if sample else ""
-    label = f"{taught}maskable-ppo ({trained.timesteps // 1000}k steps{best}{drawn})"
-    evaluation = evaluate(env_id, agent, episodes, seed + HELDOUT_SEED, run.env_kwargs)
-    result.rows.append((env_id, label, evaluation))
-    if how == "taught":
-        result.networks[env_id] = path
+def _learned(
+    result: Comparison, env_id: str, config: TrainConfig, play: dict[str, Any], scratch: bool,
+    episodes: int, progress: bool, log: Any,
+) -> list[Player]:  # fmt: skip
+    """Train the game's taught run (and its scratch run with ``scratch``, or alone where
+    the row names no teacher; a scratch run gets the taught run's wall time) and give back
+    their best models, and the search its row names, as players."""
+    runs = [("taught", config)] if config.teacher else []
+    if scratch or not config.teacher:
+        runs.append(("scratch", replace(config, teacher=None)))
+    players = []
+    sample = bool(play.get("sample", False))
+    for how, run in runs:
+        taught_seconds = result.train_seconds.get(f"{env_id} taught")
+        if how == "scratch" and taught_seconds:  # the taught run's wall time, in steps
+            run = replace(run, timesteps=run.timesteps * SCRATCH_STEPS,
+                          max_seconds=max(1.0, taught_seconds))  # fmt: skip
+        taught = f"{run.teacher}-taught " if run.teacher else ""
+        limit = f" or {run.max_seconds:.0f} s" if run.max_seconds else ""
+        log(f"{env_id}: training {taught}MaskablePPO for {run.timesteps} steps{limit}")
+        trained = train(run, result.out / "runs" / f"{env_id.split('/')[1]}-{how}", progress)
+        # every session's, teaching included: a run that went on from an earlier one counts both
+        result.train_seconds[f"{env_id} {how}"] = trained.wall_seconds
+        result.arithmetic[f"{env_id} {how}"] = trained.arithmetic
+        result.curves.setdefault(env_id, {})[how] = trained.curve
+        path, at = trained.best()
+        best = f", best at {at / 1000:.0f}k" if at is not None else ""
+        drawn = ", sampled" if sample else ""
+        label = f"{taught}maskable-ppo ({trained.timesteps // 1000}k steps{best}{drawn})"
+        players.append(Player(label, PolicyAgent.load(path, sample=sample), episodes))
+        if how == "taught":
+            result.networks[env_id] = path
+    if play.get("search"):
+        found = search_player(env_id, play["search"], result.networks.get(env_id),
+                              config.env_kwargs, episodes)  # fmt: skip
+        players += [] if found is None else [found]
+    return players
 
 
-def search_row(
+def search_player(
     env_id: str, settings: dict[str, Any], trained: Path | None, kwargs: dict[str, Any],
-    seed: int, log: Any, episodes: int,
-) -> tuple[str, str, EvalResult] | None:  # fmt: skip
-    """The search guided by a network (:mod:`agents.search.tree`), on the held-out seeds: the
-    network ``compare`` trained (``"network": "trained"``) or the shipped one
-    (``"pretrained"``, which must have been trained on the board the row plays), with
-    ``"simulations"`` a move (the game's own search where none is named; ``"replies"``
-    where the game's ordered search is given its depth), over
-    ``"episodes"`` episodes (``episodes`` where fewer: the other rows').
-    None where the network is missing (no training, or no shipped model)."""
+    episodes: int,
+) -> Player | None:  # fmt: skip
+    """The search guided by a network (:mod:`agents.search.tree`) as a row: the network
+    ``compare`` trained (``"network": "trained"``) or the shipped one (``"pretrained"``,
+    which must have been trained on the board the row plays), with ``"simulations"`` a
+    move (the game's own search where none is named; ``"replies"`` where the game's
+    ordered search is given its depth), over ``"episodes"`` episodes (``episodes`` where
+    fewer: the other rows'). None where the network is missing (no training, or no
+    shipped model)."""
     from agents.pretrained import available, card, model_path
     from agents.search.agent import SearchAgent
 
@@ -285,10 +276,9 @@ def search_row(
     config = agent.config
     unit = {"exact": "nodes", "ordered": "candidates"}.get(config.variant, "simulations")
     budget = f"{config.simulations:,} {unit}" + (", no replies" if config.replies == 0 else "")
-    log(f"{env_id}: evaluating the search ({budget}, {network} network)")
+    label = f"search ({budget}, {network} network)"
     count = min(int(settings["episodes"]), episodes)
-    result = evaluate(env_id, agent, count, seed + HELDOUT_SEED, kwargs)
-    return env_id, f"search ({budget}, {network} network)", result
+    return Player(label, agent, count, f"{env_id}: evaluating the {label}")
 
 
 def _uses_wins(rows: list[EvalResult]) -> bool:

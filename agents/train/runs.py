@@ -48,6 +48,30 @@ class TrainResult:
     already_done: bool = False  # the folder held a finished run of these steps: not retrained
     seconds_before: float = 0.0  # that run's training seconds
     teacher_seconds: float = 0.0  # the teaching's wall seconds, every round of every session
+    threads: int = 0  # the torch threads it trained on (0: not known, a run of an old version)
+    bf16: bool = False  # whether its network computed in bfloat16
+
+    @property
+    def wall_seconds(self) -> float:
+        """The run's wall seconds over every session, teaching included."""
+        return (self.seconds_before if self.already_done else self.seconds) + self.teacher_seconds
+
+    @property
+    def arithmetic(self) -> str:
+        """What the run computed in, as a report says it: "2 torch threads, bf16"."""
+        threads = f"{self.threads} torch thread{'s' * (self.threads != 1)}"
+        return f"{threads}, {'bf16' if self.bf16 else 'fp32'}"
+
+    def best(self) -> tuple[Path, int | None]:
+        """The model the run's evaluations during training rated best
+        (``best/best_model.zip``, their first highest mean return, on validation seeds apart
+        from the held-out ones) and the step it was saved at; the final model where there
+        is none."""
+        path = Path(self.model_path).parent / "best" / "best_model.zip"
+        if not path.exists() or not self.curve:
+            return Path(self.model_path), None
+        returns = [mean for _, mean, _ in self.curve]
+        return path, self.curve[returns.index(max(returns))][0]
 
 
 class Interrupted(KeyboardInterrupt):
@@ -171,6 +195,7 @@ def finished_result(out: Path, steps: int) -> TrainResult:
         out / "model.zip", out / "settings.json", steps, 0.0, None, read_curve(out),
         already_done=True, seconds_before=float(settings.get("seconds", 0.0)),
         teacher_seconds=float(settings.get("teacher_seconds", 0.0)),
+        threads=int(settings.get("torch_threads", 0)), bf16=bool(settings.get("bf16", False)),
     )  # fmt: skip
 
 

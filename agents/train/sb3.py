@@ -206,6 +206,8 @@ def _train(config: TrainConfig, out: Path, progress: bool) -> TrainResult:
         str(resume) if resume else None,
         read_curve(out),
         teacher_seconds=teacher_seconds,
+        threads=threads,
+        bf16=plan.bf16,
     )
 
 

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from agents import evaluate
-from agents.compare import search_row
+from agents.compare import search_player
 from agents.evaluation import load_policy
 from agents.pretrained import available, card, model_path
 from agents.search import search_defaults
@@ -120,6 +120,7 @@ def test_the_lines98_search_takes_the_look_aheads_judgement_from_the_command_lin
     assert cli.main(["eval", "Lines98-v0", "--agent", "greedy", "--replies", "0"]) == 2
     assert "--replies: options of --agent search" in capsys.readouterr().err
     settings = {"episodes": 1, "network": "pretrained", "simulations": 2, "replies": 0}
-    row = search_row("GridGames/Lines98-v0", settings, None, {}, 0, lambda _: None, 5)
-    assert row is not None and row[1] == "search (2 candidates, no replies, pretrained network)"
-    assert row[2].episodes == 1 and row[2].mean_return > 0
+    row = search_player("GridGames/Lines98-v0", settings, None, {}, 5)
+    assert row is not None and row.label == "search (2 candidates, no replies, pretrained network)"
+    assert row.episodes == 1
+    assert evaluate("GridGames/Lines98-v0", row.agent, row.episodes).mean_return > 0
