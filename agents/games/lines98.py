@@ -62,7 +62,7 @@ def mirrored_moves(
     shape: tuple[int, int], flip_rows: bool, flip_cols: bool, transpose: bool
 ) -> np.ndarray:
     """Where each move (source, target) goes when the board is mirrored
-    (agents.train.labels.ActionMap): lines run along rows, columns and both diagonals and
+    (agents.train.cloning.ActionMap): lines run along rows, columns and both diagonals and
     balls land on free cells at random, so the rules know no orientation."""
     to = mirrored_cells(shape, flip_rows, flip_cols, transpose)
     return (to[:, None] * to.size + to[None, :]).ravel()

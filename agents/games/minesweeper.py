@@ -32,7 +32,7 @@ SEARCH: dict[str, dict[str, Any]] = {
     "GridGames/Minesweeper*": {"variant": "gumbel", "simulations": 64}
 }
 
-# the board's symmetries, for cloning (agents.train.labels.ActionMap): mines are placed
+# the board's symmetries, for cloning (agents.train.cloning.ActionMap): mines are placed
 # uniformly and the first click is safe wherever it lands, so the rules know no orientation;
 # a cell's reveal (and its flag) goes where the cell goes
 SYMMETRIES = {"GridGames/Minesweeper-v0": mirrored_cells}

@@ -57,7 +57,7 @@ SEARCH: dict[str, dict[str, Any]] = {"GridGames/Sokoban*": {"variant": "levin", 
 def mirrored_actions(
     shape: tuple[int, int], flip_rows: bool, flip_cols: bool, transpose: bool
 ) -> np.ndarray:
-    """Where each move and push goes when the board is mirrored (agents.train.labels.ActionMap):
+    """Where each move and push goes when the board is mirrored (agents.train.cloning.ActionMap):
     the rules know no orientation, so cloning may learn from every mirror image."""
     moves = mirrored_directions(flip_rows, flip_cols, transpose)
     return np.concatenate([moves, moves + 4])

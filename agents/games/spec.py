@@ -31,7 +31,7 @@ class AgentsSpec:
       ``simulations``);
     * ``symmetries``: env id -> a function ``(shape, flip_rows, flip_cols, transpose) ->
       actions`` saying where each action goes when the board is mirrored
-      (:class:`agents.train.labels.ActionMap`); an id without one is cloned as it comes;
+      (:class:`agents.train.cloning.ActionMap`); an id without one is cloned as it comes;
     * ``exact_search``: the game's exact solver that a network's prior can order
       (``variant="exact"``);
     * ``leaf_value``: the game's judgement of positions, standing for the value head

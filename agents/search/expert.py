@@ -245,11 +245,11 @@ def learning_loss(policy: Any, data: Positions, index: np.ndarray, value_coef: f
                   return_scale: float, symmetry: Any = None) -> Any:  # fmt: skip
     """Cross-entropy to the search's policy over the legal actions, plus ``value_coef``
     times the critic's squared error to the returns (in units of ``return_scale``), on the
-    positions ``index`` seen through ``symmetry`` (see :func:`agents.train.labels.mirrored`)."""
+    positions ``index`` seen through ``symmetry`` (see :func:`agents.train.cloning.mirrored`)."""
     import torch
 
     from agents.nets.common import logits_and_values
-    from agents.train.teaching import masked_log_probs
+    from agents.train.cloning import masked_log_probs
     from grid_envs.core.grid import mirror_board
 
     n_actions = int(policy.action_space.n)
@@ -398,7 +398,7 @@ def _iterate(config: IterationConfig, out: Path, log: Any) -> IterationResult:
     actions = symmetries_of(config.env_id)
     symmetries = None
     if actions is not None:
-        from agents.train.labels import board_symmetries
+        from agents.train.cloning import board_symmetries
 
         symmetries = board_symmetries(model.observation_space.shape, actions)
     rng = np.random.default_rng(config.seed + done)

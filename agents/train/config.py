@@ -293,7 +293,7 @@ def compare_rows() -> dict[str, dict[str, Any]]:
 
 def symmetries_of(env_id: str) -> Any:
     """The board symmetries of ``env_id`` cloning may use (an
-    :data:`agents.train.labels.ActionMap`), None where its game declares none."""
+    :data:`agents.train.cloning.ActionMap`), None where its game declares none."""
     declared = declaration_of(env_id)
     return None if declared is None else declared.symmetries.get(env_id)
 

@@ -158,7 +158,8 @@ def load_demos(path: str | Path) -> Any:
 
 def labels_from_dataset(dataset: Any, gamma: float = 0.99) -> Any:
     """The dataset's states with the recorded agent's actions, as cloning takes them."""
-    from agents.train.labels import Labels, discounted_returns
+    from agents.train.cloning import Labels
+    from agents.train.labels import discounted_returns
 
     obs, masks, actions, returns = [], [], [], []
     for episode in dataset.iterate_episodes():

@@ -1,21 +1,19 @@
-"""Labelled states: the algorithms' moves in the states of their own games or of the
-learner's (DAgger), each with the observation, the legal actions and the return, and the
-board symmetries cloning may see them through.
+"""Labelled states gathered: the algorithms' moves in the states of their own games or of
+the learner's (DAgger), each with the observation, the legal actions and the return.
 
 Every baseline reads the game through ``game_state()``, so it can name its action in any
 state, not only in the states of its own games. That makes it a teacher:
 :func:`label_states` plays episodes on single envs side by side and records, in every
 state met, the observation, the legal actions and the teacher's action. Who *moves* is
 another matter: the teacher (``beta=1``, plain demonstrations), the learner (``beta=0``,
-DAgger's states: the ones the learner's own mistakes lead to) or a mix. Cloning them is
-:mod:`agents.train.teaching`.
+DAgger's states: the ones the learner's own mistakes lead to) or a mix. Fitting a policy
+to them is :mod:`agents.train.cloning`; the rounds of both, :mod:`agents.train.teaching`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +22,7 @@ import numpy as np
 import torch
 
 from agents.registry import describe_agent, make_agent
-from grid_envs.core.grid import mirror_board
+from agents.train.cloning import Labels
 
 TEACHER_SEED = 20_000  # round r's episodes seeded seed + this + r * ROUND_SEEDS + k
 ROUND_SEEDS = 100_000
@@ -49,57 +47,6 @@ def check_teaching(env_id: str, teacher: str, states: int, rounds: int) -> None:
 
 
 @dataclass
-class Labels:
-    """States with the teacher's action: observations (n, ...), legal actions (n, A),
-    the teacher's actions (n,), the discounted return that followed each state (n,) and,
-    where the teacher named them, every action it rates as good as its own (n, A; None:
-    its own alone, as in a recorded dataset)."""
-
-    observations: np.ndarray
-    masks: np.ndarray
-    actions: np.ndarray
-    returns: np.ndarray
-    good: np.ndarray | None = None
-
-    def __len__(self) -> int:
-        return len(self.actions)
-
-    def targets(self, index: np.ndarray | slice) -> np.ndarray:
-        """(k, A) bool: the actions cloning counts as the teacher's in the states ``index``."""
-        if self.good is not None:
-            return self.good[index]
-        actions = self.actions[index]
-        out = np.zeros((len(actions), self.masks.shape[1]), dtype=bool)
-        out[np.arange(len(actions)), actions] = True
-        return out
-
-    def extend(self, other: Labels) -> Labels:
-        mine, theirs = self.arrays(), other.arrays()
-        if len(mine) != len(theirs):  # one side names its equals, the other does not
-            mine, theirs = self.with_good().arrays(), other.with_good().arrays()
-        return Labels(*(np.concatenate([a, b]) for a, b in zip(mine, theirs, strict=True)))
-
-    def with_good(self) -> Labels:
-        """The same labels with :attr:`good` filled in."""
-        return Labels(
-            self.observations, self.masks, self.actions, self.returns, self.targets(slice(None))
-        )
-
-    def arrays(self) -> tuple[np.ndarray, ...]:
-        """The arrays in field order (``good`` where there is one), as saved in
-        ``teacher/labels.npz``."""
-        base = (self.observations, self.masks, self.actions, self.returns)
-        return base if self.good is None else (*base, self.good)
-
-    @cached_property
-    def return_scale(self) -> float:
-        """The returns' mean square (at least 1): the unit of the critic's cloning loss, so
-        that its error weighs as much as the actor's where returns run to hundreds of
-        points (Lines98) as where they are 1."""
-        return max(1.0, float(np.mean(self.returns**2)))
-
-
-@dataclass
 class LabelStats:
     """What the episodes that gave the labels reached, whoever moved."""
 
@@ -111,58 +58,6 @@ class LabelStats:
     @property
     def win_rate(self) -> float:
         return self.wins / max(1, self.episodes)
-
-
-# A game's board symmetries, declared beside its baselines (the ``symmetries`` of its
-# ``AgentsSpec`` in agents/games/<game>.py): for a board of (rows, cols) whose rows are
-# flipped, then its columns, then it is transposed, the (A,) index of the action each action
-# becomes
-ActionMap = Callable[[tuple[int, int], bool, bool, bool], np.ndarray]
-# one symmetry: flip rows, flip columns, transpose, and the action map's answer for them
-Symmetry = tuple[bool, bool, bool, np.ndarray]
-
-
-def board_symmetries(shape: tuple[int, ...], actions: ActionMap) -> list[Symmetry]:
-    """The mirror images and quarter turns of a board of ``shape`` (..., rows, cols), the
-    identity first: 8 on a square board, 4 (flips only) on another."""
-    board = (int(shape[-2]), int(shape[-1]))
-    square = board[0] == board[1]
-    return [
-        (rows, cols, transpose, actions(board, rows, cols, transpose))
-        for transpose in ((False, True) if square else (False,))
-        for rows in (False, True)
-        for cols in (False, True)
-    ]
-
-
-def mirrored(labels: Labels, index: np.ndarray, symmetry: Symmetry) -> Labels:
-    """The states ``index`` of ``labels`` seen through ``symmetry``: the planes flipped
-    and transposed (their last two axes are the board), the actions and masks mapped
-    with them. Cloning on random symmetries of its states learns a rule once for every
-    orientation of the board."""
-    flip_rows, flip_cols, transpose, to = symmetry
-    planes = labels.masks.shape[1] // len(to)  # a map of the cells serves every plane of
-    if planes > 1:  # cell actions (Minesweeper's reveals, then its flags)
-        to = np.concatenate([to + k * len(to) for k in range(planes)])
-    obs = mirror_board(labels.observations[index], flip_rows, flip_cols, transpose)
-    back = np.argsort(to)  # the action that becomes each action
-    view = Labels(
-        np.ascontiguousarray(obs), labels.masks[index][:, back], to[labels.actions[index]],
-        labels.returns[index], labels.targets(index)[:, back],
-    )  # fmt: skip
-    view.return_scale = labels.return_scale  # the critic's unit stays the whole set's
-    return view
-
-
-def minibatch(
-    labels: Labels, index: np.ndarray, symmetries: list[Symmetry] | None, rng: Any
-) -> tuple[Labels, np.ndarray]:
-    """The minibatch ``index`` as cloning takes it: through a random one of
-    ``symmetries`` where there are some."""
-    if not symmetries:
-        return labels, index
-    part = mirrored(labels, index, symmetries[rng.integers(len(symmetries))])
-    return part, np.arange(len(index))
 
 
 def discounted_returns(rewards: list[float], gamma: float) -> list[float]:

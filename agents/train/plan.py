@@ -41,7 +41,7 @@ class RunPlan:
     the network computes in bfloat16; ``policy`` and ``policy_kwargs``: what SB3 builds the
     network from; ``checkpoint_every`` and ``eval_every``: timesteps between checkpoints
     and between evaluations; ``symmetries``: the board symmetries cloning may use
-    (:func:`agents.train.labels.board_symmetries`), None where the game declares none."""
+    (:func:`agents.train.cloning.board_symmetries`), None where the game declares none."""
 
     config: TrainConfig
     shape: tuple[int, ...]
@@ -58,7 +58,7 @@ class RunPlan:
 def plan_run(config: TrainConfig) -> RunPlan:
     """Check ``config`` (every refusal one line naming the setting) and resolve it."""
     from agents.train.batch import has_native_batch
-    from agents.train.labels import board_symmetries
+    from agents.train.cloning import board_symmetries
 
     check_config(config)
     shape, actions = _spaces(config)

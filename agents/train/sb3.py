@@ -19,7 +19,7 @@ import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import gymnasium as gym
 import numpy as np
@@ -177,38 +177,54 @@ def _train(config: TrainConfig, out: Path, progress: bool) -> TrainResult:
     # PPO's seconds over the run's sessions: a run that goes on adds its own to those before
     seconds = time.perf_counter() - start + (_ppo_seconds_before(out) if resume else 0.0)
     venv.close()
-    model_path = out / "model.zip"
-    model.save(model_path)
+    model.save(out / "model.zip")
+    session = _Session(seconds, teacher_seconds, threads, began, interrupted)
+    return _record(plan, out, model, resume, session)
+
+
+class _Session(NamedTuple):
+    """What one session of a run did: PPO's seconds (every session's), the teaching's,
+    the torch threads, when it began (``time.perf_counter``) and whether Ctrl-C stopped it."""
+
+    seconds: float
+    teacher_seconds: float
+    threads: int
+    began: float
+    interrupted: bool
+
+
+def _record(
+    plan: RunPlan, out: Path, model: Any, resume: Path | None, session: _Session
+) -> TrainResult:
+    """Write the run's ``settings.json`` (the configuration, what the plan resolved and what
+    the session did: its steps, PPO's and the teaching's seconds, threads, device) and give
+    its result; raise :class:`Interrupted` where Ctrl-C stopped it."""
+    config, model_path = plan.config, out / "model.zip"
     settings = {
         **asdict(config),
         "resumed_from": str(resume) if resume else None,
         "timesteps_done": int(model.num_timesteps),
-        "seconds": round(seconds, 1),
+        "seconds": round(session.seconds, 1),
         "batched": plan.batched,
         "bf16": plan.bf16,
-        "torch_threads": threads,
+        "torch_threads": session.threads,
         "device": str(model.device),
-        "teacher_seconds": round(teacher_seconds, 1),
-        "session_seconds": round(time.perf_counter() - began, 1),
+        "teacher_seconds": round(session.teacher_seconds, 1),
+        "session_seconds": round(time.perf_counter() - session.began, 1),
         "stopped_at_time_limit": bool(
             config.max_seconds is not None and model.num_timesteps < config.timesteps
         ),
+        "interrupted": session.interrupted,
     }
     settings_path = out / "settings.json"
-    settings_path.write_text(json.dumps({**settings, "interrupted": interrupted}, indent=2))
-    if interrupted:
+    settings_path.write_text(json.dumps(settings, indent=2))
+    if session.interrupted:
         raise Interrupted(int(model.num_timesteps), model_path)
     return TrainResult(
-        model_path,
-        settings_path,
-        int(model.num_timesteps),
-        seconds,
-        str(resume) if resume else None,
-        read_curve(out),
-        teacher_seconds=teacher_seconds,
-        threads=threads,
-        bf16=plan.bf16,
-    )
+        model_path, settings_path, int(model.num_timesteps), session.seconds,
+        str(resume) if resume else None, read_curve(out),
+        teacher_seconds=session.teacher_seconds, threads=session.threads, bf16=plan.bf16,
+    )  # fmt: skip
 
 
 def _ppo_seconds_before(out: Path) -> float:
@@ -325,7 +341,8 @@ def _taught(
     its last finished round); on a resume of PPO, read the labels back. The seconds it took
     and the callback that keeps cloning while PPO fine-tunes. The seconds are the
     rounds' own, as ``rounds.json`` keeps them: those of an earlier session count too."""
-    from agents.train.teaching import CloningCallback, teach
+    from agents.train.cloning import CloningCallback
+    from agents.train.teaching import teach
 
     config, symmetries = plan.config, plan.symmetries
     folder = out / "teacher"
@@ -379,7 +396,7 @@ def _keep_teaching(folder: Path, model: Any, so_far: Any) -> None:
 def _kept_teaching(folder: Path) -> Any:
     """The teaching ``folder`` holds (a ``TeachResult`` of its finished rounds), or None
     where it holds none, or files that do not agree (then teaching starts over)."""
-    from agents.train.labels import Labels
+    from agents.train.cloning import Labels
     from agents.train.teaching import TeachResult
 
     paths = [folder / name for name in ("rounds.json", "cloned.zip")]

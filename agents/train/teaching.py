@@ -1,16 +1,10 @@
-"""The algorithms as teachers: behaviour cloning, DAgger, and cloning kept up while PPO
-fine-tunes, over the labelled states of :mod:`agents.train.labels`.
+"""The algorithms as teachers: demonstrations, then DAgger rounds, each round's states
+gathered by :mod:`agents.train.labels` and the policy cloned again on all of them by
+:mod:`agents.train.cloning`; :func:`teach` runs the rounds, and hands each one's result
+to its caller to keep.
 
-* :func:`clone` fits a policy (the same SB3 network PPO trains) to those labels:
-  cross-entropy over the legal actions only, and the critic to the discounted returns. A
-  teacher whose choice is one of several equals (:meth:`agents.base.Agent.label`: tied
-  scores, any sure cell, any shortest walk) is matched by any of them.
-* :func:`teach`: demonstrations, then DAgger rounds, cloning on the growing data set.
-* :class:`CloningCallback`: while PPO fine-tunes the cloned policy, a few cloning steps
-  after each rollout with a weight that decays to zero, so PPO's first noisy updates do not
-  undo what was cloned before its critic has caught up.
-
-``grid-games train ENV --teacher NAME`` runs all of it (:func:`agents.train.sb3.train`).
+``grid-games train ENV --teacher NAME`` runs all of it (:func:`agents.train.sb3.train`),
+then PPO fine-tunes with :class:`agents.train.cloning.CloningCallback` keeping the clone.
 """
 
 from __future__ import annotations
@@ -21,114 +15,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-import torch
-from stable_baselines3.common.callbacks import BaseCallback
-
-from agents.nets.common import logits_and_values
+from agents.train.cloning import Labels, Symmetry, clone
 from agents.train.labels import (
     MAX_ROUNDS,
     ROUND_SEEDS,
     TEACHER_SEED,
-    Labels,
     LabelStats,
-    Symmetry,
     check_teaching,
     label_states,
-    minibatch,
     no_tick,
     side_by_side,
 )
-
-
-def masked_log_probs(logits: Any, masks: Any) -> Any:
-    """Log-probabilities over the legal actions only (illegal: -inf)."""
-    return torch.log_softmax(logits.masked_fill(~masks, -1e9), dim=1)
-
-
-def cloning_loss(policy: Any, labels: Labels, index: np.ndarray, value_coef: float = 0.5) -> Any:
-    """Cross-entropy of the teacher's actions over the legal ones (minus the log of the
-    probability the policy puts on all the actions the teacher rates best, where it names
-    several), plus ``value_coef`` times the critic's squared error on the returns, for the
-    states ``index``."""
-    device = policy.device
-    obs, _ = policy.obs_to_tensor(labels.observations[index])
-    masks = torch.as_tensor(labels.masks[index], device=device)
-    targets = torch.as_tensor(labels.targets(index), device=device)
-    logits, values = logits_and_values(policy, obs)
-    log_probs = masked_log_probs(logits, masks)
-    loss = -torch.logsumexp(log_probs.masked_fill(~targets, -1e9), dim=1).mean()
-    if value_coef:
-        returns = torch.as_tensor(labels.returns[index], device=device)
-        error = torch.nn.functional.mse_loss(values, returns) / labels.return_scale
-        loss = loss + value_coef * error
-    return loss
-
-
-def cloning_step(
-    policy: Any, labels: Labels, index: np.ndarray, weight: float = 1.0,
-    value_coef: float = 0.5, max_grad_norm: float = 0.5,
-) -> None:  # fmt: skip
-    """One optimiser step of ``weight`` times the cloning loss on the states ``index``."""
-    loss = weight * cloning_loss(policy, labels, index, value_coef)
-    policy.optimizer.zero_grad()
-    loss.backward()
-    torch.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)
-    policy.optimizer.step()
-
-
-def clone(
-    model: Any, labels: Labels, epochs: int = 4, batch_size: int = 256, seed: int = 0,
-    value_coef: float = 0.5, max_grad_norm: float = 0.5, lr: float | None = None,
-    symmetries: list[Symmetry] | None = None, tick: Callable[[int], Any] | None = None,
-) -> float:  # fmt: skip
-    """Fit ``model``'s policy to ``labels`` with its own optimiser, at step size ``lr``
-    (None: the model's own; PPO's is restored after); the share of the labelled states
-    where its greedy legal action is the teacher's, after fitting. With ``symmetries``
-    (:func:`board_symmetries`) each minibatch is seen through a random one of them.
-    ``tick(n)`` is told of the states each minibatch fits."""
-    policy = model.policy
-    groups = policy.optimizer.param_groups
-    kept = [group["lr"] for group in groups]
-    if lr is not None:
-        for group in groups:
-            group["lr"] = lr
-    policy.set_training_mode(True)
-    rng = np.random.default_rng(seed)
-    n = len(labels)
-    try:
-        for _ in range(epochs):
-            order = rng.permutation(n)
-            for start in range(0, n, batch_size):
-                part, index = minibatch(labels, order[start : start + batch_size],
-                                         symmetries, rng)  # fmt: skip
-                cloning_step(policy, part, index, 1.0, value_coef, max_grad_norm)
-                if tick is not None:
-                    tick(len(index))
-    finally:
-        for group, value in zip(groups, kept, strict=True):
-            group["lr"] = value
-        policy.set_training_mode(False)
-    if not all(bool(torch.isfinite(p).all()) for p in policy.parameters()):
-        raise ValueError(
-            f"cloning diverged at step size {lr if lr is not None else kept[0]}: the network's "
-            f"weights are no longer numbers; give --teacher-lr a smaller one"
-        )
-    return accuracy(model, labels)
-
-
-def accuracy(model: Any, labels: Labels, batch_size: int = 1024) -> float:
-    """The share of ``labels``' states where the model's greedy legal action is the
-    teacher's (or one the teacher rates as good)."""
-    from agents.train.batch import policy_actions
-    from agents.train.models import algo_of
-
-    hits = 0
-    for start in range(0, len(labels), batch_size):
-        part = slice(start, start + batch_size)
-        mine = policy_actions(model, algo_of(model), labels.observations[part], labels.masks[part])
-        hits += int(np.sum(labels.targets(part)[np.arange(len(mine)), mine]))
-    return hits / max(1, len(labels))
 
 
 @dataclass
@@ -149,8 +46,9 @@ def teach(
     ``rounds`` rounds. Round 0 is the teacher's own play; in every later round the learner
     moves (its greedy legal action) and the teacher labels the states it reaches; after each
     round the model is cloned again on everything gathered so far (through random
-    ``symmetries`` of its states where there are some, :func:`clone`). ``workers``
-    processes label each round (:func:`label_states`).
+    ``symmetries`` of its states where there are some,
+    :func:`~agents.train.cloning.clone`). ``workers`` processes label each round
+    (:func:`~agents.train.labels.label_states`).
 
     With a ``warm`` teacher (a faster baseline), the model is first cloned on
     ``warm_states`` states of that agent's own play (round "warm"), and every one of the
@@ -247,40 +145,3 @@ def _round(
         "agreement": round(stats.agreement, 4), "accuracy": round(acc, 4),
         "seconds": round(time.perf_counter() - start, 1),
     }  # fmt: skip
-
-
-class CloningCallback(BaseCallback):
-    """Keeps the cloned policy while PPO fine-tunes it: after each rollout, ``steps``
-    cloning minibatches whose loss is scaled by a weight going linearly from ``coef`` to 0
-    over the first ``decay`` timesteps (then nothing); each through a random one of
-    ``symmetries`` where there are some."""
-
-    def __init__(
-        self, labels: Labels, coef: float = 1.0, decay: int = 100_000, steps: int = 4,
-        batch_size: int = 256, seed: int = 0, symmetries: list[Symmetry] | None = None,
-    ) -> None:  # fmt: skip
-        super().__init__()
-        self.labels, self.coef, self.decay = labels, coef, decay
-        self.symmetries = symmetries
-        self.steps, self.batch_size = steps, batch_size
-        self.rng = np.random.default_rng(seed)
-
-    def weight(self) -> float:
-        return self.coef * max(0.0, 1.0 - self.num_timesteps / max(1, self.decay))
-
-    def _on_step(self) -> bool:
-        return True
-
-    def _on_rollout_end(self) -> None:
-        weight = self.weight()
-        if weight <= 0:
-            return
-        policy = self.model.policy
-        with torch.inference_mode(False), torch.enable_grad():  # rollouts run in inference mode
-            policy.set_training_mode(True)
-            for _ in range(self.steps):
-                index = self.rng.integers(len(self.labels), size=self.batch_size)
-                part, index = minibatch(self.labels, index, self.symmetries, self.rng)
-                cloning_step(policy, part, index, weight)
-            policy.set_training_mode(False)
-        self.logger.record("teacher/cloning_weight", weight)

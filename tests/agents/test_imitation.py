@@ -12,11 +12,12 @@ import pytest
 import torch
 
 from agents import evaluate
+from agents.train.cloning import accuracy, clone
 from agents.train.config import TrainConfig
 from agents.train.labels import label_states
 from agents.train.models import PolicyAgent
 from agents.train.sb3 import new_model, train, training_env
-from agents.train.teaching import accuracy, clone, teach
+from agents.train.teaching import teach
 
 KNIGHT = "GridGames/Knight-v0"
 
@@ -344,7 +345,7 @@ def test_the_cloning_loss_keeps_working_while_ppo_trains() -> None:
     """The callback's cloning steps run between PPO's rollouts (collected under inference
     mode) and pull the policy towards the teacher: the same PPO run with them ends far
     closer to the teacher's moves than without."""
-    from agents.train.teaching import CloningCallback
+    from agents.train.cloning import CloningCallback
 
     kwargs = fixed_maze()
     labels, _ = label_states(KNIGHT, "dijkstra", 400, seed=0, env_kwargs=kwargs, n_envs=4)

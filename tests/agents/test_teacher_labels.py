@@ -13,10 +13,10 @@ import torch
 from agents.games.lines98 import mirrored_moves
 from agents.games.sokoban import mirrored_actions
 from agents.registry import make_agent
+from agents.train.cloning import Labels, accuracy, board_symmetries, clone, cloning_loss, mirrored
 from agents.train.config import TrainConfig, default_config
-from agents.train.labels import Labels, board_symmetries, label_states, mirrored
+from agents.train.labels import label_states
 from agents.train.sb3 import new_model, training_env
-from agents.train.teaching import accuracy, clone, cloning_loss
 from grid_envs.pikachu.paths import removable_with_lengths
 from grid_envs.pikachu.rules import action_to_pair
 from grid_envs.sokoban import rules
