@@ -74,9 +74,7 @@ def check_teacher(config: TrainConfig) -> None:
     if config.algo == "dqn":
         raise ValueError("a teacher trains PPO or MaskablePPO policies, not DQN")
     check_teaching(config.env_id, config.teacher or "", config.teacher_states,
-                   config.dagger_rounds)  # fmt: skip
-    if config.warm_teacher is not None:
-        check_teaching(config.env_id, config.warm_teacher, config.warm_states, 1)
+                   config.dagger_rounds, config.warm_teacher, config.warm_states)  # fmt: skip
     if config.teacher_workers < 1:
         raise ValueError(f"teacher_workers must be at least 1, got {config.teacher_workers!r}")
     if not config.teacher_lr > 0 or config.teacher_batch < 1:

@@ -33,12 +33,19 @@ MAX_ROUNDS = 9  # so that every round's seeds stay below agents.train.config.HEL
 # warm teacher's episodes take the slot after the last round's)
 
 
-def check_teaching(env_id: str, teacher: str, states: int, rounds: int) -> None:
-    """Refuse teaching settings that cannot run: an agent that does not play ``env_id``,
-    no states, or rounds outside 1..MAX_ROUNDS."""
-    describe_agent(teacher, env_id)  # the registry's error, naming the agents there are
-    if states < 1:
-        raise ValueError(f"teacher_states must be at least 1, got {states}")
+def check_teaching(
+    env_id: str, teacher: str, states: int, rounds: int, warm: str | None = None,
+    warm_states: int = 1,
+) -> None:  # fmt: skip
+    """Refuse teaching settings that cannot run: a teacher (or ``warm`` teacher) that does
+    not play ``env_id``, no states, or rounds outside 1..MAX_ROUNDS."""
+    for name, count, field_name in ((teacher, states, "teacher_states"),
+                                    (warm, warm_states, "warm_states")):  # fmt: skip
+        if name is None:
+            continue
+        describe_agent(name, env_id)  # the registry's error, naming the agents there are
+        if count < 1:
+            raise ValueError(f"{field_name} must be at least 1, got {count}")
     if not 1 <= rounds <= MAX_ROUNDS:
         raise ValueError(
             f"dagger_rounds must be from 1 to {MAX_ROUNDS} (their seeds stay below the "

@@ -60,35 +60,29 @@ def teach(
     back as ``so_far``, with ``model`` as it was then, the teaching goes on from the next
     round and ends as it would have without the stop. With ``progress``, a bar on stderr
     follows each round: its states labelled, then the states each cloning pass fits."""
-    check_teaching(env_id, teacher, states, rounds)
-    per_round = max(1, states // rounds)
+    check_teaching(env_id, teacher, states, rounds, warm, warm_states)
     labels = so_far.labels if so_far is not None else None
     history = list(so_far.rounds) if so_far is not None else []
-    done = sum(line["round"] != "warm" for line in history)
-    if warm is not None and not any(line["round"] == "warm" for line in history):
-        warmed = _warm_round(model, env_id, warm, warm_states, seed, env_kwargs, epochs,
-                             batch_size, gamma, lr, symmetries, workers, progress)  # fmt: skip
-        history.append(warmed)
-        if log is not None:
-            log(history[-1])
-        if on_round is not None:
-            on_round(TeachResult(labels, history))
-    for r in range(done, rounds):
+    finished = {line["round"] for line in history}
+    for step in planned_rounds(teacher, states, rounds, seed, warm, warm_states):
+        if step.name in finished:
+            continue
         start = time.perf_counter()
-        learner = None if r == 0 and warm is None else model
-        so_far_states = (0 if labels is None else len(labels)) + per_round
-        with round_bar(progress, f"teaching round {r + 1}/{rounds}",
-                       per_round + epochs * so_far_states) as tick:  # fmt: skip
+        fitted = step.states + (len(labels) if labels is not None and step.kept else 0)
+        title = "warm round" if isinstance(step.name, str) else (
+            f"teaching round {step.name + 1}/{rounds}")  # fmt: skip
+        with round_bar(progress, title, step.states + epochs * fitted) as tick:
             new, stats = label_states(
-                env_id, teacher, per_round, seed=seed + TEACHER_SEED + r * ROUND_SEEDS,
-                env_kwargs=env_kwargs, learner=learner, beta=1.0 if learner is None else 0.0,
-                gamma=gamma, workers=workers, n_envs=side_by_side(per_round), tick=tick,
+                env_id, step.teacher, step.states, seed=step.seed, env_kwargs=env_kwargs,
+                learner=model if step.learner_moves else None,
+                beta=0.0 if step.learner_moves else 1.0, gamma=gamma, workers=workers,
+                n_envs=side_by_side(step.states), tick=tick,
             )  # fmt: skip
-            labels = new if labels is None else labels.extend(new)
-            acc = clone(model, labels, epochs, batch_size, seed + r, lr=lr,
+            data = new if labels is None or not step.kept else labels.extend(new)
+            labels = data if step.kept else labels
+            acc = clone(model, data, epochs, batch_size, step.fit_seed, lr=lr,
                         symmetries=symmetries, tick=tick)  # fmt: skip
-        moved_by = "teacher" if learner is None else "learner"
-        history.append(_round(r, moved_by, new, len(labels), stats, acc, start))
+        history.append(step.line(len(new), len(data), stats, acc, start))
         if log is not None:
             log(history[-1])
         if on_round is not None:
@@ -96,24 +90,49 @@ def teach(
     return TeachResult(labels, history)
 
 
-def _warm_round(
-    model: Any, env_id: str, warm: str, states: int, seed: int, env_kwargs: dict[str, Any] | None,
-    epochs: int, batch_size: int, gamma: float, lr: float | None,
-    symmetries: list[Symmetry] | None, workers: int, progress: bool,
-) -> dict[str, Any]:  # fmt: skip
-    """:func:`teach`'s warm round: ``model`` cloned on ``states`` states of the ``warm``
-    teacher's own play; the round's line."""
-    check_teaching(env_id, warm, states, 1)
-    start = time.perf_counter()
-    with round_bar(progress, "warm round", states * (1 + epochs)) as tick:
-        new, stats = label_states(
-            env_id, warm, states, seed=seed + TEACHER_SEED + MAX_ROUNDS * ROUND_SEEDS,
-            env_kwargs=env_kwargs, gamma=gamma, workers=workers, n_envs=side_by_side(states),
-            tick=tick,
-        )  # fmt: skip
-        acc = clone(model, new, epochs, batch_size, seed + MAX_ROUNDS, lr=lr,
-                    symmetries=symmetries, tick=tick)  # fmt: skip
-    return _round("warm", warm, new, len(new), stats, acc, start)
+@dataclass(frozen=True)
+class Round:
+    """One round of :func:`teach` as planned: its ``name`` (its number, or ``"warm"``), the
+    ``teacher`` that labels it, its ``states``, the first ``seed`` of its episodes and the
+    seed of the cloning after it, whether the learner moves (else the teacher does) and
+    whether its labels are ``kept`` for the later rounds (a warm round's are not)."""
+
+    name: int | str
+    teacher: str
+    states: int
+    seed: int
+    fit_seed: int
+    learner_moves: bool
+    kept: bool
+
+    def line(
+        self, states: int, total: int, stats: LabelStats, accuracy: float, start: float
+    ) -> dict[str, Any]:
+        """The round's line in ``teacher/rounds.json``."""
+        moved_by = "learner" if self.learner_moves else "teacher" if self.kept else self.teacher
+        return {
+            "round": self.name, "moved_by": moved_by, "states": states, "total_states": total,
+            "episodes": stats.episodes, "win_rate": round(stats.win_rate, 4),
+            "agreement": round(stats.agreement, 4), "accuracy": round(accuracy, 4),
+            "seconds": round(time.perf_counter() - start, 1),
+        }  # fmt: skip
+
+
+def planned_rounds(
+    teacher: str, states: int, rounds: int, seed: int, warm: str | None, warm_states: int
+) -> list[Round]:
+    """:func:`teach`'s rounds: the warm one where there is a ``warm`` teacher (its
+    episodes seeded past the last possible round's), then ``rounds`` of the teacher's,
+    ``states // rounds`` states each; the teacher moves in the first unless a warm round
+    came before it."""
+    per_round = max(1, states // rounds)
+    warmed = [Round("warm", warm, warm_states, seed + TEACHER_SEED + MAX_ROUNDS * ROUND_SEEDS,
+                    seed + MAX_ROUNDS, False, False)] if warm is not None else []  # fmt: skip
+    return warmed + [
+        Round(r, teacher, per_round, seed + TEACHER_SEED + r * ROUND_SEEDS, seed + r,
+              r > 0 or warm is not None, True)
+        for r in range(rounds)
+    ]  # fmt: skip
 
 
 @contextmanager
@@ -132,16 +151,3 @@ def round_bar(show: bool, what: str, total: int) -> Iterator[Callable[[int], Any
         return
     with tqdm(total=total, desc=what, unit="state", leave=False, dynamic_ncols=True) as bar:
         yield bar.update
-
-
-def _round(
-    name: int | str, moved_by: str, new: Labels, total: int, stats: LabelStats, acc: float,
-    start: float,
-) -> dict[str, Any]:  # fmt: skip
-    """A teaching round's line in ``teacher/rounds.json``."""
-    return {
-        "round": name, "moved_by": moved_by, "states": len(new), "total_states": total,
-        "episodes": stats.episodes, "win_rate": round(stats.win_rate, 4),
-        "agreement": round(stats.agreement, 4), "accuracy": round(acc, 4),
-        "seconds": round(time.perf_counter() - start, 1),
-    }  # fmt: skip
