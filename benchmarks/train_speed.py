@@ -72,10 +72,10 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 import grid_envs
 from agents import evaluate
 from agents.nets.common import set_threads
+from agents.train.build import eval_callback, make_vec_env, new_model, training_env
 from agents.train.config import PATH_DEFAULTS, TrainConfig, default_config
 from agents.train.models import PolicyAgent
-from agents.train.plan import uses_bf16
-from agents.train.sb3 import _eval_callback, make_vec_env, new_model, training_env
+from agents.train.plan import plan_run, uses_bf16
 from grid_envs.bench import fill_pool
 from grid_games.cli.base import parse_settings
 
@@ -104,7 +104,7 @@ def build(config: TrainConfig, plain: bool) -> Any:
             learning_rate=config.learning_rate, seed=config.seed, policy_kwargs=kwargs,
             device="cpu", verbose=0,
         )  # fmt: skip
-    return new_model(config, training_env(config), tensorboard_log=None)
+    return new_model(plan := plan_run(config), training_env(plan), tensorboard_log=None)
 
 
 def speed(model: Any, config: TrainConfig, iterations: int) -> dict[str, float]:
@@ -142,7 +142,7 @@ def budget(config: TrainConfig, plain: bool, minutes: float, episodes: int) -> d
 
     model = build(config, plain)
     with tempfile.TemporaryDirectory() as folder:
-        evaluation = _eval_callback(config, Path(folder), config.n_envs)
+        evaluation = eval_callback(plan_run(config), Path(folder), config.n_envs)
         if plain:  # training before the batch: SB3's evaluation, one env at a time
             from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
 

@@ -16,6 +16,7 @@ from agents.train.runs import check_model_file, settings_of
 from grid_envs.core.base_env import GridEnv
 
 ALGOS = ("maskable-ppo", "ppo", "dqn")
+DQN_BUFFER = 50_000  # DQN's replay buffer, in states
 
 #: Where the classes a model saved by 0.4 names now live: a saved model names its network's
 #: classes by module (``agents.board_policies.PlayerLogitsExtractor``), and the agents' side

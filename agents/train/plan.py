@@ -28,8 +28,7 @@ from agents.nets.common import PRECISIONS, bf16_native, load_torch, small_grid_c
 from agents.nets.registry import policy_spec
 from agents.train.checks import check_config
 from agents.train.config import TrainConfig, symmetries_of
-
-DQN_BUFFER = 50_000  # DQN's replay buffer, in states
+from agents.train.models import DQN_BUFFER
 
 
 @dataclass(frozen=True)
@@ -76,11 +75,6 @@ def plan_run(config: TrainConfig) -> RunPlan:
         checkpoint_every=checkpoint_every(config), eval_every=every,
         symmetries=None if mirrors is None else board_symmetries(shape, mirrors),
     )  # fmt: skip
-
-
-def as_plan(run: TrainConfig | RunPlan) -> RunPlan:
-    """``run`` as a plan: a configuration is planned (:func:`plan_run`)."""
-    return run if isinstance(run, RunPlan) else plan_run(run)
 
 
 def _spaces(config: TrainConfig) -> tuple[tuple[int, ...], int]:

@@ -2,13 +2,13 @@
 
 :func:`train` runs MaskablePPO (default), PPO or DQN, with a progress bar, TensorBoard
 logs, periodic checkpoints that a rerun resumes from, an evaluation callback, and the final
-model saved next to ``settings.json`` (everything that made it). Every id with a native
-batched env trains on it (``vec_env="batched"``, :mod:`agents.train.batch`: one env call
-and one forward pass a step for the whole batch, rollouts under ``torch.inference_mode``,
-evaluation on a batch too); ``vec_env="dummy"`` steps single envs in a ``DummyVecEnv``.
-A ``teacher`` first clones an algorithm's moves (:mod:`agents.train.teaching`). What a
-run leaves on disk, and the rules for going on with one, are in :mod:`agents.train.runs`;
-a saved model plays as :class:`agents.train.models.PolicyAgent`.
+model saved next to ``settings.json`` (everything that made it). A run goes in stages:
+the configuration is checked and resolved once (:func:`agents.train.plan.plan_run`), the
+run folder read (:mod:`agents.train.runs`: a finished run is left alone, a stopped one
+goes on), the envs and the model built (:mod:`agents.train.build`; every id with a native
+batched env trains on it, :mod:`agents.train.batch`), a ``teacher``'s moves cloned first
+(:func:`agents.train.teaching.teach_run`), then PPO, and the settings written. A saved
+model plays as :class:`agents.train.models.PolicyAgent`.
 """
 
 from __future__ import annotations
@@ -21,15 +21,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import gymnasium as gym
-import numpy as np
-
-from agents.nets.common import (
-    set_threads,
-)
-from agents.train.config import EVAL_SEED, TrainConfig
+from agents.nets.common import set_threads
+from agents.train.build import eval_callback, new_model, training_env
+from agents.train.config import TrainConfig
 from agents.train.models import algo_class
-from agents.train.plan import DQN_BUFFER, RunPlan, as_plan, plan_run
+from agents.train.plan import RunPlan, plan_run
 from agents.train.runs import (
     Interrupted,
     TrainResult,
@@ -38,102 +34,11 @@ from agents.train.runs import (
     checkpoint_steps,
     finished_result,
     latest_checkpoint,
-    read_arrays,
     read_curve,
     read_json,
     run_lock,
     saved_steps,
 )
-
-
-def make_env_fn(config: TrainConfig, rank: int, monitor_dir: str | None = None) -> Any:
-    """A factory for one env (CleanRL's make_env): seeded, monitored, shaped if asked."""
-    from stable_baselines3.common.monitor import Monitor
-
-    from grid_envs.wrappers import PotentialInput, PotentialShaping
-
-    def thunk() -> gym.Env[Any, Any]:
-        env = gym.make(config.env_id, **config.env_kwargs)
-        if config.shaping:
-            env = PotentialShaping(
-                env, config.shaping, config.gamma, config.shaping_scale, config.shaping_at_loss
-            )
-        if config.potential_input:
-            env = PotentialInput(env, config.potential_input)
-        path = f"{monitor_dir}/{rank}" if monitor_dir else None
-        fresh = path is None or not Path(f"{path}.{Monitor.EXT}").exists()
-        # a resumed run appends to its log
-        env = Monitor(env, path, info_keywords=("is_success",), override_existing=fresh)
-        env.reset(seed=config.seed + rank)
-        env.action_space.seed(config.seed + rank)
-        return env
-
-    return thunk
-
-
-def make_vec_env(
-    config: TrainConfig, n_envs: int, seed_offset: int = 0, monitor_dir: str | None = None
-) -> Any:
-    from stable_baselines3.common.vec_env import DummyVecEnv
-
-    shifted = TrainConfig(**{**asdict(config), "seed": config.seed + seed_offset})
-    return DummyVecEnv([make_env_fn(shifted, i, monitor_dir) for i in range(n_envs)])
-
-
-def new_model(run: TrainConfig | RunPlan, venv: Any, tensorboard_log: str | None) -> Any:
-    """A new model of the run's algorithm and network (``run``: a configuration, planned
-    here, or its :class:`~agents.train.plan.RunPlan`) on ``venv``."""
-    plan = as_plan(run)
-    config = plan.config
-    cls = algo_class(config.algo)
-    common = {
-        "gamma": config.gamma,
-        "learning_rate": config.learning_rate,
-        "seed": config.seed,
-        "verbose": 0,
-        "tensorboard_log": tensorboard_log,
-        "policy_kwargs": plan.policy_kwargs,
-        "device": config.device,
-    }
-    if config.algo == "dqn":
-        return cls(
-            plan.policy,
-            venv,
-            buffer_size=DQN_BUFFER,
-            learning_starts=1_000,
-            batch_size=config.batch_size,
-            exploration_fraction=0.3,
-            **common,
-        )
-    return cls(
-        plan.policy,
-        venv,
-        n_steps=config.n_steps,
-        batch_size=config.batch_size,
-        n_epochs=config.n_epochs,
-        ent_coef=config.ent_coef,
-        **common,
-    )
-
-
-def training_env(run: TrainConfig | RunPlan, monitor_dir: str | None = None) -> Any:
-    """The vec env a run trains on (``run``: a configuration, planned here, or its plan):
-    the native batch (:class:`agents.train.batch.BatchedVecEnv`) or a ``DummyVecEnv`` of
-    single envs, seeded, monitored and shaped alike."""
-    plan = as_plan(run)
-    config = plan.config
-    if plan.batched:
-        from agents.train.batch import BatchedVecEnv
-
-        batch = BatchedVecEnv(
-            config.env_id, config.n_envs, config.env_kwargs, config.shaping, config.gamma,
-            monitor_file=monitor_dir, shaping_scale=config.shaping_scale,
-            shaping_at_loss=config.shaping_at_loss,
-            potential_input=config.potential_input,
-        )  # fmt: skip
-        batch.seed(config.seed)  # env i's episodes from seed + i, as make_env_fn seeds them
-        return batch
-    return make_vec_env(config, config.n_envs, monitor_dir=monitor_dir)
 
 
 # Where each kind of episode takes its seeds, past the run's own seed: training envs
@@ -280,17 +185,19 @@ def _callbacks(
     and the time limit; with the seconds the teaching took, every session's."""
     from stable_baselines3.common.callbacks import CheckpointCallback
 
+    from agents.train.teaching import teach_run
+
     config = plan.config
     per_env = max(1, config.n_envs)
     callbacks = [
         CheckpointCallback(
             max(1, plan.checkpoint_every // per_env), str(out / "checkpoints"), "model"
         ),
-        _eval_callback(plan, out, per_env),
+        eval_callback(plan, out, per_env),
     ]
     teacher_seconds = 0.0
     if config.teacher:
-        teacher_seconds, cloning = _taught(plan, model, out, resume is None, progress)
+        teacher_seconds, cloning = teach_run(plan, model, out, resume is None, progress)
         callbacks.append(cloning)
     if config.max_seconds is not None:
         callbacks.append(_deadline(began + config.max_seconds))
@@ -332,106 +239,6 @@ def _learn(
     return False
 
 
-def _taught(
-    plan: RunPlan, model: Any, out: Path, fresh: bool, progress: bool = False
-) -> tuple[float, Any]:
-    """Clone the teacher into a fresh model (DAgger rounds; the labels kept in
-    ``teacher/labels.npz``, the rounds in ``teacher/rounds.json``, the cloned policy in
-    ``teacher/cloned.zip``, each round's as it ends, so that a stopped teaching goes on from
-    its last finished round); on a resume of PPO, read the labels back. The seconds it took
-    and the callback that keeps cloning while PPO fine-tunes. The seconds are the
-    rounds' own, as ``rounds.json`` keeps them: those of an earlier session count too."""
-    from agents.train.cloning import CloningCallback
-    from agents.train.teaching import teach
-
-    config, symmetries = plan.config, plan.symmetries
-    folder = out / "teacher"
-    kept = _kept_teaching(folder)
-    if not fresh and kept is not None and kept.labels is not None:
-        labels = kept.labels  # PPO goes on from its checkpoint: the labels alone
-        rounds = kept.rounds
-    else:
-        if kept is not None:  # the model as the last finished round left it
-            model.set_parameters(str(folder / "cloned.zip"), exact_match=True, device=model.device)
-        folder.mkdir(exist_ok=True)
-        try:
-            result = teach(
-                model, config.env_id, config.teacher or "", config.teacher_states,
-                config.dagger_rounds, config.seed, config.env_kwargs, config.teacher_epochs,
-                config.teacher_batch, config.gamma, log=_round_logger(config.dagger_rounds),
-                lr=config.teacher_lr, symmetries=symmetries, workers=config.teacher_workers,
-                warm=config.warm_teacher, warm_states=config.warm_states, so_far=kept,
-                on_round=lambda so_far: _keep_teaching(folder, model, so_far),
-                progress=progress,
-            )  # fmt: skip
-        except KeyboardInterrupt:
-            finished = len(read_json(folder / "rounds.json", list)) if (
-                folder / "rounds.json").exists() else 0  # fmt: skip
-            raise KeyboardInterrupt(
-                f"interrupted while teaching, after {finished} finished round"
-                f"{'s' * (finished != 1)} (kept in {folder}); run the same command again to "
-                f"go on from them"
-            ) from None
-        assert result.labels is not None
-        labels, rounds = result.labels, result.rounds
-    decay = config.cloning_decay if config.cloning_decay is not None else config.timesteps // 2
-    cloning = CloningCallback(
-        labels, config.cloning_coef, decay, seed=config.seed, symmetries=symmetries
-    )
-    return float(sum(line["seconds"] for line in rounds)), cloning
-
-
-def _keep_teaching(folder: Path, model: Any, so_far: Any) -> None:
-    """The teaching so far into ``folder``: labels and the cloned model first, each written
-    whole before it replaces the last, then ``rounds.json``, which says what is there."""
-    if so_far.labels is not None:
-        np.savez_compressed(folder / "labels.tmp.npz", *so_far.labels.arrays())
-        (folder / "labels.tmp.npz").replace(folder / "labels.npz")
-    model.save(folder / "cloned.tmp.zip")
-    (folder / "cloned.tmp.zip").replace(folder / "cloned.zip")
-    (folder / "rounds.tmp.json").write_text(json.dumps(so_far.rounds, indent=2))
-    (folder / "rounds.tmp.json").replace(folder / "rounds.json")
-
-
-def _kept_teaching(folder: Path) -> Any:
-    """The teaching ``folder`` holds (a ``TeachResult`` of its finished rounds), or None
-    where it holds none, or files that do not agree (then teaching starts over)."""
-    from agents.train.cloning import Labels
-    from agents.train.teaching import TeachResult
-
-    paths = [folder / name for name in ("rounds.json", "cloned.zip")]
-    if not all(p.exists() for p in paths):
-        return None
-    rounds = read_json(folder / "rounds.json", list)
-    taught = [line for line in rounds if line["round"] != "warm"]
-    labels = None
-    if (folder / "labels.npz").exists():
-        names = tuple(f"arr_{i}" for i in range(len(Labels.__dataclass_fields__)))
-        saved = read_arrays(folder / "labels.npz", names[:4], names[4:])
-        labels = Labels(*saved.values())
-    if taught and (labels is None or len(labels) != taught[-1]["total_states"]):
-        return None
-    return TeachResult(labels, rounds)
-
-
-def _round_logger(rounds: int) -> Any:
-    """What a teaching round reports as it ends: a line on stderr, so that a long teaching
-    shows where it is."""
-
-    def log(line: dict[str, Any]) -> None:
-        name = line["round"] if line["round"] == "warm" else f"{line['round'] + 1}/{rounds}"
-        agreed = f"agreed on {line['agreement']:.1%}, " if line["moved_by"] == "learner" else ""
-        print(
-            f"teaching round {name}, the {line['moved_by']} moving: {line['states']:,} states "
-            f"({line['total_states']:,} in all), {line['win_rate']:.1%} of its episodes won, "
-            f"{agreed}the clone fits {line['accuracy']:.1%} of the labels, "
-            f"{line['seconds']:.0f} s",
-            file=sys.stderr, flush=True,
-        )  # fmt: skip
-
-    return log
-
-
 def _has_bar() -> bool:
     try:
         import rich  # noqa: F401
@@ -451,52 +258,3 @@ def _deadline(deadline: float) -> Any:
             return time.perf_counter() < deadline
 
     return TimeLimit()
-
-
-def _eval_callback(run: TrainConfig | RunPlan, out: Path, per_env: int) -> Any:
-    """Evaluations during training: the same ``eval_episodes`` episodes each time (seeded
-    from :data:`EVAL_SEED`), on a batch where the id has one, raw game rewards; every
-    ``eval_every`` timesteps of the plan (``eval_freq``, and for PPO at most once a
-    rollout: a large batch would otherwise evaluate at every step)."""
-    from agents.train.batch import BatchedEvalCallback, has_native_batch
-
-    plan = as_plan(run)
-    config, every = plan.config, plan.eval_every
-    if has_native_batch(config.env_id):
-        return BatchedEvalCallback(
-            config.env_id, config.env_kwargs, config.algo, config.eval_episodes,
-            eval_freq=every // per_env, seed=config.seed + EVAL_SEED,
-            log_path=out / "eval", best_path=out / "best",
-            potential_input=config.potential_input,
-        )  # fmt: skip
-    eval_env = make_vec_env(config, 1, seed_offset=EVAL_SEED)
-    kwargs: dict[str, Any] = {
-        "n_eval_episodes": config.eval_episodes,
-        "eval_freq": max(1, every // per_env),
-        "log_path": str(out / "eval"),
-        "best_model_save_path": str(out / "best"),
-        "deterministic": True,
-        "verbose": 0,
-    }
-    from stable_baselines3.common.callbacks import EvalCallback
-
-    Callback: type[EvalCallback] = EvalCallback
-    if config.algo == "maskable-ppo":
-        from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
-
-        Callback = MaskableEvalCallback
-
-    class EvalAtEnd(Callback):  # type: ignore[misc, valid-type]
-        """SB3's evaluation, and one more at the end when the last step was not evaluated
-        (a run shorter than ``eval_freq``, one stopped at its time limit)."""
-
-        eval_freq: int
-
-        def _on_training_end(self) -> None:
-            super()._on_training_end()
-            if self.n_calls % self.eval_freq:
-                kept, self.eval_freq = self.eval_freq, 1
-                self._on_step()
-                self.eval_freq = kept
-
-    return EvalAtEnd(eval_env, **kwargs)

@@ -9,13 +9,18 @@ then PPO fine-tunes with :class:`agents.train.cloning.CloningCallback` keeping t
 
 from __future__ import annotations
 
+import json
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from agents.train.cloning import Labels, Symmetry, clone
+import numpy as np
+
+from agents.train.cloning import CloningCallback, Labels, Symmetry, clone
 from agents.train.labels import (
     MAX_ROUNDS,
     ROUND_SEEDS,
@@ -26,6 +31,10 @@ from agents.train.labels import (
     no_tick,
     side_by_side,
 )
+from agents.train.runs import read_arrays, read_json
+
+if TYPE_CHECKING:
+    from agents.train.plan import RunPlan
 
 
 @dataclass
@@ -151,3 +160,97 @@ def round_bar(show: bool, what: str, total: int) -> Iterator[Callable[[int], Any
         return
     with tqdm(total=total, desc=what, unit="state", leave=False, dynamic_ncols=True) as bar:
         yield bar.update
+
+
+def teach_run(
+    plan: RunPlan, model: Any, out: Path, fresh: bool, progress: bool = False
+) -> tuple[float, Any]:
+    """Clone the teacher into a fresh model (DAgger rounds; the labels kept in
+    ``teacher/labels.npz``, the rounds in ``teacher/rounds.json``, the cloned policy in
+    ``teacher/cloned.zip``, each round's as it ends, so that a stopped teaching goes on from
+    its last finished round); on a resume of PPO, read the labels back. The seconds it took
+    and the callback that keeps cloning while PPO fine-tunes. The seconds are the
+    rounds' own, as ``rounds.json`` keeps them: those of an earlier session count too."""
+    config, symmetries = plan.config, plan.symmetries
+    folder = out / "teacher"
+    kept = _kept_teaching(folder)
+    if not fresh and kept is not None and kept.labels is not None:
+        labels = kept.labels  # PPO goes on from its checkpoint: the labels alone
+        rounds = kept.rounds
+    else:
+        if kept is not None:  # the model as the last finished round left it
+            model.set_parameters(str(folder / "cloned.zip"), exact_match=True, device=model.device)
+        folder.mkdir(exist_ok=True)
+        try:
+            result = teach(
+                model, config.env_id, config.teacher or "", config.teacher_states,
+                config.dagger_rounds, config.seed, config.env_kwargs, config.teacher_epochs,
+                config.teacher_batch, config.gamma, log=_round_logger(config.dagger_rounds),
+                lr=config.teacher_lr, symmetries=symmetries, workers=config.teacher_workers,
+                warm=config.warm_teacher, warm_states=config.warm_states, so_far=kept,
+                on_round=lambda so_far: _keep_teaching(folder, model, so_far),
+                progress=progress,
+            )  # fmt: skip
+        except KeyboardInterrupt:
+            finished = len(read_json(folder / "rounds.json", list)) if (
+                folder / "rounds.json").exists() else 0  # fmt: skip
+            raise KeyboardInterrupt(
+                f"interrupted while teaching, after {finished} finished round"
+                f"{'s' * (finished != 1)} (kept in {folder}); run the same command again to "
+                f"go on from them"
+            ) from None
+        assert result.labels is not None
+        labels, rounds = result.labels, result.rounds
+    decay = config.cloning_decay if config.cloning_decay is not None else config.timesteps // 2
+    cloning = CloningCallback(
+        labels, config.cloning_coef, decay, seed=config.seed, symmetries=symmetries
+    )
+    return float(sum(line["seconds"] for line in rounds)), cloning
+
+
+def _keep_teaching(folder: Path, model: Any, so_far: Any) -> None:
+    """The teaching so far into ``folder``: labels and the cloned model first, each written
+    whole before it replaces the last, then ``rounds.json``, which says what is there."""
+    if so_far.labels is not None:
+        np.savez_compressed(folder / "labels.tmp.npz", *so_far.labels.arrays())
+        (folder / "labels.tmp.npz").replace(folder / "labels.npz")
+    model.save(folder / "cloned.tmp.zip")
+    (folder / "cloned.tmp.zip").replace(folder / "cloned.zip")
+    (folder / "rounds.tmp.json").write_text(json.dumps(so_far.rounds, indent=2))
+    (folder / "rounds.tmp.json").replace(folder / "rounds.json")
+
+
+def _kept_teaching(folder: Path) -> Any:
+    """The teaching ``folder`` holds (a ``TeachResult`` of its finished rounds), or None
+    where it holds none, or files that do not agree (then teaching starts over)."""
+    paths = [folder / name for name in ("rounds.json", "cloned.zip")]
+    if not all(p.exists() for p in paths):
+        return None
+    rounds = read_json(folder / "rounds.json", list)
+    taught = [line for line in rounds if line["round"] != "warm"]
+    labels = None
+    if (folder / "labels.npz").exists():
+        names = tuple(f"arr_{i}" for i in range(len(Labels.__dataclass_fields__)))
+        saved = read_arrays(folder / "labels.npz", names[:4], names[4:])
+        labels = Labels(*saved.values())
+    if taught and (labels is None or len(labels) != taught[-1]["total_states"]):
+        return None
+    return TeachResult(labels, rounds)
+
+
+def _round_logger(rounds: int) -> Any:
+    """What a teaching round reports as it ends: a line on stderr, so that a long teaching
+    shows where it is."""
+
+    def log(line: dict[str, Any]) -> None:
+        name = line["round"] if line["round"] == "warm" else f"{line['round'] + 1}/{rounds}"
+        agreed = f"agreed on {line['agreement']:.1%}, " if line["moved_by"] == "learner" else ""
+        print(
+            f"teaching round {name}, the {line['moved_by']} moving: {line['states']:,} states "
+            f"({line['total_states']:,} in all), {line['win_rate']:.1%} of its episodes won, "
+            f"{agreed}the clone fits {line['accuracy']:.1%} of the labels, "
+            f"{line['seconds']:.0f} s",
+            file=sys.stderr, flush=True,
+        )  # fmt: skip
+
+    return log

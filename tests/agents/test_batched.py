@@ -14,11 +14,12 @@ from stable_baselines3.common.monitor import Monitor, load_results
 from stable_baselines3.common.vec_env import DummyVecEnv, VecCheckNan, VecNormalize
 
 from agents.train.batch import BatchedVecEnv, evaluate_batched, policy_actions, sampled_actions
+from agents.train.build import make_vec_env, new_model, training_env
 from agents.train.config import TrainConfig, default_config
 from agents.train.models import PolicyAgent
-from agents.train.plan import uses_bf16
+from agents.train.plan import plan_run, uses_bf16
 from agents.train.runs import read_curve
-from agents.train.sb3 import make_vec_env, new_model, train, training_env
+from agents.train.sb3 import train
 from grid_envs.wrappers import PotentialShaping
 
 SMALL_SOKOBAN = {"rows": 6, "cols": 6, "num_boxes": 1, "level_pool": 40}
@@ -95,8 +96,8 @@ def test_sb3_checks_and_wrappers_accept_the_batch() -> None:
         masks = np.stack(checked.env_method("action_masks"))
         checked.step(np.argmax(masks, axis=1))
     model = new_model(
-        TrainConfig("GridGames/Minesweeper-v0", n_envs=8, n_steps=16, batch_size=64,
-                    env_kwargs={"rows": 5, "cols": 5, "mines": 3}),
+        plan_run(TrainConfig("GridGames/Minesweeper-v0", n_envs=8, n_steps=16, batch_size=64,
+                             env_kwargs={"rows": 5, "cols": 5, "mines": 3})),
         venv, None,
     )  # fmt: skip
     mean, _ = evaluate_policy(model, venv, n_eval_episodes=10, warn=False)
@@ -115,7 +116,7 @@ def test_same_seed_same_training_data_on_either_path() -> None:
     buffers = []
     for vec_env in ("batched", "batched", "dummy"):
         cfg = TrainConfig(**{**config.__dict__, "vec_env": vec_env})
-        model = new_model(cfg, training_env(cfg), None)
+        model = new_model(plan := plan_run(cfg), training_env(plan), None)
         model.learn(cfg.n_envs * cfg.n_steps)
         buf = model.rollout_buffer
         buffers.append((buf.observations.copy(), buf.actions.copy(), buf.rewards.copy()))
@@ -147,7 +148,7 @@ def test_a_run_repeats_itself_with_the_same_seed_precision_and_threads(
 def test_batched_evaluation_plays_each_envs_first_episode() -> None:
     kwargs = {"rows": 5, "cols": 5, "mines": 4}
     config = TrainConfig("GridGames/Minesweeper-v0", n_envs=4, n_steps=16, env_kwargs=kwargs)
-    model = new_model(config, training_env(config), None)
+    model = new_model(plan := plan_run(config), training_env(plan), None)
     batch = gym.make_vec("GridGames/Minesweeper-v0", 6, vectorization_mode="vector_entry_point",
                          **kwargs)  # fmt: skip
     returns, lengths, wins = evaluate_batched(model, "maskable-ppo", batch, seed=100)
@@ -170,7 +171,7 @@ def test_batched_evaluation_plays_each_envs_first_episode() -> None:
 def test_sampled_actions_follow_the_masked_policy_and_repeat_with_the_seed() -> None:
     kwargs = {"rows": 5, "cols": 5, "mines": 4}
     config = TrainConfig("GridGames/Minesweeper-v0", n_envs=4, n_steps=16, env_kwargs=kwargs)
-    model = new_model(config, training_env(config), None)
+    model = new_model(plan := plan_run(config), training_env(plan), None)
     env = gym.make("GridGames/Minesweeper-v0", **kwargs)
     obs, info = env.reset(seed=3)
     mask = info["action_mask"].copy()
@@ -230,12 +231,12 @@ def test_the_training_path_is_chosen_by_the_id_and_the_setting() -> None:
     from agents.train.batch import BatchedVecEnv as Batch
 
     batched = default_config("GridGames/Knight-v0", n_envs=3)
-    assert isinstance(training_env(batched), Batch)
+    assert isinstance(training_env(plan_run(batched)), Batch)
     dummy = default_config("GridGames/Knight-v0", vec_env="dummy")
     assert dummy.n_envs == 4 and dummy.n_epochs == 10
-    assert isinstance(training_env(dummy), DummyVecEnv)
+    assert isinstance(training_env(plan_run(dummy)), DummyVecEnv)
     push = default_config("GridGames/SokobanPush-v0", n_envs=2)  # no native batch
-    assert isinstance(training_env(push), DummyVecEnv)
+    assert isinstance(training_env(plan_run(push)), DummyVecEnv)
     with pytest.raises(ValueError, match="vec_env must be one of"):
         default_config("GridGames/Knight-v0", vec_env="subproc")
     assert isinstance(make_vec_env(dummy, 2), DummyVecEnv)
@@ -249,13 +250,13 @@ def test_bf16_precision_keeps_float32_weights_and_outputs_close_to_float32(polic
 
     kwargs = {"rows": 5, "cols": 5, "mines": 3}
     config = TrainConfig("GridGames/Minesweeper-v0", policy=policy, env_kwargs=kwargs)
-    venv = training_env(replace_config(config, n_envs=2))
+    venv = training_env(plan_run(replace_config(config, n_envs=2)))
     outputs, state = [], None
     for precision in ("fp32", "bf16"):
         cfg = replace_config(config, precision=precision, n_envs=2)
         _, policy_kwargs = policy_of(cfg, 25)
         assert policy_kwargs["features_extractor_kwargs"]["bf16"] is (precision == "bf16")
-        model = new_model(cfg, venv, None)
+        model = new_model(plan_run(cfg), venv, None)
         if state is None:
             state = model.policy.state_dict()
         else:  # the same weights
@@ -269,7 +270,7 @@ def test_bf16_precision_keeps_float32_weights_and_outputs_close_to_float32(polic
     scale = outputs[0].abs().max().item()
     assert (outputs[0] - outputs[1]).abs().max().item() < 0.05 * scale + 1e-3
     with pytest.raises(ValueError, match="precision must be one of"):
-        new_model(replace_config(config, precision="fp8", n_envs=2), venv, None)
+        plan_run(replace_config(config, precision="fp8", n_envs=2))
 
 
 def replace_config(config: TrainConfig, **changes: Any) -> TrainConfig:

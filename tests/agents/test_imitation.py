@@ -12,11 +12,13 @@ import pytest
 import torch
 
 from agents import evaluate
+from agents.train.build import new_model, training_env
 from agents.train.cloning import accuracy, clone
 from agents.train.config import TrainConfig
 from agents.train.labels import label_states
 from agents.train.models import PolicyAgent
-from agents.train.sb3 import new_model, train, training_env
+from agents.train.plan import plan_run
+from agents.train.sb3 import train
 from agents.train.teaching import teach
 
 KNIGHT = "GridGames/Knight-v0"
@@ -31,7 +33,7 @@ def fixed_maze() -> dict[str, object]:
 def knight_model(kwargs: dict[str, object], seed: int = 0):
     config = TrainConfig(env_id=KNIGHT, env_kwargs=kwargs, n_envs=4, n_steps=32,
                          batch_size=64, features_dim=64, seed=seed)  # fmt: skip
-    return new_model(config, training_env(config), tensorboard_log=None)
+    return new_model(plan := plan_run(config), training_env(plan), tensorboard_log=None)
 
 
 def test_teacher_labels_are_legal_reproducible_and_win() -> None:
@@ -373,7 +375,7 @@ def test_a_stopped_teaching_goes_on_from_its_last_finished_round(
     """Each round's labels, clone and line are kept as it ends; a rerun after a stop in the
     third round goes on from the second and ends with the labels and clone of a run that
     never stopped."""
-    import agents.train.sb3 as sb3
+    import agents.train.teaching as teaching
 
     config = TrainConfig(
         env_id=KNIGHT, env_kwargs=fixed_maze(), timesteps=256, n_envs=4, n_steps=64,
@@ -381,19 +383,19 @@ def test_a_stopped_teaching_goes_on_from_its_last_finished_round(
         teacher_states=450, dagger_rounds=3, threads=1,
     )  # fmt: skip
     train(config, tmp_path / "whole", progress=False)
-    keep = sb3._keep_teaching
+    keep = teaching._keep_teaching
 
     def stop_after_two(folder: Path, model: Any, so_far: Any) -> None:
         keep(folder, model, so_far)
         if len(so_far.rounds) == 2:
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(sb3, "_keep_teaching", stop_after_two)
+    monkeypatch.setattr(teaching, "_keep_teaching", stop_after_two)
     with pytest.raises(KeyboardInterrupt, match="while teaching, after 2 finished rounds"):
         train(config, tmp_path / "stopped", progress=False)
     kept = json.loads((tmp_path / "stopped" / "teacher" / "rounds.json").read_text())
     assert [r["round"] for r in kept] == [0, 1]
-    monkeypatch.setattr(sb3, "_keep_teaching", keep)
+    monkeypatch.setattr(teaching, "_keep_teaching", keep)
     train(config, tmp_path / "stopped", progress=False)
     rounds = json.loads((tmp_path / "stopped" / "teacher" / "rounds.json").read_text())
     assert [r["round"] for r in rounds] == [0, 1, 2] and rounds[:2] == kept

@@ -13,10 +13,11 @@ import torch
 from agents.games.lines98 import mirrored_moves
 from agents.games.sokoban import mirrored_actions
 from agents.registry import make_agent
+from agents.train.build import new_model, training_env
 from agents.train.cloning import Labels, accuracy, board_symmetries, clone, cloning_loss, mirrored
 from agents.train.config import TrainConfig, default_config
 from agents.train.labels import label_states
-from agents.train.sb3 import new_model, training_env
+from agents.train.plan import plan_run
 from grid_envs.pikachu.paths import removable_with_lengths
 from grid_envs.pikachu.rules import action_to_pair
 from grid_envs.sokoban import rules
@@ -95,7 +96,7 @@ def test_cloning_is_matched_by_any_of_the_equally_good_actions() -> None:
     config = TrainConfig(
         env_id=env_id, env_kwargs=kwargs, n_envs=2, n_steps=16, batch_size=32, seed=0
     )
-    model = new_model(config, training_env(config), tensorboard_log=None)
+    model = new_model(plan := plan_run(config), training_env(plan), tensorboard_log=None)
     index = np.arange(len(labels))
     with torch.no_grad():
         every_legal = Labels(*labels.arrays()[:4], labels.masks.copy())
@@ -167,7 +168,7 @@ def test_cloning_through_the_symmetries_learns_the_mirror_images_too() -> None:
     config = default_config(env_id, n_envs=2, n_steps=16, batch_size=32, vec_env="dummy")
     losses = []
     for views in (None, symmetries):
-        model = new_model(config, training_env(config), tensorboard_log=None)
+        model = new_model(plan := plan_run(config), training_env(plan), tensorboard_log=None)
         clone(model, labels, epochs=20, batch_size=32, lr=3e-3, symmetries=views)
         with torch.no_grad():  # the cloning loss on the states seen in other orientations
             losses.append(np.mean([float(cloning_loss(model.policy, view, index, value_coef=0))
