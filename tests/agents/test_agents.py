@@ -1,4 +1,5 @@
-"""The agent interface, the registry and the evaluation routine."""
+"""The agent interface, the registry and the evaluation routine (what every game's baselines
+keep is tests/agents/games/test_baselines.py)."""
 
 from __future__ import annotations
 
@@ -6,27 +7,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agents import RandomAgent, evaluate, list_agents, make_agent, wilson_interval
-from tests.conftest import ENV_IDS
-
-PAIRS = [(env_id, name) for env_id in ENV_IDS for name in list_agents(env_id)]
-
-
-@pytest.mark.parametrize(("env_id", "name"), PAIRS)
-def test_every_registered_agent_plays_an_episode(env_id: str, name: str) -> None:
-    """Legal moves to the episode's end, or for 300 moves (Lines98's look-ahead plays
-    games of thousands, 95 s in full)."""
-    env = gym.make(env_id, max_episode_steps=300)
-    agent = make_agent(name, env, seed=0)
-    obs, info = env.reset(seed=0)
-    done = False
-    while not done:
-        action, state = agent.predict(obs, deterministic=True)
-        assert state is None
-        assert env.unwrapped.action_masks()[int(action)]
-        obs, _, terminated, truncated, info = env.step(int(action))
-        assert not info["illegal_action"]
-        done = terminated or truncated
+from agents import RandomAgent, evaluate, make_agent, wilson_interval
 
 
 def test_evaluation_is_deterministic() -> None:

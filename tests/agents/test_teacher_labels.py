@@ -1,5 +1,6 @@
-"""Teachers that name every action as good as their own (``Agent.label``), and cloning that
-is matched by any of them."""
+"""Cloning from teachers that name every action as good as their own (``Agent.label``;
+each game's labels are tested with its baselines, tests/agents/games): any of them
+matches, and the board's symmetries map states, actions and labels onto the rules."""
 
 from __future__ import annotations
 
@@ -12,81 +13,12 @@ import torch
 
 from agents.games.lines98 import mirrored_moves
 from agents.games.sokoban import mirrored_actions
-from agents.registry import make_agent
 from agents.train.build import new_model, training_env
 from agents.train.cloning import Labels, accuracy, board_symmetries, clone, cloning_loss, mirrored
 from agents.train.config import TrainConfig, default_config
 from agents.train.labels import label_states
 from agents.train.plan import plan_run
-from grid_envs.pikachu.paths import removable_with_lengths
-from grid_envs.pikachu.rules import action_to_pair
 from grid_envs.sokoban import rules
-
-
-def play_labels(env_id: str, agent_name: str, episodes: int, pick_any: bool, **kwargs):
-    """Each state's label over ``episodes`` games; with ``pick_any`` the move played is a
-    random one of the equally good actions, not the teacher's own."""
-    env = gym.make(env_id, **kwargs)
-    agent = make_agent(agent_name, env, seed=0)
-    rng = np.random.default_rng(0)
-    said, wins = [], 0
-    for episode in range(episodes):
-        obs, _ = env.reset(seed=episode)
-        agent.reset()
-        done = False
-        while not done:
-            action, good = agent.label(env.unwrapped, obs)
-            mask = env.unwrapped.action_masks()
-            said.append((env.unwrapped.game_state(), action, good, mask))
-            move = int(rng.choice(np.flatnonzero(good))) if pick_any else action
-            obs, _, terminated, truncated, info = env.step(move)
-            done = terminated or truncated
-        wins += bool(info.get("is_success"))
-    return said, wins
-
-
-def test_minesweeper_solver_names_only_cells_that_are_safe() -> None:
-    said, _ = play_labels("GridGames/Minesweeper-v0", "solver", 10, pick_any=True)
-    sizes = []
-    for state, action, good, mask in said:
-        assert good[action] and not (good & ~mask).any()
-        if good.sum() > 1:  # sure cells, never a mine
-            assert not state.mines.ravel()[np.flatnonzero(good)].any()
-        sizes.append(int(good.sum()))
-    assert max(sizes) > 1
-
-
-def test_sokoban_solver_names_every_shortest_step_and_still_wins() -> None:
-    said, wins = play_labels("GridGames/Sokoban-Small-v0", "solver", 6, pick_any=True)
-    assert wins == 6  # walking any shortest way, the solver's pushes still finish the board
-    several = 0
-    for _, action, good, mask in said:
-        assert good[action] and not (good & ~mask).any()
-        if good.sum() > 1:
-            several += 1
-            assert not good[4:].any()  # pushes stand alone; ties are walk steps
-    assert several > 0
-
-
-def test_pikachu_greedy_names_every_pair_its_shortest_path_joins() -> None:
-    said, _ = play_labels("GridGames/Pikachu-Small-v0", "greedy", 3, pick_any=False)
-    several = 0
-    for state, action, good, mask in said:
-        assert good[action] and not (good & ~mask).any()
-        pairs, lengths = removable_with_lengths(state.board)
-        length = dict(zip(pairs, lengths, strict=True))
-        named = [length[tuple(sorted(action_to_pair(int(a), state.board.size)))]
-                 for a in np.flatnonzero(good)]  # fmt: skip
-        assert set(named) == {min(lengths)}
-        assert len(named) == sum(n == min(lengths) for n in lengths)
-        several += len(named) > 1
-    assert several > 0
-
-
-def test_lines98_greedy_names_legal_ties_that_hold_its_move() -> None:
-    said, _ = play_labels("GridGames/Lines98-Small-v0", "greedy", 2, pick_any=True)
-    for _, action, good, mask in said:
-        assert good[action] and not (good & ~mask).any()
 
 
 def test_cloning_is_matched_by_any_of_the_equally_good_actions() -> None:

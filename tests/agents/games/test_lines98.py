@@ -1,4 +1,8 @@
-"""Lines98's heuristic, baselines and shaping potential."""
+"""Lines98's baselines beyond what every game's keep (test_baselines.py): the look-ahead
+ranks its candidates on the board the announced balls leave and judges them on the same
+futures; as a teacher greedy names legal ties that hold its move; greedy and the
+look-ahead outscore random. The heuristic they share is tested with the game
+(tests/lines98/test_heuristic.py)."""
 
 from __future__ import annotations
 
@@ -13,114 +17,12 @@ from agents import evaluate, make_agent
 from agents.games.lines98 import LOST, candidate_order
 from grid_envs.lines98 import rules
 from grid_envs.lines98.heuristic import (
-    _window_gains,
-    best_gain,
-    cell_gains,
-    incidence,
-    lines_potential,
     move_gains,
-    potential,
-    window_summary,
 )
 from grid_envs.lines98.state import Lines98State
-from grid_envs.wrappers import PotentialShaping
+from tests.agents.games import play_labels
 
-
-def test_move_gains_equal_the_change_of_the_potential() -> None:
-    rng = np.random.default_rng(1)
-    checked = 0
-    for _ in range(80):
-        board = ((rng.random((9, 9)) < rng.random()) * rng.integers(1, 4, (9, 9))).astype(np.int8)
-        legal = np.flatnonzero(rules.legal_mask(board))
-        if not len(legal):
-            continue
-        moves = np.stack([legal // 81, legal % 81], axis=1)[rng.permutation(len(legal))[:30]]
-        for (source, target), gain in zip(moves, move_gains(board, moves, 5, 3), strict=True):
-            after = board.copy().ravel()
-            after[target], after[source] = after[source], 0
-            expect = potential(after.reshape(9, 9), 5, 3) - potential(board, 5, 3)
-            assert abs(gain - expect) < 1e-6
-            checked += 1
-    assert checked > 500
-
-
-def random_positions(count: int, colours: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Boards of every fill from empty to crowded, with all their legal moves."""
-    rng = np.random.default_rng(2)
-    out = []
-    for _ in range(count):
-        fill = rng.random() * 0.9
-        board = ((rng.random((9, 9)) < fill) * rng.integers(1, colours + 1, (9, 9))).astype(np.int8)
-        moves = rules.mask_to_moves(rules.legal_mask(board), 81)
-        if len(moves):
-            out.append((board, moves))
-    return out
-
-
-def test_cell_gains_add_up_to_the_gain_of_a_move_whose_ends_share_no_window() -> None:
-    inside = incidence(9, 9, 5)[:, :-1]
-    apart = total = 0
-    for board, moves in random_positions(60, 4):
-        drop, lift = cell_gains(board, 5, 4)
-        colour = board.ravel()[moves[:, 0]].astype(np.int64) - 1
-        rough = lift[moves[:, 0]] + drop[moves[:, 1], colour]
-        exact = move_gains(board, moves, 5, 4)
-        far = ~(inside[moves[:, 0]] & inside[moves[:, 1]]).any(axis=1)
-        np.testing.assert_allclose(rough[far], exact[far])
-        apart += int(far.sum())
-        total += len(moves)
-    assert apart > total // 2
-
-
-def test_move_gains_from_the_cell_tables_equal_the_gains_window_by_window() -> None:
-    checked = 0
-    for board, moves in random_positions(60, 7):
-        summary = window_summary(board, 5, 7)
-        np.testing.assert_array_equal(
-            move_gains(board, moves, 5, 7), _window_gains(board, moves, 5, 7, summary)
-        )
-        checked += len(moves) >= 64  # the tables are used
-    assert checked > 20
-
-
-def test_best_gain_finds_the_best_move_of_the_shortlist_and_of_the_board() -> None:
-    for board, moves in random_positions(60, 7):
-        exact = move_gains(board, moves, 5, 7).max()
-        assert best_gain(board, moves, 5, 7) == exact  # the shortlist holds the best move
-        assert best_gain(board, moves[:3], 5, 7) == move_gains(board, moves[:3], 5, 7).max()
-
-
-def test_greedy_and_lookahead_outscore_random() -> None:
-    scores = {}
-    for name, episodes in (("random", 3), ("greedy", 3), ("lookahead", 1)):
-        # the look-ahead's games last a thousand moves or more: 300 of them are plenty
-        limit = {"max_episode_steps": 300}
-        r = evaluate("GridGames/Lines98-v0", name, episodes=episodes, seed=0, env_kwargs=limit)
-        scores[name] = r.mean_return
-    assert scores["random"] < 20 < scores["greedy"] and scores["lookahead"] > 20
-
-
-def test_agents_only_play_legal_moves_on_the_small_board() -> None:
-    env = gym.make("GridGames/Lines98-Small-v0")
-    for name in ("greedy", "lookahead"):
-        agent = make_agent(name, env, seed=0)
-        obs, info = env.reset(seed=3)
-        for _ in range(30):
-            action = int(agent.predict(obs)[0])
-            assert info["action_mask"][action]
-            obs, _, terminated, truncated, info = env.step(action)
-            if terminated or truncated:
-                break
-
-
-def test_lines_potential_shapes_rewards() -> None:
-    state = Lines98State(np.zeros((9, 9), dtype=np.int8))
-    state.board[4, 0:4] = 2
-    assert lines_potential(state) > 1.5  # four of five in a row: about 2 points
-    env = PotentialShaping(gym.make("GridGames/Lines98-Small-v0"), "lines", 0.99)
-    _, info = env.reset(seed=0)
-    _, reward, *_ = env.step(int(np.flatnonzero(info["action_mask"])[0]))
-    assert np.isfinite(reward)
+# What the algorithm guarantees
 
 
 def _ranked(state: Lines98State) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -300,3 +202,25 @@ def test_the_default_reply_search_judges_exact_boards_and_draws_nothing(
     monkeypatch.setattr(rules, "announce", spy_announce)
     agent.act(env.unwrapped, None)
     assert drawn and not any(drawn)  # replays announce nothing; no future is ever drawn
+
+
+# What it names as a teacher
+
+
+def test_lines98_greedy_names_legal_ties_that_hold_its_move() -> None:
+    said, _ = play_labels("GridGames/Lines98-Small-v0", "greedy", 2, pick_any=True)
+    for _, action, good, mask in said:
+        assert good[action] and not (good & ~mask).any()
+
+
+# Against the other agents
+
+
+def test_greedy_and_lookahead_outscore_random() -> None:
+    scores = {}
+    for name, episodes in (("random", 3), ("greedy", 3), ("lookahead", 1)):
+        # the look-ahead's games last a thousand moves or more: 300 of them are plenty
+        limit = {"max_episode_steps": 300}
+        r = evaluate("GridGames/Lines98-v0", name, episodes=episodes, seed=0, env_kwargs=limit)
+        scores[name] = r.mean_return
+    assert scores["random"] < 20 < scores["greedy"] and scores["lookahead"] > 20

@@ -1,4 +1,6 @@
-"""The Minesweeper baseline: the solver as an agent reads only what the player sees."""
+"""Minesweeper's baselines beyond what every game's keep (test_baselines.py): the solver
+reads only what the player sees and plays every first-click rule, names only cells that
+are safe as a teacher, and wins where random does not."""
 
 from __future__ import annotations
 
@@ -9,6 +11,9 @@ import pytest
 from agents import evaluate, make_agent
 from agents.games.minesweeper import view_from_observation
 from grid_envs.minesweeper.solver import HIDDEN
+from tests.agents.games import play_labels
+
+# What the algorithm guarantees
 
 
 def test_the_agent_reads_only_the_observation() -> None:
@@ -32,14 +37,31 @@ def test_the_agent_reads_only_the_observation() -> None:
         view_from_observation(np.zeros((9, 9, 3, 2)))
 
 
-def test_solver_beats_random_by_far() -> None:
-    solver = evaluate("GridGames/Minesweeper-v0", "solver", episodes=200, seed=0)
-    random = evaluate("GridGames/Minesweeper-v0", "random", episodes=200, seed=0)
-    assert solver.win_rate > 0.85 and random.win_rate < 0.05
-
-
 @pytest.mark.parametrize("rule", ["safe", "zero", "any"])
 def test_solver_plays_every_rule(rule: str) -> None:
     r = evaluate("GridGames/Minesweeper-v0", "solver", episodes=40, seed=1,
                  env_kwargs={"first_click": rule})  # fmt: skip
     assert r.win_rate > (0.5 if rule == "any" else 0.8)
+
+
+# What it names as a teacher
+
+
+def test_minesweeper_solver_names_only_cells_that_are_safe() -> None:
+    said, _ = play_labels("GridGames/Minesweeper-v0", "solver", 10, pick_any=True)
+    sizes = []
+    for state, action, good, mask in said:
+        assert good[action] and not (good & ~mask).any()
+        if good.sum() > 1:  # sure cells, never a mine
+            assert not state.mines.ravel()[np.flatnonzero(good)].any()
+        sizes.append(int(good.sum()))
+    assert max(sizes) > 1
+
+
+# Against the other agents
+
+
+def test_solver_beats_random_by_far() -> None:
+    solver = evaluate("GridGames/Minesweeper-v0", "solver", episodes=200, seed=0)
+    random = evaluate("GridGames/Minesweeper-v0", "random", episodes=200, seed=0)
+    assert solver.win_rate > 0.85 and random.win_rate < 0.05
