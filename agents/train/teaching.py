@@ -1,7 +1,9 @@
 """The algorithms as teachers: demonstrations, then DAgger rounds, each round's states
 gathered by :mod:`agents.train.labels` and the policy cloned again on all of them by
-:mod:`agents.train.cloning`; :func:`teach` runs the rounds, and hands each one's result
-to its caller to keep.
+:mod:`agents.train.cloning`. :func:`teach` plans and runs the rounds (:class:`Round`),
+handing each one's result to its caller as it ends; :func:`teach_run` runs them for a
+training run and keeps them in its folder (``teacher/``), so that a stopped teaching goes
+on from its last finished round.
 
 ``grid-games train ENV --teacher NAME`` runs all of it (:func:`agents.train.sb3.train`),
 then PPO fine-tunes with :class:`agents.train.cloning.CloningCallback` keeping the clone.
