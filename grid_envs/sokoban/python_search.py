@@ -10,14 +10,44 @@ from __future__ import annotations
 
 import bisect
 import heapq
-from typing import Any
+from typing import Protocol
 
 from grid_envs.sokoban.matching import BIG, Matching, hungarian, rematch, rematch_after_push
 from grid_envs.sokoban.rules import bit_cells
 
-# the Solver, which builds these searches and whose tables they read (typed loosely: the
-# solver imports this module)
-Solver = Any
+
+class Solver(Protocol):
+    """What these searches read of :class:`grid_envs.sokoban.solver.Solver`, which builds
+    them (named here, not imported: the solver imports this module). Bitboards are ints,
+    a bit a cell."""
+
+    offsets: tuple[int, int, int, int]  # a cell's step up, down, left and right
+    floor_bb: int
+    goal_bb: int
+    dead_bb: int
+    cost_row: list[list[int]]  # cost_row[cell][goal]: the pushes from cell to goal
+    area_of: dict[int, int]  # a goal's area, by its cell
+
+    def _shift(self, x: int, d: int) -> int: ...
+
+    def _flood(self, seed: int, free: int) -> int: ...
+
+    def _pi_corral(self, boxes: int, reach: int, free: int) -> list[tuple[int, int]] | None: ...
+
+    def freeze_deadlock(self, boxes: int, cell: int) -> bool: ...
+
+    def goal_macro(
+        self, boxes: int, cell: int, player: int, orders: dict[int, list[int]]
+    ) -> list[tuple[int, int]] | None: ...
+
+    def fill_path(
+        self, boxes: int, reach: int, target: int, keep: int = 0, tries: int = 3
+    ) -> tuple[tuple[int, int], ...] | None: ...
+
+    def areas(self, boxes: int) -> int: ...
+
+    def areas_after(self, boxes: int, reach: int, after: int, areas: int) -> int: ...
+
 
 _Link = tuple[int, int, tuple[tuple[int, int], ...]]
 
