@@ -121,28 +121,49 @@ def _heap_pop(heap, n):
 
 
 # ------------------------------------------------------------------ the hash tables
-# A table's slot is (hash, row); row -1 is empty. Probing compares the hashes first, so a
-# row's own arrays are read only on a hash match, which is then confirmed on the boxes.
+# A table's slot is one int64: the high half of the state's hash beside its row + 1 (0 is
+# empty), so that a table takes 8 bytes a slot and a new one is zeros, which the system
+# hands over untouched. Probing compares the hash halves first, so a row's own arrays are
+# read only on a match, which the boxes and the player then confirm (the slot is the hash's
+# low bits: the two halves are apart).
+LOW_HALF = (1 << 32) - 1
+
+
 @compiled
 def _find(table, where, boxes, occupied, player_of, player):
     """The slot of the state whose (boxes, player) hash to ``where``, whose boxes lie on
     ``occupied`` and whose ``player_of[row]`` is ``player``, or the empty slot where it
-    would go (``table[slot, 1] < 0``)."""
+    would go (``table[slot] == 0``)."""
     mask = table.shape[0] - 1
     slot = where & mask
+    high = where >> 32
     while True:
-        row = table[slot, 1]
-        if row < 0:
+        entry = table[slot]
+        if entry == 0:
             return slot
-        if table[slot, 0] == where and player_of[row] == player:
-            same = True
-            for k in range(boxes.shape[1]):
-                if occupied[boxes[row, k]] < 0:
-                    same = False
-                    break
-            if same:
-                return slot
+        if entry >> 32 == high:
+            row = (entry & LOW_HALF) - 1
+            if player_of[row] == player:
+                same = True
+                for k in range(boxes.shape[1]):
+                    if occupied[boxes[row, k]] < 0:
+                        same = False
+                        break
+                if same:
+                    return slot
         slot = (slot + 1) & mask
+
+
+@compiled
+def _entry(where, row):
+    """A table slot's value: the high half of the state's hash ``where``, then ``row + 1``."""
+    return ((where >> 32) << 32) | (row + 1)
+
+
+@compiled
+def _row_in(entry):
+    """The row a table slot holds, -1 for an empty one."""
+    return (entry & LOW_HALF) - 1
 
 
 # ------------------------------------------------------------------ the search
@@ -181,9 +202,7 @@ def start(
     h[0] = total
     box_key[0] = key
     where = key ^ zob_player[player]
-    slot = where & (gen_table.shape[0] - 1)
-    gen_table[slot, 0] = where
-    gen_table[slot, 1] = 0
+    gen_table[where & (gen_table.shape[0] - 1)] = _entry(where, 0)
     _heap_push(heap, 0, _priority(wkey, total, 0), 0)
     counters[N_STATES] = 1
     counters[N_HEAP] = 1
@@ -465,13 +484,12 @@ def run(
         low = flood(player_at[i], floor, occupied, mark, stamp, queue, offsets)
         where = box_key[i] ^ zob_player[low]
         slot = _find(closed_table, where, boxes, occupied, norm, low)
-        if closed_table[slot, 1] >= 0:
+        if closed_table[slot] != 0:
             for k in range(nb):
                 occupied[boxes[i, k]] = -1
             continue
         norm[i] = low
-        closed_table[slot, 0] = where
-        closed_table[slot, 1] = i
+        closed_table[slot] = _entry(where, i)
         counters[EXPANDED] += 1
         done += 1
         if h[i] < counters[BEST_H]:
@@ -519,7 +537,7 @@ def run(
             occupied[t] = k
             where = key ^ zob_player[player]
             gslot = _find(gen_table, where, boxes, occupied, player_at, player)
-            old = gen_table[gslot, 1]
+            old = _row_in(gen_table[gslot])
             skip = old >= 0 and g[old] <= child_g
             solved = on_goal - (goal[b] >= 0) + (goal[t] >= 0) == nb
             if not skip and not solved:
@@ -563,8 +581,7 @@ def run(
                     pool[counters[N_POOL] + q] = pbuf[pstart[c] + q]
                 counters[N_POOL] += length
             if old < 0:
-                gen_table[gslot, 0] = where
-                gen_table[gslot, 1] = row
+                gen_table[gslot] = _entry(where, row)
                 counters[N_STATES] += 1
             if solved:
                 counters[FOUND] = row
@@ -602,7 +619,6 @@ def rehash(table, box_key, zob_player, player_of, n):
             continue
         where = box_key[row] ^ zob_player[player_of[row]]
         slot = where & mask
-        while table[slot, 1] >= 0:
+        while table[slot] != 0:
             slot = (slot + 1) & mask
-        table[slot, 0] = where
-        table[slot, 1] = row
+        table[slot] = _entry(where, row)

@@ -17,7 +17,6 @@ from grid_envs.sokoban.compiled.loop import (
     GENERATED,
     N_COUNTERS,
     N_HEAP,
-    N_POOL,
     N_STATES,
     SOLVED,
     queue_root_in_cell,
@@ -60,6 +59,11 @@ class Features(NamedTuple):
     orders: list[list[int]]
     goal_macros: bool
     packing_advice: bool
+
+
+# what an array holds where no state is stored yet, where it is not 0: ``norm`` -1 (not
+# expanded), ``mlen`` 1 (a move of one push)
+FILLS = {"norm": -1, "mlen": 1}
 
 
 class CompiledSearch:
@@ -158,50 +162,64 @@ class CompiledSearch:
             self.ebox, self.gen_table, self.closed_table, self.heap, self.pool,
         ]  # fmt: skip
 
-    def _alloc(self, cap: int) -> None:
+    def _shapes(self, cap: int) -> dict[str, tuple[int, ...]]:
+        """Each kept array's shape for ``cap`` states (the tables, made anew at each size,
+        are not among them)."""
         nb = self.nb
-        self.boxes = np.zeros((cap, nb), np.int16)
-        self.player_at = np.zeros(cap, np.int32)
-        self.parent = np.zeros(cap, np.int64)
-        self.push = np.zeros(cap, np.int32)
-        self.g = np.zeros(cap, np.int32)
-        self.h = np.zeros(cap, np.int32)
-        self.slot_of = np.zeros(cap, np.int32)
-        self.box_key = np.zeros(cap, np.int64)
-        self.norm = np.full(cap, -1, np.int32)
-        self.mstart = np.zeros(cap, np.int64)
-        self.mlen = np.ones(cap, np.int32)
         # expanded states are a fraction of those stored; all arrays double when either fills
         expanded = max(cap // 4, 16)
-        self.u = np.zeros((expanded, nb + 1), np.int32)
-        self.v = np.zeros((expanded, nb + 1), np.int32)
-        self.match = np.zeros((expanded, nb + 1), np.int16)
-        self.ebox = np.zeros((expanded, nb), np.int16)
-        slots = 1 << (2 * cap - 1).bit_length()  # at most half full: a state a slot or less
-        self.gen_table = np.full((slots, 2), -1, np.int64)
-        self.closed_table = np.full((slots, 2), -1, np.int64)
-        self.heap = np.zeros((cap, 2), np.int64)
         # moves of many pushes: room for one expansion's worth, and more as they come
-        most = self.most_paths * (MAX_PUSHES + 1)
-        self.pool = np.zeros(most + cap if self.feature else 8, np.int64)
+        pool = self.most_paths * (MAX_PUSHES + 1) + cap if self.feature else 8
+        return {
+            "boxes": (cap, nb), "player_at": (cap,), "parent": (cap,), "push": (cap,),
+            "g": (cap,), "h": (cap,), "slot_of": (cap,), "box_key": (cap,), "norm": (cap,),
+            "mstart": (cap,), "mlen": (cap,), "u": (expanded, nb + 1), "v": (expanded, nb + 1),
+            "match": (expanded, nb + 1), "ebox": (expanded, nb), "heap": (cap, 2),
+            "pool": (pool,),
+        }  # fmt: skip
+
+    def _alloc(self, cap: int) -> None:
+        shape = self._shapes(cap)
+        self.boxes = np.zeros(shape["boxes"], np.int16)
+        self.player_at = np.zeros(shape["player_at"], np.int32)
+        self.parent = np.zeros(shape["parent"], np.int64)
+        self.push = np.zeros(shape["push"], np.int32)
+        self.g = np.zeros(shape["g"], np.int32)
+        self.h = np.zeros(shape["h"], np.int32)
+        self.slot_of = np.zeros(shape["slot_of"], np.int32)
+        self.box_key = np.zeros(shape["box_key"], np.int64)
+        self.norm = np.full(shape["norm"], FILLS["norm"], np.int32)
+        self.mstart = np.zeros(shape["mstart"], np.int64)
+        self.mlen = np.full(shape["mlen"], FILLS["mlen"], np.int32)
+        self.u = np.zeros(shape["u"], np.int32)
+        self.v = np.zeros(shape["v"], np.int32)
+        self.match = np.zeros(shape["match"], np.int16)
+        self.ebox = np.zeros(shape["ebox"], np.int16)
+        self.heap = np.zeros(shape["heap"], np.int64)
+        self.pool = np.zeros(shape["pool"], np.int64)
+        self._tables(cap)
+
+    def _tables(self, cap: int) -> None:
+        slots = 1 << (2 * cap - 1).bit_length()  # at most half full: a state a slot or less
+        self.gen_table = np.zeros(slots, np.int64)
+        self.closed_table = np.zeros(slots, np.int64)
 
     def _grow(self) -> None:
-        """Double every array, keeping what is stored (the tables are filled again)."""
-        old = self._arrays()
+        """Double every array, keeping what is stored. The kept arrays grow in place (the
+        allocator moves their pages: what they hold is not copied); the tables are made
+        anew and filled again."""
         if self.nbytes > self.memory[0]:  # the doubled arrays take twice what these do
             raise MemoryLimit
         self.memory[0] -= self.nbytes
+        cap = 2 * self.boxes.shape[0]
+        for name, shape in self._shapes(cap).items():
+            array = getattr(self, name)
+            rows = array.shape[0]
+            array.resize(shape, refcheck=False)  # nothing else holds these arrays
+            if name in FILLS:
+                array[rows:] = FILLS[name]
+        self._tables(cap)
         n = int(self.counters[N_STATES])
-        e = int(self.counters[EXPANDED])
-        self._alloc(2 * self.boxes.shape[0])
-        for new, was in zip(self._arrays()[:11], old[:11], strict=True):
-            new[:n] = was[:n]
-        for new, was in zip(self._arrays()[11:15], old[11:15], strict=True):
-            new[:e] = was[:e]
-        entries = int(self.counters[N_HEAP])
-        self.heap[:entries] = old[-2][:entries]
-        used = int(self.counters[N_POOL])
-        self.pool[:used] = old[-1][:used]
         room = self.room
         rehash(self.gen_table, self.box_key, room.zob_player, self.player_at, n)
         rehash(self.closed_table, self.box_key, room.zob_player, self.norm, n)
@@ -262,5 +280,5 @@ def warm_up() -> None:
     for features in (None, plan):
         CompiledSearch(room, [7], 6, 1.0, [1 << 40], capacity=16, features=features).run(8)
     search = CompiledSearch(room, [7], 6, 1.0, [1 << 40], capacity=16)
-    table = np.full((4, 2), -1, np.int64)
+    table = np.zeros(4, np.int64)
     rehash(table, search.box_key, room.zob_player, search.player_at, 1)
