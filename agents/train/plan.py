@@ -56,10 +56,17 @@ class RunPlan:
 
 def plan_run(config: TrainConfig) -> RunPlan:
     """Check ``config`` (every refusal one line naming the setting) and resolve it."""
+    check_config(config)
+    return resolve_run(config)
+
+
+def resolve_run(config: TrainConfig) -> RunPlan:
+    """What a checked ``config`` resolves to (:func:`plan_run` checks it first): a run
+    refuses here only what resolving finds, a network that does not fit the env or the
+    memory the run would need."""
     from agents.train.batch import has_native_batch
     from agents.train.cloning import board_symmetries
 
-    check_config(config)
     shape, actions = _spaces(config)
     bf16 = uses_bf16(config)
     policy, kwargs = policy_of(config, actions, bf16)

@@ -3,10 +3,11 @@
 :func:`train` runs MaskablePPO (default), PPO or DQN, with a progress bar, TensorBoard
 logs, periodic checkpoints that a rerun resumes from, an evaluation callback, and the final
 model saved next to ``settings.json`` (everything that made it). A run goes in stages:
-the configuration is checked and resolved once (:func:`agents.train.plan.plan_run`), the
-run folder read (:mod:`agents.train.runs`: a finished run is left alone, a stopped one
-goes on), the envs and the model built (:mod:`agents.train.build`; every id with a native
-batched env trains on it, :mod:`agents.train.batch`), a ``teacher``'s moves cloned first
+the configuration is checked (:mod:`agents.train.checks`), the run folder read
+(:mod:`agents.train.runs`: a finished run is left alone, a stopped one goes on), the
+configuration resolved once (:func:`agents.train.plan.resolve_run`), the envs and the model
+built (:mod:`agents.train.build`; every id with a native batched env trains on it,
+:mod:`agents.train.batch`), a ``teacher``'s moves cloned first
 (:func:`agents.train.teaching.teach_run`), then PPO, and the settings written. A saved
 model plays as :class:`agents.train.models.PolicyAgent`.
 """
@@ -23,9 +24,10 @@ from typing import Any, NamedTuple
 
 from agents.nets.common import set_threads
 from agents.train.build import eval_callback, new_model, training_env
+from agents.train.checks import check_config
 from agents.train.config import TrainConfig
 from agents.train.models import algo_class
-from agents.train.plan import RunPlan, plan_run
+from agents.train.plan import RunPlan, resolve_run
 from agents.train.runs import (
     Interrupted,
     TrainResult,
@@ -62,12 +64,13 @@ def _train(config: TrainConfig, out: Path, progress: bool) -> TrainResult:
     a checkpoint, then raises :class:`Interrupted`.
     """
     began = time.perf_counter()
-    plan = plan_run(config)
+    check_config(config)
     if out.exists():
         check_same_run(config, out, write=False)
     done = saved_steps(out)
     if done >= config.timesteps:  # finished: nothing is retrained or overwritten
         return finished_result(out, done)
+    plan = resolve_run(config)  # the network and the memory: only for a run that trains
     threads = set_threads(config.threads)
     resume = _resume_point(out, done)
     model = _load_or_build(plan, out, resume)  # before the folder is written
