@@ -29,6 +29,8 @@ from math import comb
 
 import numpy as np
 
+from grid_envs.minesweeper import endgame
+
 HIDDEN = -1
 # a guess looks one reveal ahead at this many of the safest cells (0: the safest, with the
 # tie-break below), among those within TOLERANCE of the safest one's chance of a mine
@@ -57,6 +59,7 @@ class MinesweeperSolver:
         max_nodes: int = 400_000,
         lookahead: int | None = None,
         tolerance: float | None = None,
+        end_game: bool = True,
     ) -> None:
         self.rows, self.cols, self.mines = rows, cols, mines
         self.first_click = first_click
@@ -64,6 +67,7 @@ class MinesweeperSolver:
         self.tolerance = TOLERANCE if tolerance is None else tolerance
         self.max_component = max_component
         self.max_nodes = max_nodes
+        self.end_game = end_game
         n = rows * cols
         self.neighbours = [
             tuple(
@@ -82,6 +86,8 @@ class MinesweeperSolver:
         self.known_mines: set[int] = set()
         self.queue: list[int] = []  # cells proved safe, still to reveal
         self.last_probabilities: dict[int, float] = {}
+        # the chance of winning with best play, from the last guess searched to the end
+        self.win_chance: float | None = None
 
     # ---------------------------------------------------------------- api
     def opening(self) -> int:
@@ -117,6 +123,11 @@ class MinesweeperSolver:
         if safest <= 0.0:
             self.queue = sorted((c for c, p in probs.items() if p <= 0.0), reverse=True)
             return self.queue.pop()
+        if self.end_game:
+            found = endgame.best_cell(self, flat)
+            if found is not None:
+                self.win_chance = found[1]
+                return found[0]
         return self._tie_break(flat, probs, safest)
 
     # ------------------------------------------------------- constraints
@@ -185,12 +196,8 @@ class MinesweeperSolver:
     # ------------------------------------------------------ probabilities
     def probabilities(self, flat: list[int]) -> dict[int, float]:
         """Exact chance of a mine for every hidden cell not known to be one."""
-        known = self.known_mines
-        constraints = [c for c in self._constraints(flat) if c[0]]
-        unknown = [i for i, v in enumerate(flat) if v == HIDDEN and i not in known]
-        frontier = set().union(*(c[0] for c in constraints)) if constraints else set()
-        free = [i for i in unknown if i not in frontier]
-        left = self.mines - len(known)
+        constraints, unknown, free = self.split(flat)
+        left = self.mines - len(self.known_mines)
         comps = self._components(constraints)
         dists: list[dict[int, int]] = []
         tallies: list[dict[int, dict[int, int]]] = []
@@ -241,6 +248,17 @@ class MinesweeperSolver:
             for c, p in estimated.items():
                 probs[c] = p
         return probs
+
+    def split(
+        self, flat: list[int]
+    ) -> tuple[list[tuple[frozenset[int], int]], list[int], list[int]]:
+        """The numbers' constraints on hidden cells, the hidden cells not proved mines, and
+        those of them next to no number (unconstrained)."""
+        known = self.known_mines
+        constraints = [c for c in self._constraints(flat) if c[0]]
+        unknown = [i for i, v in enumerate(flat) if v == HIDDEN and i not in known]
+        frontier = set().union(*(c[0] for c in constraints)) if constraints else set()
+        return constraints, unknown, [i for i in unknown if i not in frontier]
 
     def _components(
         self, constraints: list[tuple[frozenset[int], int]]

@@ -1,0 +1,174 @@
+"""Minesweeper's end game played exactly: every way the game can go, searched to the end.
+
+When few mine placements still fit the board in view, the solver no longer needs rules of
+thumb: it lists every placement (each equally likely, the mines having been laid uniformly),
+and for each hidden cell it could reveal, splits them into the placements where the cell
+is a mine (lost) and, for the others, by the number the cell would show. The chance of
+winning with best play is then worked out over that tree:
+
+- one placement left: the game is won (every cell is known);
+- a cell safe in every placement that shows different numbers in some is revealed at once,
+  free information that cannot lower the chance;
+- otherwise the best guess is the one whose branches, weighted by their placements, win
+  most often; a cell safe in every placement with one number everywhere tells nothing and
+  is never a guess.
+
+A zero's cascade needs no modelling: its neighbours are safe in every placement of that
+branch, so the next level reveals them for free. Positions reached by different orders of
+play hold the same placements and are searched once. The search gives up (and the solver
+guesses by its usual rule) where the placements or the positions searched pass their
+bounds.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from math import comb
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from grid_envs.minesweeper.solver import MinesweeperSolver
+
+MAX_PLACEMENTS = 750  # the end game is searched when at most this many placements fit
+MAX_POSITIONS = 20_000  # positions searched before the search gives up
+
+
+class _TooBig(Exception):
+    """The placements or the positions passed their bound."""
+
+
+def placements(solver: MinesweeperSolver, flat: list[int], bound: int) -> list[int] | None:
+    """Every mine placement over the hidden cells not proved mines that fits the view, as
+    bit masks of cell indices; None where more than ``bound`` fit."""
+    constraints, _, free = solver.split(flat)
+    left = solver.mines - len(solver.known_mines)
+    partial: list[tuple[int, int]] = [(0, 0)]  # (mask, mines) over the components so far
+    for cells, cons in solver._components(constraints):
+        found = _component(solver, cells, cons, bound)
+        if found is None:
+            return None
+        partial = [(a | b, ka + kb) for a, ka in partial for b, kb in found if ka + kb <= left]
+        if len(partial) > bound:
+            return None
+    if sum(comb(len(free), left - k) for _, k in partial if left - k <= len(free)) > bound:
+        return None
+    out: list[int] = []
+    for mask, k in partial:
+        rest = left - k
+        if rest > len(free):
+            continue
+        for chosen in combinations(free, rest):
+            extra = 0
+            for cell in chosen:
+                extra |= 1 << cell
+            out.append(mask | extra)
+    return out
+
+
+def _component(
+    solver: MinesweeperSolver, cells: list[int], cons: list[tuple[frozenset[int], int]], bound: int
+) -> list[tuple[int, int]] | None:
+    """One component's placements as (mask, mines); None where more than ``bound``."""
+    found: list[tuple[int, int]] = []
+
+    def visit(order: list[int], assign: list[int], mines: int) -> bool:
+        mask = 0
+        for cell, value in zip(order, assign, strict=True):
+            if value:
+                mask |= 1 << cell
+        found.append((mask, mines))
+        return len(found) <= bound
+
+    if not solver.walk(cells, cons, visit) or len(found) > bound:
+        return None
+    return found
+
+
+class EndGame:
+    """The best cell to reveal, searched over every placement that fits the view.
+
+    A position is a set of placements, held as a bit mask over their indices; each cell
+    keeps, once, the placements where it is a mine and those where it shows each number,
+    so splitting a position by a cell is a few ``and``s.
+    """
+
+    def __init__(
+        self, solver: MinesweeperSolver, cells: list[int], solutions: list[int], max_positions: int
+    ) -> None:
+        self.max_positions = max_positions
+        self.positions = 0
+        self.memo: dict[int, float] = {}
+        self.cells: list[tuple[int, int, list[int]]] = []  # (cell, mine mask, number masks)
+        self.all = (1 << len(solutions)) - 1
+        some = every = solutions[0]
+        for s in solutions:
+            some |= s
+            every &= s
+        varying = some & ~every
+        for cell in cells:
+            bit = 1 << cell
+            around = sum(1 << j for j in solver.neighbours[cell])
+            if not (varying & (bit | around)) or every & bit:
+                continue  # the same in every placement, or a sure mine: tells nothing
+            mine, shows = 0, [0] * 9
+            for i, s in enumerate(solutions):
+                if s & bit:
+                    mine |= 1 << i
+                else:
+                    shows[(s & around).bit_count()] |= 1 << i
+            self.cells.append((cell, mine, [m for m in shows if m]))
+
+    def best(self) -> tuple[int, float] | None:
+        """(cell, chance of winning with best play), or None where the search gave up."""
+        try:
+            cell, win = self._search(self.all)
+        except _TooBig:
+            return None
+        return cell, win
+
+    def _win(self, position: int) -> float:
+        """The chance of winning with best play from ``position``."""
+        if position & (position - 1) == 0:  # one placement left
+            return 1.0
+        cached = self.memo.get(position)
+        if cached is None:
+            self.positions += 1
+            if self.positions > self.max_positions:
+                raise _TooBig
+            cached = self.memo[position] = self._search(position)[1]
+        return cached
+
+    def _search(self, position: int) -> tuple[int, float]:
+        """The best cell and its chance of winning: a safe cell that tells something at
+        once, else the guesses safest first, until none can beat the best found (a guess
+        wins at most as often as it is safe)."""
+        n = position.bit_count()
+        guesses = []
+        for cell, mine, shows in self.cells:
+            mines = (mine & position).bit_count()
+            if mines == 0:
+                branches = [b for b in (m & position for m in shows) if b]
+                if len(branches) > 1:  # free information
+                    return cell, sum(b.bit_count() * self._win(b) for b in branches) / n
+            elif mines < n:
+                guesses.append((mines, cell, shows))
+        guesses.sort(key=lambda g: g[0])
+        best_cell, best_win = -1, -1.0
+        for mines, cell, shows in guesses:
+            if (n - mines) / n <= best_win:
+                break
+            win = sum(b.bit_count() * self._win(b) for b in (m & position for m in shows) if b)
+            if win / n > best_win:
+                best_cell, best_win = cell, win / n
+        return best_cell, best_win
+
+
+def best_cell(solver: MinesweeperSolver, flat: list[int]) -> tuple[int, float] | None:
+    """The cell that wins most often with best play after it, and that chance, where the
+    end game is small enough to search; None otherwise (the solver then guesses by its
+    usual rule)."""
+    solutions = placements(solver, flat, MAX_PLACEMENTS)
+    if not solutions or len(solutions) < 2:
+        return None
+    cells = solver.split(flat)[1]
+    return EndGame(solver, cells, solutions, MAX_POSITIONS).best()

@@ -1,0 +1,118 @@
+"""The end game searched exactly: its placements, its game tree, and its odds against play."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from agents.games.minesweeper import view_from_observation
+from grid_envs.minesweeper import endgame
+from grid_envs.minesweeper.solver import MinesweeperSolver
+from tests.minesweeper.test_solver import brute_force, random_position
+
+
+def _reference(
+    solver: MinesweeperSolver, cells: list[int], layouts: list[int]
+) -> dict[int, float]:
+    """Each first cell's chance of winning with best play after it, from the game tree in
+    full: every cell that is not a sure mine tried at every position, no shortcut for free
+    reveals, no bound on a guess."""
+    memo: dict[frozenset[int], float] = {}
+
+    def win(group: list[int]) -> float:
+        if len(group) == 1:
+            return 1.0
+        key = frozenset(group)
+        if key not in memo:
+            memo[key] = max(value(cell, group) for cell in cells if not _all_mines(cell, group))
+        return memo[key]
+
+    def value(cell: int, group: list[int]) -> float:
+        around = sum(1 << j for j in solver.neighbours[cell])
+        split: dict[int, list[int]] = {}
+        for layout in group:
+            if not layout >> cell & 1:
+                split.setdefault((layout & around).bit_count(), []).append(layout)
+        if len(split) == 1 and len(next(iter(split.values()))) == len(group):
+            return 0.0  # a safe cell that tells nothing: no progress
+        return sum(len(g) * win(g) for g in split.values()) / len(group)
+
+    return {cell: value(cell, layouts) for cell in cells if not _all_mines(cell, layouts)}
+
+
+def _all_mines(cell: int, layouts: list[int]) -> bool:
+    return all(layout >> cell & 1 for layout in layouts)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_placements_are_the_layouts_brute_force_finds(seed: int) -> None:
+    position = random_position(seed)
+    if position is None:
+        return
+    view, _ = position
+    solver = MinesweeperSolver(5, 5, 5)
+    found = endgame.placements(solver, view.ravel().tolist(), 10**6)
+    assert found is not None and len(set(found)) == len(found)
+    probs = brute_force(view, 5)
+    for cell, p in probs.items():
+        assert sum(m >> cell & 1 for m in found) / len(found) == pytest.approx(p)
+    assert all(m.bit_count() == 5 for m in found)
+    if len(found) > 2:  # a bound below the count gives up rather than cut the list
+        assert endgame.placements(solver, view.ravel().tolist(), len(found) - 1) is None
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_search_wins_as_often_as_the_whole_game_tree(seed: int) -> None:
+    position = random_position(seed, rows=4, cols=5, mines=4)
+    if position is None:
+        return
+    view, _ = position
+    solver = MinesweeperSolver(4, 5, 4)
+    flat = view.ravel().tolist()
+    layouts = endgame.placements(solver, flat, 400)
+    if layouts is None or len(layouts) < 2:
+        return
+    cells = solver.split(flat)[1]
+    cell, win = endgame.EndGame(solver, cells, layouts, 10**6).best() or (-1, -1.0)
+    values = _reference(solver, cells, layouts)
+    assert win == pytest.approx(max(values.values()))
+    assert values[cell] == pytest.approx(win)  # the cell it names is worth that much
+
+
+def test_too_many_positions_gives_up_and_the_solver_guesses_as_before() -> None:
+    position = random_position(3, rows=5, cols=5, mines=5)
+    assert position is not None
+    view, _ = position
+    solver = MinesweeperSolver(5, 5, 5)
+    flat = view.ravel().tolist()
+    layouts = endgame.placements(solver, flat, 10**6)
+    assert layouts is not None and len(layouts) > 2
+    assert endgame.EndGame(solver, solver.split(flat)[1], layouts, 1).best() is None
+
+
+def test_the_chance_it_reckons_is_the_chance_it_wins() -> None:
+    """Real games on the env: the first time each game's end is searched, the solver
+    names its chance of winning with best play; over those games the wins match the mean
+    of those chances (within three standard errors)."""
+    env = gym.make("GridGames/Minesweeper-v0", first_click="zero")
+    e = env.unwrapped
+    chances, wins = [], []
+    for seed in range(1500):
+        solver = MinesweeperSolver(e.rows, e.cols, e.num_mines, "zero")
+        obs, _ = env.reset(seed=seed)
+        chance = None
+        done, info = False, {}
+        while not done:
+            obs, _, term, trunc, info = env.step(solver.act(view_from_observation(obs)))
+            done = term or trunc
+            if chance is None and solver.win_chance is not None:
+                chance = solver.win_chance
+        if chance is not None:
+            chances.append(chance)
+            wins.append(float(info["is_success"]))
+    assert len(chances) >= 50
+    mean = float(np.mean(chances))
+    spread = float(np.sqrt(np.sum(np.array(chances) * (1 - np.array(chances))))) / len(chances)
+    assert abs(float(np.mean(wins)) - mean) < 3 * spread + 1e-9, (np.mean(wins), mean)
+    assert 0.3 < mean < 1.0
