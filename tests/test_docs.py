@@ -165,7 +165,8 @@ def _band(number: str, after: str) -> float:
     """How far a learned figure may lie from the page's on another machine: 20 points of
     a percentage or a win rate, half a unit of a return or a length. A run as short as the
     tutorial's sits on a knife edge between the clone and a PPO checkpoint: two machines
-    running the same seeded command printed 51% and 68% for its learned row."""
+    running the same seeded command printed 51% and 68% for its learned row, and a change
+    of the teacher's end-game guesses moved it from 51% to 75% on one machine."""
     if after.startswith("%"):
         return 20
     value = float(number.replace(",", ""))

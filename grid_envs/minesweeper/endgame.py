@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from grid_envs.minesweeper.solver import MinesweeperSolver
 
-MAX_PLACEMENTS = 750  # the end game is searched when at most this many placements fit
-MAX_POSITIONS = 20_000  # positions searched before the search gives up
+MAX_PLACEMENTS = 200  # the end game is searched when at most this many placements fit
+MAX_POSITIONS = 2_000  # positions searched before the search gives up
 
 
 class _TooBig(Exception):

@@ -12,9 +12,7 @@ from grid_envs.minesweeper.solver import MinesweeperSolver
 from tests.minesweeper.test_solver import brute_force, random_position
 
 
-def _reference(
-    solver: MinesweeperSolver, cells: list[int], layouts: list[int]
-) -> dict[int, float]:
+def _reference(solver: MinesweeperSolver, cells: list[int], layouts: list[int]) -> dict[int, float]:
     """Each first cell's chance of winning with best play after it, from the game tree in
     full: every cell that is not a sure mine tried at every position, no shortcut for free
     reveals, no bound on a guess."""
