@@ -96,6 +96,76 @@ def _path_to(states, last, out):
 
 
 @compiled
+def _in_room(c, skip, floor, occupied):
+    """Whether the box being moved could stand on ``c``: floor free of the other boxes."""
+    return floor[c] and (occupied[c] < 0 or c == skip)
+
+
+@compiled
+def _blocks(root, skip, floor, occupied, offsets, scratch, stamp):
+    """Label each edge of ``root``'s part of the room (the floor less every box but the
+    one at ``skip``) with its block, the biconnected component it lies in (Hopcroft and
+    Tarjan's depth-first search, without recursion): ``eblock[c * 4 + d]`` for the edge
+    from ``c`` in direction ``d``, both ways. With the box standing on a cell, two of its
+    neighbours stay connected exactly when their edges to it share a block, so the
+    player's area around the box is one look-up instead of a flood."""
+    mark, disc, low, it, vstack, estack, eblock = scratch
+    mark[root] = stamp
+    disc[root] = low[root] = it[root] = 0
+    vstack[0] = root
+    sp, ep, n_blocks, clock = 1, 0, 0, 1
+    while sp > 0:
+        v = vstack[sp - 1]
+        d = it[v]
+        if d < 4:
+            it[v] = d + 1
+            w = v + offsets[d]
+            if not _in_room(w, skip, floor, occupied):
+                continue
+            if mark[w] != stamp:  # a tree edge: go down
+                estack[ep] = v * 4 + d
+                ep += 1
+                mark[w] = stamp
+                disc[w] = low[w] = clock
+                clock += 1
+                it[w] = 0
+                vstack[sp] = w
+                sp += 1
+            elif disc[w] < disc[v] and (sp < 2 or w != vstack[sp - 2]):  # a back edge
+                estack[ep] = v * 4 + d
+                ep += 1
+                low[v] = min(low[v], disc[w])
+            continue
+        sp -= 1  # v is done: its block closes at its parent u where nothing climbs over u
+        if sp == 0:
+            break
+        u = vstack[sp - 1]
+        low[u] = min(low[u], low[v])
+        if low[v] >= disc[u]:
+            while True:
+                ep -= 1
+                e = estack[ep]
+                a, k = e >> 2, e & 3
+                eblock[e] = n_blocks
+                eblock[(a + offsets[k]) * 4 + (k ^ 1)] = n_blocks
+                if a == u and a + offsets[k] == v:
+                    break
+            n_blocks += 1
+    return n_blocks
+
+
+@compiled
+def _side(x, block, skip, floor, occupied, offsets, eblock):
+    """The first direction from ``x`` whose edge lies in ``block``: with the box on ``x``,
+    it names the player's area (a state's key)."""
+    for k in range(4):
+        n = x + offsets[k]
+        if _in_room(n, skip, floor, occupied) and eblock[x * 4 + k] == block:
+            return k
+    return -1
+
+
+@compiled
 def push_path(
     box, player, skip, target, floor, occupied, offsets, marks, stamps, visited, states, out
 ):  # fmt: skip
@@ -103,24 +173,34 @@ def push_path(
     ``player`` and every other box (``occupied``, less the one at ``skip``) fixed: written
     to ``out`` as ``cell * 4 + direction``; returns their count, or -1 when the search
     passes :data:`PATH_LIMIT` states, runs out, or finds only a path of more than
-    :data:`MAX_PUSHES` pushes. As the solver's ``push_path``: level by
-    level, the pushes of each state in direction order, a state known by the box's cell
-    and the lowest cell of the player's area.
+    :data:`MAX_PUSHES` pushes. As the solver's ``push_path``: level by level, the pushes of
+    each state in direction order, a state known by the box's cell and the player's area.
 
-    ``marks`` holds two flood scratch arrays and ``visited`` (size x size) the states seen;
-    ``stamps`` their three stamps; ``states`` four columns (box cell, area's lowest cell,
-    the state it came from, the push)."""
-    size = floor.shape[0]
-    region_mark = marks[0]
-    moved_mark = marks[1]
-    queue = marks[2]
+    The player's area around the box is read from the room's blocks (:func:`_blocks`,
+    worked out once a call) rather than flooded at every state: a state holds the block of
+    the edge from the box to the player, and the area's key is the box's cell and its first
+    side in that block. ``marks`` holds a flood's two arrays and the blocks' seven,
+    ``visited`` (size x 4 or more) the states seen, ``stamps`` three stamps, ``states`` four
+    columns (box cell, block, the state it came from, the push)."""
+    region_mark, queue = marks[0], marks[1]
+    eblock = marks[8]
     stamps[2] += 1
     seen = stamps[2]
     stamps[0] += 1
-    low = _region(player, skip, box, floor, occupied, region_mark, stamps[0], queue, offsets)
-    visited[box * size + low] = seen
+    _region(player, skip, box, floor, occupied, region_mark, stamps[0], queue, offsets)
+    first = -1
+    for k in range(4):  # the player's first side of the box
+        if region_mark[box + offsets[k]] == stamps[0]:
+            first = k
+            break
+    if first < 0:  # the player cannot reach the box
+        return -1
+    stamps[1] += 1
+    _blocks(box, skip, floor, occupied, offsets, marks[2:], stamps[1])
+    block = eblock[box * 4 + first]
+    visited[box * 4 + _side(box, block, skip, floor, occupied, offsets, eblock)] = seen
     states[0, 0] = box
-    states[0, 1] = low
+    states[0, 1] = block
     states[0, 2] = -1
     states[0, 3] = -1
     n_states = 1
@@ -128,23 +208,22 @@ def push_path(
     while level_start < level_end and n_states < PATH_LIMIT:
         for s in range(level_start, level_end):
             x = states[s, 0]
-            stamps[0] += 1
-            here = stamps[0]
-            _region(states[s, 1], skip, x, floor, occupied, region_mark, here, queue, offsets)
+            block = states[s, 1]
             for d in range(4):
+                back = d ^ 1  # the direction from the box to the player behind it
                 p = x - offsets[d]
                 q = x + offsets[d]
-                if region_mark[p] != here or not floor[q]:
+                if not _in_room(p, skip, floor, occupied) or eblock[x * 4 + back] != block:
                     continue
-                if occupied[q] >= 0 and q != skip:
+                if not _in_room(q, skip, floor, occupied):
                     continue
-                stamps[1] += 1
-                low = _region(x, skip, q, floor, occupied, moved_mark, stamps[1], queue, offsets)
-                if visited[q * size + low] == seen:
+                moved = eblock[q * 4 + back]  # the edge from q back to x, where the player is
+                key = q * 4 + _side(q, moved, skip, floor, occupied, offsets, eblock)
+                if visited[key] == seen:
                     continue
-                visited[q * size + low] = seen
+                visited[key] = seen
                 states[n_states, 0] = q
-                states[n_states, 1] = low
+                states[n_states, 1] = moved
                 states[n_states, 2] = s
                 states[n_states, 3] = x * 4 + d
                 n_states += 1
@@ -155,12 +234,16 @@ def push_path(
 
 
 def path_scratch(size: int) -> tuple[tuple[np.ndarray, ...], np.ndarray, np.ndarray, np.ndarray]:
-    """The working arrays of :func:`push_path` for a room of ``size`` cells."""
-    marks = (np.zeros(size, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64))
+    """The working arrays of :func:`push_path` for a room of ``size`` cells: a flood's mark
+    and queue, the blocks' mark, discovery times, lows, next directions, stack of cells,
+    stack of edges and the edges' blocks."""
+    cells = [np.zeros(size, np.int64) for _ in range(7)]
+    edges = [np.zeros(4 * size, np.int64) for _ in range(2)]
+    marks = (*cells, *edges)
     # a level can add four states for each of the last one's: room for the one that
     # passes the limit
     states = np.zeros((5 * PATH_LIMIT + 8, 4), np.int64)
-    return marks, np.zeros(3, np.int64), np.zeros(size * size, np.int64), states
+    return marks, np.zeros(3, np.int64), np.zeros(4 * size, np.int64), states
 
 
 # ------------------------------------------------------------------ the cells' queues
