@@ -236,3 +236,50 @@ def test_the_compiler_runs_before_the_clock_starts(monkeypatch: pytest.MonkeyPat
     (level,) = parse_xsb(ROOMS[0])
     r = solve(level, mode="optimal", max_seconds=0.2)
     assert slow and r.solved and r.seconds < 0.3
+
+
+def test_the_blocks_tell_which_sides_of_a_box_the_player_joins() -> None:
+    """The push paths read the player's area from the room's blocks: two free neighbours
+    of a cell share a block with it exactly when a flood joins them round the cell."""
+    from grid_envs.sokoban.compiled import features
+
+    checked = 0
+    for level in _levels():
+        cols = level.floor.shape[1]
+        floor = level.floor.ravel().astype(bool)
+        occupied = np.full(floor.size, -1, np.int64)
+        boxes = np.flatnonzero((level.boxes & level.floor).ravel())
+        occupied[boxes] = np.arange(boxes.size)
+        offsets = np.array([-cols, cols, -1, 1], np.int64)
+        marks = features.path_scratch(floor.size)[0]
+        skip = int(boxes[0])  # the box that moves: its cell is free
+        features._blocks(skip, skip, floor, occupied, offsets, marks[2:], 1)
+        eblock = marks[8]
+        room = floor & ((occupied < 0) | (np.arange(floor.size) == skip))
+        for x in _reached(room, skip, offsets):  # the blocks cover the box's part
+            sides = [k for k in range(4) if room[x + offsets[k]]]
+            free = room.copy()
+            free[x] = False
+            for a in sides:
+                for b in sides:
+                    joined = _joined(free, int(x + offsets[a]), int(x + offsets[b]), offsets)
+                    same = eblock[x * 4 + a] == eblock[x * 4 + b]
+                    assert joined == same, (level.title, int(x), a, b)
+                    checked += 1
+    assert checked > 1000
+
+
+def _reached(free: np.ndarray, a: int, offsets: np.ndarray) -> set[int]:
+    seen, todo = {a}, [a]
+    while todo:
+        c = todo.pop()
+        for d in offsets:
+            n = int(c + d)
+            if free[n] and n not in seen:
+                seen.add(n)
+                todo.append(n)
+    return seen
+
+
+def _joined(free: np.ndarray, a: int, b: int, offsets: np.ndarray) -> bool:
+    return b in _reached(free, a, offsets)
