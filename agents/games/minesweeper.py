@@ -11,6 +11,7 @@ from agents.games.spec import AgentsSpec
 from agents.registry import register_agent
 from grid_envs.core.base_env import GridEnv
 from grid_envs.core.grid import mirrored_cells
+from grid_envs.minesweeper import endgame
 from grid_envs.minesweeper.solver import HIDDEN, MinesweeperSolver
 
 # What `grid-games train` starts from (AGENTS.training): a reveal's logit is the CNN's output
@@ -82,7 +83,8 @@ class MinesweeperSolverAgent(Agent):
     def thoughts(self, env: GridEnv, observation: np.ndarray) -> Thought:
         """Each hidden cell's exact chance of a mine, given the numbers in view and the
         mines it has proved (the solver's own reckoning, worked out again for the board in
-        view), and the cells proved safe still to reveal."""
+        view), the cells proved safe still to reveal, and, where few enough layouts are
+        left to search the end game, its chance of winning with best play."""
         solver = self._solver(env)
         view = view_from_observation(observation)
         flat = view.ravel().tolist()
@@ -95,7 +97,11 @@ class MinesweeperSolverAgent(Agent):
             for cell in solver.known_mines:
                 heat.flat[cell] = 1.0
         sure = sum(view.flat[c] == HIDDEN for c in solver.queue)
-        facts = {"mines proved": len(solver.known_mines), "safe cells queued": sure}
+        facts: dict[str, Any] = {"mines proved": len(solver.known_mines), "safe cells queued": sure}
+        if not all(v == HIDDEN for v in flat):  # few layouts left: its end game's odds
+            found = endgame.best_cell(solver, flat)
+            if found is not None:
+                facts["wins with best play"] = round(found[1], 3)
         return Thought(heat=heat, heat_name="mine probability", facts=facts)
 
     def label(self, env: GridEnv, observation: np.ndarray) -> tuple[int, np.ndarray]:

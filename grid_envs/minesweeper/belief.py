@@ -49,7 +49,7 @@ class MineBelief:
         # per component: its cells, and its placements by mines ((count, cells) bool each)
         self.listed: list[tuple[np.ndarray, dict[int, np.ndarray]]] = []
         self.walked: list[tuple[list[int], list[tuple[frozenset[int], int]]]] = []
-        for cells, cons in self.solver._components(constraints):
+        for cells, cons in self.solver.components(constraints):
             found = self._placements(cells, cons, max_placements)
             if found is None:
                 self.walked.append((cells, cons))

@@ -22,28 +22,47 @@ bounds.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import combinations
 from math import comb
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from grid_envs.minesweeper.solver import MinesweeperSolver
+Constraints = list[tuple[frozenset[int], int]]  # (hidden cells, mines among them)
 
 MAX_PLACEMENTS = 200  # the end game is searched when at most this many placements fit
 MAX_POSITIONS = 2_000  # positions searched before the search gives up
+
+
+class Reckoning(Protocol):
+    """What the end game reads of the solver (``MinesweeperSolver``): the board, the mines
+    it has proved, its split of a view into constraints and their independent parts, and
+    its walk over a part's placements."""
+
+    mines: int
+    known_mines: set[int]
+    neighbours: list[tuple[int, ...]]
+
+    def split(self, flat: list[int]) -> tuple[Constraints, list[int], list[int]]: ...
+
+    def components(self, constraints: Constraints) -> list[tuple[list[int], Constraints]]: ...
+
+    def walk(
+        self, cells: list[int], cons: Constraints,
+        visit: Callable[[list[int], list[int], int], bool], rng: None = None,
+    ) -> bool: ...  # fmt: skip
 
 
 class _TooBig(Exception):
     """The placements or the positions passed their bound."""
 
 
-def placements(solver: MinesweeperSolver, flat: list[int], bound: int) -> list[int] | None:
+def placements(solver: Reckoning, flat: list[int], bound: int) -> list[int] | None:
     """Every mine placement over the hidden cells not proved mines that fits the view, as
     bit masks of cell indices; None where more than ``bound`` fit."""
     constraints, _, free = solver.split(flat)
     left = solver.mines - len(solver.known_mines)
     partial: list[tuple[int, int]] = [(0, 0)]  # (mask, mines) over the components so far
-    for cells, cons in solver._components(constraints):
+    for cells, cons in solver.components(constraints):
         found = _component(solver, cells, cons, bound)
         if found is None:
             return None
@@ -66,7 +85,7 @@ def placements(solver: MinesweeperSolver, flat: list[int], bound: int) -> list[i
 
 
 def _component(
-    solver: MinesweeperSolver, cells: list[int], cons: list[tuple[frozenset[int], int]], bound: int
+    solver: Reckoning, cells: list[int], cons: Constraints, bound: int
 ) -> list[tuple[int, int]] | None:
     """One component's placements as (mask, mines); None where more than ``bound``."""
     found: list[tuple[int, int]] = []
@@ -93,7 +112,7 @@ class EndGame:
     """
 
     def __init__(
-        self, solver: MinesweeperSolver, cells: list[int], solutions: list[int], max_positions: int
+        self, solver: Reckoning, cells: list[int], solutions: list[int], max_positions: int
     ) -> None:
         self.max_positions = max_positions
         self.positions = 0
@@ -163,7 +182,7 @@ class EndGame:
         return best_cell, best_win
 
 
-def best_cell(solver: MinesweeperSolver, flat: list[int]) -> tuple[int, float] | None:
+def best_cell(solver: Reckoning, flat: list[int]) -> tuple[int, float] | None:
     """The cell that wins most often with best play after it, and that chance, where the
     end game is small enough to search; None otherwise (the solver then guesses by its
     usual rule)."""

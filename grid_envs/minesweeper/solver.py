@@ -198,7 +198,7 @@ class MinesweeperSolver:
         """Exact chance of a mine for every hidden cell not known to be one."""
         constraints, unknown, free = self.split(flat)
         left = self.mines - len(self.known_mines)
-        comps = self._components(constraints)
+        comps = self.components(constraints)
         dists: list[dict[int, int]] = []
         tallies: list[dict[int, dict[int, int]]] = []
         estimated: dict[int, float] = {}
@@ -260,9 +260,11 @@ class MinesweeperSolver:
         frontier = set().union(*(c[0] for c in constraints)) if constraints else set()
         return constraints, unknown, [i for i in unknown if i not in frontier]
 
-    def _components(
+    def components(
         self, constraints: list[tuple[frozenset[int], int]]
     ) -> list[tuple[list[int], list[tuple[frozenset[int], int]]]]:
+        """The constraints' independent parts: (cells, constraints) for each group of
+        hidden cells that constraints link, directly or through one another."""
         parent: dict[int, int] = {}
 
         def find(x: int) -> int:

@@ -127,6 +127,10 @@ def test_the_minesweeper_solver_shows_its_mine_probabilities() -> None:
     later = [th.heat for th in thoughts[1:] if th.heat is not None]
     assert later and all(np.isnan(h).any() for h in later)  # revealed cells: no figure
     assert all(np.nanmin(h) >= 0 and np.nanmax(h) <= 1 for h in later)
+    # in the last cells it names its chance of winning with best play
+    thoughts = _thoughts(env_id, make_agent("solver", gym.make(env_id, **BOARDS[env_id])), 6)
+    odds = [th.facts["wins with best play"] for th in thoughts if "wins with best play" in th.facts]
+    assert odds and all(0 < p <= 1 for p in odds)
 
 
 def test_the_algorithms_show_their_plans() -> None:

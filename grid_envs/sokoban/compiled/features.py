@@ -166,6 +166,20 @@ def _side(x, block, skip, floor, occupied, offsets, eblock):
 
 
 @compiled
+def _start_block(box, player, skip, floor, occupied, offsets, marks, stamps):
+    """The room's blocks (:func:`_blocks`) for a path, and the block of the edge from the
+    box to the player's first side of it; -1 where the player cannot reach the box."""
+    stamps[0] += 1
+    _region(player, skip, box, floor, occupied, marks[0], stamps[0], marks[1], offsets)
+    for k in range(4):
+        if marks[0][box + offsets[k]] == stamps[0]:
+            stamps[1] += 1
+            _blocks(box, skip, floor, occupied, offsets, marks[2:], stamps[1])
+            return marks[8][box * 4 + k]
+    return -1
+
+
+@compiled
 def push_path(
     box, player, skip, target, floor, occupied, offsets, marks, stamps, visited, states, out
 ):  # fmt: skip
@@ -182,22 +196,12 @@ def push_path(
     side in that block. ``marks`` holds a flood's two arrays and the blocks' seven,
     ``visited`` (size x 4 or more) the states seen, ``stamps`` three stamps, ``states`` four
     columns (box cell, block, the state it came from, the push)."""
-    region_mark, queue = marks[0], marks[1]
     eblock = marks[8]
     stamps[2] += 1
     seen = stamps[2]
-    stamps[0] += 1
-    _region(player, skip, box, floor, occupied, region_mark, stamps[0], queue, offsets)
-    first = -1
-    for k in range(4):  # the player's first side of the box
-        if region_mark[box + offsets[k]] == stamps[0]:
-            first = k
-            break
-    if first < 0:  # the player cannot reach the box
+    block = _start_block(box, player, skip, floor, occupied, offsets, marks, stamps)
+    if block < 0:  # the player cannot reach the box
         return -1
-    stamps[1] += 1
-    _blocks(box, skip, floor, occupied, offsets, marks[2:], stamps[1])
-    block = eblock[box * 4 + first]
     visited[box * 4 + _side(box, block, skip, floor, occupied, offsets, eblock)] = seen
     states[0, 0] = box
     states[0, 1] = block
