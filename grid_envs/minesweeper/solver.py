@@ -15,6 +15,8 @@
    *and* leading on, that is of showing a number that lets the rules prove another cell
    safe, or a zero (the probability of progress, as the strongest published solvers weigh
    their guesses, not only of safety). Among equals, the cell likeliest to open new ground.
+4. When few layouts are left (:mod:`grid_envs.minesweeper.endgame`), the guess is searched
+   to the end of the game instead: the cell that wins most often with best play after it.
 
 The first click goes where the rule makes it best: a corner under ``safe`` (the likeliest
 cell to be a zero, which opens a region); under ``zero``, which opens a region wherever it

@@ -106,7 +106,8 @@ def _blocks(root, skip, floor, occupied, offsets, scratch, stamp):
     """Label each edge of ``root``'s part of the room (the floor less every box but the
     one at ``skip``) with its block, the biconnected component it lies in (Hopcroft and
     Tarjan's depth-first search, without recursion): ``eblock[c * 4 + d]`` for the edge
-    from ``c`` in direction ``d``, both ways. With the box standing on a cell, two of its
+    from ``c`` in direction ``d``, both ways (``offsets`` come in opposite pairs, so
+    ``d ^ 1`` is ``d`` reversed). With the box standing on a cell, two of its
     neighbours stay connected exactly when their edges to it share a block, so the
     player's area around the box is one look-up instead of a flood."""
     mark, disc, low, it, vstack, estack, eblock = scratch
