@@ -1,8 +1,11 @@
 """Minesweeper solver win rates per preset and first-click rule, with 95% intervals.
 
-    python benchmarks/minesweeper_solver.py [--games 1000] [--seed 0] [--rules safe zero]
+    python benchmarks/minesweeper_solver.py [--games 1000] [--seed 0] [--rules safe zero] \
+        [--no-end-game]
 
 Games use seeds ``seed .. seed + games - 1``; the solver reads only the observations.
+``--no-end-game`` plays the same boards with the end game guessed by the rule of thumb
+instead of searched (what the exact end game changes).
 """
 
 from __future__ import annotations
@@ -10,7 +13,9 @@ from __future__ import annotations
 import argparse
 import time
 
-from agents import evaluate
+import gymnasium as gym
+
+from agents import evaluate, make_agent
 
 PRESETS = (
     ("beginner", "GridGames/Minesweeper-v0"),
@@ -24,12 +29,15 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rules", nargs="+", default=["safe", "zero"])
+    parser.add_argument("--no-end-game", action="store_true")
     args = parser.parse_args()
     print(f"{'rule':<6} {'preset':<13} {'games':>6} {'win rate':>9}  {'95% CI':<15} {'games/s':>8}")
     for rule in args.rules:
         for name, env_id in PRESETS:
             start = time.perf_counter()
-            r = evaluate(env_id, "solver", args.games, args.seed, {"first_click": rule})
+            env = gym.make(env_id, first_click=rule)
+            agent = make_agent("solver", env, seed=args.seed, end_game=not args.no_end_game)
+            r = evaluate(env, agent, args.games, args.seed)
             rate = args.games / (time.perf_counter() - start)
             lo, hi = r.win_rate_ci
             print(

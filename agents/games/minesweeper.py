@@ -61,8 +61,9 @@ class MinesweeperSolverAgent(Agent):
 
     name = "solver"
 
-    def __init__(self, env: Any = None, seed: int | None = None) -> None:
+    def __init__(self, env: Any = None, seed: int | None = None, end_game: bool = True) -> None:
         self._solvers: dict[int, MinesweeperSolver] = {}
+        self.end_game = end_game  # False: guess by the rule of thumb to the last cell
         super().__init__(env, seed)
 
     def reset(self) -> None:
@@ -73,7 +74,9 @@ class MinesweeperSolverAgent(Agent):
         solver = self._solvers.get(id(env))
         if solver is None:
             e: Any = env
-            solver = MinesweeperSolver(e.rows, e.cols, e.num_mines, e.first_click)
+            solver = MinesweeperSolver(
+                e.rows, e.cols, e.num_mines, e.first_click, end_game=self.end_game
+            )
             self._solvers[id(env)] = solver
         return solver
 
