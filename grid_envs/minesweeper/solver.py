@@ -90,6 +90,7 @@ class MinesweeperSolver:
         self.last_probabilities: dict[int, float] = {}
         # the chance of winning with best play, from the last guess searched to the end
         self.win_chance: float | None = None
+        self.layouts: int | None = None  # how many layouts fit the last view reckoned
 
     # ---------------------------------------------------------------- api
     def opening(self) -> int:
@@ -125,7 +126,7 @@ class MinesweeperSolver:
         if safest <= 0.0:
             self.queue = sorted((c for c, p in probs.items() if p <= 0.0), reverse=True)
             return self.queue.pop()
-        if self.end_game:
+        if self.end_game and self.layouts is not None and self.layouts <= endgame.MAX_PLACEMENTS:
             found = endgame.best_cell(self, flat)
             if found is not None:
                 self.win_chance = found[1]
@@ -217,6 +218,8 @@ class MinesweeperSolver:
         weight_total = sum(
             cnt * comb(u, left - k) for k, cnt in total_poly.items() if 0 <= left - k <= u
         )
+        # the layouts that fit the view, where every part was listed (the end game's size)
+        self.layouts = None if estimated or not weight_total else weight_total
         probs: dict[int, float] = {}
         if weight_total == 0:  # inconsistent view (should not happen): fall back to density
             return {i: left / max(1, len(unknown)) for i in unknown}
