@@ -14,6 +14,10 @@ so that the compiled feature search expands the same states in the same order:
   macros and the packing advice use;
 * :func:`cell_push` and :func:`cell_pop`: one binary heap per cell, in a typed list, and
   the sorted list of the non-empty cells served in turn.
+
+The tests in the inner loops (is a cell free of the other boxes, the player's side) are
+written out rather than called: a call there, inlined by numba or not, counts references
+to the arrays it is given at every state, and that counting cost more than the search.
 """
 
 from __future__ import annotations
@@ -21,14 +25,14 @@ from __future__ import annotations
 import numpy as np
 from numba.typed import List
 
-from grid_envs.core.jit import compiled
+from grid_envs.core.jit import compiled, inlined
 from grid_envs.sokoban.compiled.pruning import flood
 
 PATH_LIMIT = 2000  # a push path's search stops after the level that passes this many states
 MAX_PUSHES = 512  # a longer push path is not offered (the Python search's bound too)
 
 
-@compiled
+@inlined
 def areas(floor_cells, floor, occupied, label, stamp, queue, offsets):
     """How many separate areas the boxes (``occupied >= 0``) cut the floor into; ``label``
     is a scratch array whose cells this call marks with ``stamp``."""
@@ -53,7 +57,7 @@ def packed(occupied, area_goals, area_start):
     return total
 
 
-@compiled
+@inlined
 def _region(start, skip, box, floor, occupied, mark, stamp, queue, offsets):
     """Flood from ``start`` over the floor free of the boxes (but ``skip``) and of
     ``box``; marks it with ``stamp``; returns its lowest cell."""
@@ -96,12 +100,6 @@ def _path_to(states, last, out):
 
 
 @compiled
-def _in_room(c, skip, floor, occupied):
-    """Whether the box being moved could stand on ``c``: floor free of the other boxes."""
-    return floor[c] and (occupied[c] < 0 or c == skip)
-
-
-@compiled
 def _blocks(root, skip, floor, occupied, offsets, scratch, stamp):
     """Label each edge of ``root``'s part of the room (the floor less every box but the
     one at ``skip``) with its block, the biconnected component it lies in (Hopcroft and
@@ -121,7 +119,7 @@ def _blocks(root, skip, floor, occupied, offsets, scratch, stamp):
         if d < 4:
             it[v] = d + 1
             w = v + offsets[d]
-            if not _in_room(w, skip, floor, occupied):
+            if not floor[w] or (occupied[w] >= 0 and w != skip):  # the other boxes block
                 continue
             if mark[w] != stamp:  # a tree edge: go down
                 estack[ep] = v * 4 + d
@@ -161,7 +159,7 @@ def _side(x, block, skip, floor, occupied, offsets, eblock):
     it names the player's area (a state's key)."""
     for k in range(4):
         n = x + offsets[k]
-        if _in_room(n, skip, floor, occupied) and eblock[x * 4 + k] == block:
+        if floor[n] and (occupied[n] < 0 or n == skip) and eblock[x * 4 + k] == block:
             return k
     return -1
 
@@ -204,10 +202,7 @@ def push_path(
     if block < 0:  # the player cannot reach the box
         return -1
     visited[box * 4 + _side(box, block, skip, floor, occupied, offsets, eblock)] = seen
-    states[0, 0] = box
-    states[0, 1] = block
-    states[0, 2] = -1
-    states[0, 3] = -1
+    states[0] = (box, block, -1, -1)
     n_states = 1
     level_start, level_end = 0, 1
     while level_start < level_end and n_states < PATH_LIMIT:
@@ -218,19 +213,23 @@ def push_path(
                 back = d ^ 1  # the direction from the box to the player behind it
                 p = x - offsets[d]
                 q = x + offsets[d]
-                if not _in_room(p, skip, floor, occupied) or eblock[x * 4 + back] != block:
+                if not floor[p] or (occupied[p] >= 0 and p != skip) or not floor[q]:
                     continue
-                if not _in_room(q, skip, floor, occupied):
+                if eblock[x * 4 + back] != block or (occupied[q] >= 0 and q != skip):
                     continue
                 moved = eblock[q * 4 + back]  # the edge from q back to x, where the player is
-                key = q * 4 + _side(q, moved, skip, floor, occupied, offsets, eblock)
+                side = 0  # the area's key, as _side names it (x's edge ends the loop)
+                while True:
+                    n = q + offsets[side]
+                    free = floor[n] and (occupied[n] < 0 or n == skip)
+                    if free and eblock[q * 4 + side] == moved:
+                        break
+                    side += 1
+                key = q * 4 + side
                 if visited[key] == seen:
                     continue
                 visited[key] = seen
-                states[n_states, 0] = q
-                states[n_states, 1] = moved
-                states[n_states, 2] = s
-                states[n_states, 3] = x * 4 + d
+                states[n_states] = (q, moved, s, x * 4 + d)
                 n_states += 1
                 if q == target:
                     return _path_to(states, n_states - 1, out)
@@ -268,7 +267,7 @@ def entry_g(second):
     return _G - (second >> 40)
 
 
-@compiled
+@inlined
 def _above(heap, a, first, second):
     return heap[a, 0] < first or (heap[a, 0] == first and heap[a, 1] < second)
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from grid_envs.core.jit import compiled
+from grid_envs.core.jit import compiled, inlined
 from grid_envs.sokoban.compiled.features import (
     MAX_PUSHES,
     areas,
@@ -230,7 +230,7 @@ def _store(
     box_key[row] = key
 
 
-@compiled
+@inlined
 def _features(floor_cells, floor, occupied, label, counters, queue, offsets, fs, ng, size):
     """The cell of a box layout in the feature search: (goals packed, areas) in order."""
     counters[ASTAMP] += 1
