@@ -38,7 +38,7 @@ from grid_envs.sokoban.compiled.matching import (
     rematch,
     rematch_row,
 )
-from grid_envs.sokoban.compiled.pruning import corral, flood, freeze_deadlock
+from grid_envs.sokoban.compiled.pruning import OUT_BOX, OUT_DIR, corral, flood, freeze_deadlock
 
 # what :func:`run` answers
 OPEN, SOLVED, EXHAUSTED, FULL = 0, 1, 2, 3
@@ -256,23 +256,27 @@ def queue_root_in_cell(floor, offsets, occupied, boxes, counters, fs, cells, ng,
 
 
 @compiled
-def _pushes(
-    floor, dead, goal, offsets, occupied, mark, stamp, out_box, out_dir, corral_scratch,
-    cells, order, pbuf,
-):  # fmt: skip
+def _pushes(floor, dead, goal, offsets, occupied, mark, stamp, work, cells, order, pbuf):
     """A PI-corral's pushes, or every push the player (``mark == stamp``) can make, in the
-    solver's order (direction, then the target cell), into ``pbuf``; returns their count."""
-    n = corral(floor, dead, goal, offsets, occupied, mark, stamp, out_box, out_dir, corral_scratch)
+    solver's order (direction, then the target cell), into ``pbuf``; returns their count.
+    ``work`` is the corral's working array."""
+    n = corral(floor, dead, goal, offsets, occupied, mark, stamp, work)
     if n >= 0:
         for k in range(n):
-            pbuf[k] = out_box[k] * 4 + out_dir[k]
+            pbuf[k] = work[OUT_BOX, k] * 4 + work[OUT_DIR, k]
         return n
+    nb = cells.shape[0]
+    for x in range(nb):  # the box cells in order (insertion sort: a few dozen at most)
+        y = x
+        while y > 0 and order[y - 1] > cells[x]:
+            order[y] = order[y - 1]
+            y -= 1
+        order[y] = cells[x]
     n = 0
-    order[:] = cells
-    order.sort()
     for d in range(4):
         o = offsets[d]
-        for b in order:
+        for q in range(nb):
+            b = order[q]
             t = b + o
             if mark[b - o] == stamp and floor[t] and occupied[t] < 0 and not dead[t]:
                 pbuf[n] = b * 4 + d
@@ -409,7 +413,7 @@ def _own_matching(
 def run(
     floor, dead, goal, offsets, cols, cost_of, zob_box, zob_player, wkey, budget, counters,
     boxes, player_at, parent, push, g, h, u, v, match, ebox, slot_of, box_key, norm,
-    gen_table, closed_table, heap, scratch, corral_scratch,
+    gen_table, closed_table, heap, scratch, corral_work,
     feature, fs, cells, macros, paths,
 ):  # fmt: skip
     """Expand up to ``budget`` states; returns OPEN, SOLVED (``counters[FOUND]``),
@@ -425,7 +429,7 @@ def run(
     ``ebox``, at row ``slot_of[state]``): a state's own is worked out again from its
     parent's when it is expanded, as it was when it was generated, so the many states
     that are generated and never expanded keep only their bound."""
-    occupied, mark, queue, seen, out_box, out_dir = scratch
+    occupied, mark, queue, seen = scratch
     area_start, floor_cells, label, fqueue = fs[1], fs[3], fs[4], fs[5]
     heaps, sizes, keys = cells
     mstart, mlen, pool = macros
@@ -498,8 +502,8 @@ def run(
         # player can make; then the goal macros; then the packing advice. Each is a path
         # of pushes in ``pbuf`` (from ``pstart[k]`` to ``pstart[k + 1]``).
         n_paths = _pushes(
-            floor, dead, goal, offsets, occupied, mark, stamp, out_box, out_dir,
-            corral_scratch, boxes[i], order, pbuf,
+            floor, dead, goal, offsets, occupied, mark, stamp, corral_work, boxes[i], order,
+            pbuf,
         )  # fmt: skip
         for k in range(n_paths + 1):
             pstart[k] = k

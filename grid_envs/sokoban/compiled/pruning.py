@@ -70,210 +70,198 @@ def flood(start, floor, occupied, mark, stamp, queue, offsets):
     return low
 
 
-def corral_scratch(size: int) -> tuple[np.ndarray, ...]:
-    """The working arrays of :func:`corral` for a room of ``size`` cells."""
-    return (
-        np.full(size, -1, np.int64),  # label: the area off the player's reach of a cell
-        np.zeros(size, np.int64),  # cells: those cells, area by area
-        np.zeros(size + 1, np.int64),  # start: where each area's cells begin in ``cells``
-        np.zeros(size, np.uint8),  # in_area: the areas the corral holds so far
-        np.zeros(size, np.uint8),  # grow: the areas it must take in
-        np.zeros(4 * size, np.int64),  # tried: the corrals tried, by hash
-        np.zeros(size, np.uint8),  # barrier: the boxes fencing the corral
-        np.zeros(size, np.int64),  # fence: those boxes' cells
-        np.zeros(4 * size, np.int64),  # best_box, best_dir: the best corral's pushes
-        np.zeros(4 * size, np.int64),
-        np.zeros(size, np.int64),  # zob: a random key for each area
-    )
+# the rows of :func:`corral`'s one working array (one array, not a tuple of them: a call
+# counts references to each array it is given, and the corral's helpers run many times a
+# state); a row holds four entries a cell of the room, and one more
+(
+    LABEL,  # the area off the player's reach of a cell, -1 for none
+    CELLS,  # those cells, area by area
+    START,  # where each area's cells begin in CELLS
+    IN_AREA,  # the areas the corral holds so far
+    GROW,  # the areas it must take in
+    TRIED,  # the corrals tried, by hash (TRIED's last entry: how many)
+    BARRIER,  # the boxes fencing the corral
+    FENCE,  # those boxes' cells
+    OUT_BOX,  # the pushes found (box cell, direction)
+    OUT_DIR,
+    BEST_BOX,  # the best corral's pushes
+    BEST_DIR,
+    ZOB,  # a random key for each area
+    N_ROWS,
+) = range(14)
+
+
+def corral_scratch(size: int) -> np.ndarray:
+    """The working array of :func:`corral` for a room of ``size`` cells."""
+    work = np.zeros((N_ROWS, 4 * size + 1), np.int64)
+    work[LABEL] = -1
+    return work
 
 
 @compiled
-def _label_areas(floor, occupied, mark, stamp, offsets, label, cells, start):
+def _label_areas(floor, occupied, mark, stamp, offsets, work):
     """Label the areas of free floor off the player's reach (``mark == stamp``) in order
-    of their lowest cell: ``label[cell]``, their cells area by area in ``cells`` (area
-    ``a`` from ``start[a]`` to ``start[a + 1]``). Returns how many there are."""
+    of their lowest cell: ``work[LABEL, cell]``, their cells area by area in ``CELLS``
+    (area ``a`` from ``START[a]`` to ``START[a + 1]``). Returns how many there are."""
     ncomp = 0
     n_cells = 0
     for c in range(floor.shape[0]):
-        if not floor[c] or occupied[c] >= 0 or mark[c] == stamp or label[c] >= 0:
+        if not floor[c] or occupied[c] >= 0 or mark[c] == stamp or work[LABEL, c] >= 0:
             continue
-        label[c] = ncomp
-        start[ncomp] = n_cells
-        cells[n_cells] = c
+        work[LABEL, c] = ncomp
+        work[START, ncomp] = n_cells
+        work[CELLS, n_cells] = c
         head = n_cells
         n_cells += 1
         while head < n_cells:
-            x = cells[head]
+            x = work[CELLS, head]
             head += 1
             for k in range(4):
                 n = x + offsets[k]
-                if floor[n] and occupied[n] < 0 and mark[n] != stamp and label[n] < 0:
-                    label[n] = ncomp
-                    cells[n_cells] = n
+                if floor[n] and occupied[n] < 0 and mark[n] != stamp and work[LABEL, n] < 0:
+                    work[LABEL, n] = ncomp
+                    work[CELLS, n_cells] = n
                     n_cells += 1
         ncomp += 1
-    start[ncomp] = n_cells
+    work[START, ncomp] = n_cells
     return ncomp
 
 
 @compiled
-def _fence(ncomp, offsets, occupied, scratch):
-    """The boxes beside the corral (the areas with ``in_area``), lowest cell first, into
-    ``fence`` (marked in ``barrier``); returns how many."""
-    cells, start, in_area, barrier, fence = (
-        scratch[1],
-        scratch[2],
-        scratch[3],
-        scratch[6],
-        scratch[7],
-    )
+def _fence(ncomp, offsets, occupied, work):
+    """The boxes beside the corral (the areas with ``IN_AREA``), lowest cell first, into
+    ``FENCE`` (marked in ``BARRIER``); returns how many."""
     n_fence = 0
     for a in range(ncomp):
-        if not in_area[a]:
+        if not work[IN_AREA, a]:
             continue
-        for q in range(start[a], start[a + 1]):
+        for q in range(work[START, a], work[START, a + 1]):
             for k in range(4):
-                b = cells[q] + offsets[k]
-                if occupied[b] >= 0 and not barrier[b]:
-                    barrier[b] = 1
-                    fence[n_fence] = b
+                b = work[CELLS, q] + offsets[k]
+                if occupied[b] >= 0 and not work[BARRIER, b]:
+                    work[BARRIER, b] = 1
+                    work[FENCE, n_fence] = b
                     n_fence += 1
-    fence[:n_fence].sort()
+    for x in range(1, n_fence):  # a handful of cells: insertion sort
+        y = x
+        while y > 0 and work[FENCE, y] < work[FENCE, y - 1]:
+            work[FENCE, y], work[FENCE, y - 1] = work[FENCE, y - 1], work[FENCE, y]
+            y -= 1
     return n_fence
 
 
 @compiled
-def _fence_pushes(n_fence, ncomp, floor, dead, offsets, occupied, mark, stamp, out_box,
-                  out_dir, scratch):  # fmt: skip
-    """The fence's pushes into the corral, to ``out_box``/``out_dir``: returns their count,
+def _fence_pushes(n_fence, ncomp, floor, dead, offsets, occupied, mark, stamp, work):
+    """The fence's pushes into the corral, to ``OUT_BOX``/``OUT_DIR``: returns their count,
     -1 where a push voids the corral, -2 where the corral must take in more areas
-    (marked in ``grow``)."""
-    label, in_area, grow, barrier, fence = (
-        scratch[0],
-        scratch[3],
-        scratch[4],
-        scratch[6],
-        scratch[7],
-    )
+    (marked in ``GROW``)."""
     n = 0
     for k in range(ncomp):
-        grow[k] = 0
+        work[GROW, k] = 0
     growing = False
     for f in range(n_fence):
-        b = fence[f]
+        b = work[FENCE, f]
         for d in range(4):
             p = b - offsets[d]
             t = b + offsets[d]
             if not floor[p] or not floor[t]:
                 continue
-            if barrier[p] or (label[p] >= 0 and in_area[label[p]]):
+            if work[BARRIER, p] or (work[LABEL, p] >= 0 and work[IN_AREA, work[LABEL, p]]):
                 continue  # no player there before the corral opens
             if mark[p] != stamp and occupied[p] < 0:
-                grow[label[p]] = 1  # the player's square lies in another corral
+                work[GROW, work[LABEL, p]] = 1  # the player's square lies in another corral
                 growing = True
                 continue
             if occupied[t] >= 0:
-                if barrier[t]:
+                if work[BARRIER, t]:
                     continue
                 return -1  # an outside box may leave and free the way out
             if dead[t]:
                 continue
-            if label[t] >= 0 and in_area[label[t]]:
+            if work[LABEL, t] >= 0 and work[IN_AREA, work[LABEL, t]]:
                 if mark[p] != stamp:
                     return -1  # possible only after a move elsewhere
-                out_box[n] = b
-                out_dir[n] = d
+                work[OUT_BOX, n] = b
+                work[OUT_DIR, n] = d
                 n += 1
             elif mark[t] == stamp:
                 return -1  # a push along the fence, not into the corral
             else:
-                grow[label[t]] = 1
+                work[GROW, work[LABEL, t]] = 1
                 growing = True
     return -2 if growing else n
 
 
 @compiled
-def _corral_from(first, ncomp, n_tried, floor, dead, goal, offsets, occupied, mark, stamp,
-                 out_box, out_dir, scratch):  # fmt: skip
+def _corral_from(first, ncomp, floor, dead, goal, offsets, occupied, mark, stamp, work):
     """The corral grown from area ``first`` (the solver's ``_corral_pushes``): its pushes'
     count, or -1 where it is void, tried already, or holds no unsolved work."""
-    cells, start, in_area, grow, tried, barrier, fence, zob = (
-        scratch[1], scratch[2], scratch[3], scratch[4], scratch[5], scratch[6], scratch[7],
-        scratch[10],
-    )  # fmt: skip
+    n_tried = work.shape[1] - 1  # TRIED's last entry counts the corrals tried
     for k in range(ncomp):
-        in_area[k] = 0
-    in_area[first] = 1
+        work[IN_AREA, k] = 0
+    work[IN_AREA, first] = 1
     while True:
         key = np.int64(0)
         for k in range(ncomp):
-            if in_area[k]:
-                key ^= zob[k]
-        for q in range(n_tried[0]):
-            if tried[q] == key:
+            if work[IN_AREA, k]:
+                key ^= work[ZOB, k]
+        for q in range(work[TRIED, n_tried]):
+            if work[TRIED, q] == key:
                 return -1
-        if n_tried[0] < tried.shape[0]:
-            tried[n_tried[0]] = key
-            n_tried[0] += 1
-        n_fence = _fence(ncomp, offsets, occupied, scratch)
-        n = _fence_pushes(
-            n_fence, ncomp, floor, dead, offsets, occupied, mark, stamp, out_box, out_dir,
-            scratch,
-        )  # fmt: skip
+        if work[TRIED, n_tried] < n_tried:
+            work[TRIED, work[TRIED, n_tried]] = key
+            work[TRIED, n_tried] += 1
+        n_fence = _fence(ncomp, offsets, occupied, work)
+        n = _fence_pushes(n_fence, ncomp, floor, dead, offsets, occupied, mark, stamp, work)
         unsolved = False
         for f in range(n_fence):
-            if goal[fence[f]] < 0:
+            if goal[work[FENCE, f]] < 0:
                 unsolved = True
-            barrier[fence[f]] = 0
+            work[BARRIER, work[FENCE, f]] = 0
         if n == -2:
             for k in range(ncomp):
-                if grow[k]:
-                    in_area[k] = 1
+                if work[GROW, k]:
+                    work[IN_AREA, k] = 1
             continue
         if n < 0:
             return -1
         for a in range(ncomp):
-            if in_area[a]:
-                for q in range(start[a], start[a + 1]):
-                    if goal[cells[q]] >= 0:
+            if work[IN_AREA, a]:
+                for q in range(work[START, a], work[START, a + 1]):
+                    if goal[work[CELLS, q]] >= 0:
                         unsolved = True
         return n if unsolved else -1
 
 
 @compiled
-def corral(
-    floor, dead, goal, offsets, occupied, mark, stamp, out_box, out_dir, scratch
-):  # fmt: skip
+def corral(floor, dead, goal, offsets, occupied, mark, stamp, work):
     """PI-corral pruning, as the solver's ``_pi_corral``: the pushes of the smallest
-    PI-corral into ``out_box``/``out_dir``; returns their count, 0 for a corral deadlock,
-    -1 when none applies. ``mark == stamp`` is the player's area. Corrals already tried
-    are known by a hash of their areas: a collision can only make a corral count as tried,
-    which prunes less, never wrongly."""
-    label, cells, start = scratch[0], scratch[1], scratch[2]
-    best_box, best_dir, zob = scratch[8], scratch[9], scratch[10]
-    ncomp = _label_areas(floor, occupied, mark, stamp, offsets, label, cells, start)
+    PI-corral into ``work[OUT_BOX]``/``work[OUT_DIR]`` (``work`` from
+    :func:`corral_scratch`); returns their count, 0 for a corral deadlock, -1 when none
+    applies. ``mark == stamp`` is the player's area. Corrals already tried are known by a
+    hash of their areas: a collision can only make a corral count as tried, which prunes
+    less, never wrongly."""
+    ncomp = _label_areas(floor, occupied, mark, stamp, offsets, work)
     if ncomp == 0:
         return -1
     x = np.int64(0x2545F4914F6CDD1D)
     for k in range(ncomp):
         x = x * np.int64(6364136223846793005) + np.int64(1442695040888963407)
-        zob[k] = x ^ (x >> np.int64(29))
-    n_tried = np.zeros(1, np.int64)
+        work[ZOB, k] = x ^ (x >> np.int64(29))
+    work[TRIED, work.shape[1] - 1] = 0
     best_n = -1
     for first in range(ncomp):
-        n = _corral_from(
-            first, ncomp, n_tried, floor, dead, goal, offsets, occupied, mark, stamp,
-            out_box, out_dir, scratch,
-        )  # fmt: skip
+        n = _corral_from(first, ncomp, floor, dead, goal, offsets, occupied, mark, stamp, work)
         if n >= 0 and (best_n < 0 or n < best_n):
             best_n = n
-            best_box[:n] = out_box[:n]
-            best_dir[:n] = out_dir[:n]
+            for q in range(n):
+                work[BEST_BOX, q] = work[OUT_BOX, q]
+                work[BEST_DIR, q] = work[OUT_DIR, q]
             if n == 0:
                 break
-    for q in range(start[ncomp]):
-        label[cells[q]] = -1
-    if best_n > 0:
-        out_box[:best_n] = best_box[:best_n]
-        out_dir[:best_n] = best_dir[:best_n]
+    for q in range(work[START, ncomp]):
+        work[LABEL, work[CELLS, q]] = -1
+    for q in range(max(best_n, 0)):
+        work[OUT_BOX, q] = work[BEST_BOX, q]
+        work[OUT_DIR, q] = work[BEST_DIR, q]
     return best_n

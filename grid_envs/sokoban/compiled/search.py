@@ -92,7 +92,7 @@ class CompiledSearch:
         size = room.floor.shape[0]
         self.scratch = (
             np.full(size, -1, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64),
-            np.zeros(size, np.uint8), np.zeros(4 * size, np.int64), np.zeros(4 * size, np.int64),
+            np.zeros(size, np.uint8),
         )  # fmt: skip
         self.corral = corral_scratch(size)
         orders = features.orders if features is not None else []
