@@ -56,6 +56,15 @@ def inlined(fn: F) -> F:
     return cast(F, numba.njit(cache=True, nogil=True, inline="always")(fn))
 
 
+def uncounted(fn: F) -> F:
+    """:func:`compiled`, without numba's reference counting (``_nrt=False``): for a
+    helper that creates no array and is called many times over with arrays, each call of
+    which would otherwise count a reference to every array it is given, on entry and on
+    return, with an atomic instruction each. Its arrays stay owned by its caller."""
+    options: dict[str, Any] = {"_nrt": False}  # an option numba's stubs do not list
+    return cast(F, numba.njit(cache=True, nogil=True, **options)(fn))
+
+
 def leading_zeros(x: int) -> int:
     """The zero bits of a 64-bit integer above its highest set bit (64 for zero): one
     instruction in compiled code (numba's intrinsic, :func:`_leading_zeros`), Python's

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba.typed import List
 
-from grid_envs.core.jit import compiled, inlined
+from grid_envs.core.jit import compiled, inlined, uncounted
 from grid_envs.sokoban.compiled.pruning import flood
 
 PATH_LIMIT = 2000  # a push path's search stops after the level that passes this many states
@@ -44,7 +44,7 @@ def areas(floor_cells, floor, occupied, label, stamp, queue, offsets):
     return count
 
 
-@compiled
+@uncounted
 def packed(occupied, area_goals, area_start):
     """The goals filled in packing order: in each goal area, the leading goals of its order
     that hold a box."""
@@ -81,7 +81,7 @@ def _region(start, skip, box, floor, occupied, mark, stamp, queue, offsets):
     return low
 
 
-@compiled
+@uncounted
 def _path_to(states, last, out):
     """The pushes that led to state ``last``, first to last, into ``out``; their count, or
     -1 past :data:`MAX_PUSHES`."""
@@ -99,7 +99,7 @@ def _path_to(states, last, out):
     return length
 
 
-@compiled
+@uncounted
 def _blocks(root, skip, floor, occupied, offsets, scratch, stamp):
     """Label each edge of ``root``'s part of the room (the floor less every box but the
     one at ``skip``) with its block, the biconnected component it lies in (Hopcroft and
@@ -153,7 +153,7 @@ def _blocks(root, skip, floor, occupied, offsets, scratch, stamp):
     return n_blocks
 
 
-@compiled
+@uncounted
 def _side(x, block, skip, floor, occupied, offsets, eblock):
     """The first direction from ``x`` whose edge lies in ``block``: with the box on ``x``,
     it names the player's area (a state's key)."""
@@ -164,7 +164,7 @@ def _side(x, block, skip, floor, occupied, offsets, eblock):
     return -1
 
 
-@compiled
+@uncounted
 def _start_block(box, player, skip, floor, occupied, offsets, marks, stamps):
     """The room's blocks (:func:`_blocks`) for a path, and the block of the edge from the
     box to the player's first side of it; -1 where the player cannot reach the box."""
@@ -178,7 +178,7 @@ def _start_block(box, player, skip, floor, occupied, offsets, marks, stamps):
     return -1
 
 
-@compiled
+@uncounted
 def push_path(
     box, player, skip, target, floor, occupied, offsets, marks, stamps, visited, states, out
 ):  # fmt: skip

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from grid_envs.core.jit import compiled, inlined
+from grid_envs.core.jit import compiled, inlined, uncounted
 from grid_envs.sokoban.compiled.features import (
     MAX_PUSHES,
     areas,
@@ -70,14 +70,7 @@ G_MASK = (1 << 24) - 1
 ROW_MASK = (1 << 30) - 1
 
 
-@compiled
-def _less(heap, a, b):
-    if heap[a, 0] != heap[b, 0]:
-        return heap[a, 0] < heap[b, 0]
-    return heap[a, 1] < heap[b, 1]
-
-
-@compiled
+@uncounted
 def _heap_push(heap, n, first, second):
     while n > 0:
         up = (n - 1) >> 2
@@ -90,7 +83,7 @@ def _heap_push(heap, n, first, second):
     heap[n, 1] = second
 
 
-@compiled
+@uncounted
 def _heap_pop(heap, n):
     """Take the first of ``n`` entries off the heap, to row ``n - 1`` (read it there)."""
     top_first = heap[0, 0]
@@ -129,7 +122,7 @@ def _heap_pop(heap, n):
 LOW_HALF = (1 << 32) - 1
 
 
-@compiled
+@uncounted
 def _find(table, where, boxes, occupied, player_of, player):
     """The slot of the state whose (boxes, player) hash to ``where``, whose boxes lie on
     ``occupied`` and whose ``player_of[row]`` is ``player``, or the empty slot where it
@@ -213,7 +206,7 @@ def start(
     return total
 
 
-@compiled
+@uncounted
 def _store(
     row, i, k, t, b, d, child_g, total, key, boxes, player_at, parent, push, g, h, box_key
 ):  # fmt: skip
@@ -255,7 +248,7 @@ def queue_root_in_cell(floor, offsets, occupied, boxes, counters, fs, cells, ng,
               entry_order(0, 0), 0)  # fmt: skip
 
 
-@compiled
+@uncounted
 def _pushes(floor, dead, goal, offsets, occupied, mark, stamp, work, cells, order, pbuf):
     """A PI-corral's pushes, or every push the player (``mark == stamp``) can make, in the
     solver's order (direction, then the target cell), into ``pbuf``; returns their count.
@@ -284,7 +277,7 @@ def _pushes(floor, dead, goal, offsets, occupied, mark, stamp, work, cells, orde
     return n
 
 
-@compiled
+@uncounted
 def _goal_macros(n_paths, goal, offsets, floor, occupied, fs, paths, pstart):
     """After the pushes, a goal macro for each push that takes a box into a goal area from
     outside it: the box goes on to the slot the area fills next, where it can get there
@@ -317,7 +310,7 @@ def _goal_macros(n_paths, goal, offsets, floor, occupied, fs, paths, pstart):
     return n_paths
 
 
-@compiled
+@uncounted
 def _packing_advice(
     n_paths, cells, low, goal, offsets, floor, occupied, cost_of, fs, paths, pstart, near
 ):  # fmt: skip
@@ -367,7 +360,23 @@ def _packing_advice(
     return n_paths
 
 
-@compiled
+# Row copies written out: an uncounted function may not make the temporary arrays that
+# numba's array assignment can, and a row view made in ``run`` counts a reference.
+@uncounted
+def _get_row(dst, src, at):
+    """``dst[:] = src[at]``."""
+    for q in range(dst.shape[0]):
+        dst[q] = src[at, q]
+
+
+@uncounted
+def _put_row(dst, row, src):
+    """``dst[row] = src``."""
+    for q in range(src.shape[0]):
+        dst[row, q] = src[q]
+
+
+@uncounted
 def _own_matching(
     i, e, parent, slot_of, ebox, u, v, match, mstart, mlen, pool, push, boxes, cost_of,
     offsets, rows, before, uu, vv, mm, way, slack, seen,
@@ -377,36 +386,31 @@ def _own_matching(
     start's is there already)."""
     nb = boxes.shape[1]
     p = parent[i]
-    if p < 0:
-        for k in range(nb):
-            rows[k] = cost_of[boxes[i, k]]
-        uu[:] = u[e]
-        vv[:] = v[e]
-        mm[:] = match[e]
-        slot_of[i] = e
-        return
-    sp = slot_of[p]
+    sp = e if p < 0 else slot_of[p]  # where the matching to start from is kept
     for k in range(nb):
-        rows[k] = cost_of[ebox[sp, k]]
-    uu[:] = u[sp]
-    vv[:] = v[sp]
-    mm[:] = match[sp]
+        _get_row(rows[k], cost_of, boxes[i, k] if p < 0 else ebox[sp, k])
+    _get_row(uu, u, sp)
+    _get_row(vv, v, sp)
+    _get_row(mm, match, sp)
+    slot_of[i] = e
+    if p < 0:
+        return
     first = pool[mstart[i]] if mlen[i] > 1 else push[i]
     last = pool[mstart[i] + mlen[i] - 1] if mlen[i] > 1 else push[i]
     k = 0
     while ebox[sp, k] != first >> 2:
         k += 1
-    before[:] = rows[k]
-    rows[k] = cost_of[(last >> 2) + offsets[last & 3]]
+    _get_row(before, rows, k)
+    _get_row(rows[k], cost_of, (last >> 2) + offsets[last & 3])
     if mlen[i] > 1:
         rematch_row(rows, k, uu, vv, mm, way, slack, seen)
     else:
         rematch(rows, k, before, uu, vv, mm, way, slack, seen)
-    u[e] = uu
-    v[e] = vv
-    match[e] = mm
-    ebox[e] = boxes[i]
-    slot_of[i] = e
+    _put_row(u, e, uu)
+    _put_row(v, e, vv)
+    _put_row(match, e, mm)
+    for q in range(nb):
+        ebox[e, q] = boxes[i, q]
 
 
 @compiled
@@ -557,8 +561,9 @@ def run(
                 continue
             total = 0
             if not solved:  # the child's matching from the parent's: the moved box's row
-                before[:] = rows[k]
-                rows[k] = cost_of[t]
+                _get_row(before, rows, k)
+                for q in range(ng):
+                    rows[k, q] = cost_of[t, q]
                 cu[:] = uu
                 cv[:] = vv
                 cm[:] = mm
@@ -569,7 +574,7 @@ def run(
                         total = h_here - before[j] + rows[k, j]
                 else:
                     total = rematch_row(rows, k, cu, cv, cm, way, slack, colseen)
-                rows[k] = before
+                _put_row(rows, k, before)
                 if total >= BIG:
                     continue
             row = counters[N_STATES] if old < 0 else old

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from grid_envs.core.jit import compiled
+from grid_envs.core.jit import compiled, uncounted
 from grid_envs.sokoban.matching import BIG  # noqa: F401 (the tables' "unreachable", one value)
 
 _INF = 1 << 50  # an unset slack in the augmenting path
 
 
-@compiled
+@uncounted
 def augment(cost, u, v, match, i, way, slack, seen):
     """Insert free row ``i`` (1-based) into the matching by one shortest augmenting path,
     as the solver's ``augment`` does (columns scanned in order, the first least slack
@@ -58,7 +58,7 @@ def augment(cost, u, v, match, i, way, slack, seen):
         j0 = j1
 
 
-@compiled
+@uncounted
 def matched_total(cost, match):
     total = 0
     for j in range(1, match.shape[0]):
@@ -82,7 +82,7 @@ def hungarian(cost, u, v, match):
     return matched_total(cost, match)
 
 
-@compiled
+@uncounted
 def matched_goal(match, k):
     """The goal (0-based column) matched to box ``k`` (0-based row)."""
     j = 1
@@ -91,7 +91,7 @@ def matched_goal(match, k):
     return j - 1
 
 
-@compiled
+@uncounted
 def rematch(rows, k, before, u, v, match, way, slack, seen):
     """The matching after box ``k``'s costs changed (``rows[k]`` new, ``before`` old),
     from the optimal one before, in place, as the solver's ``rematch_after_push``: the
@@ -115,7 +115,7 @@ def rematch(rows, k, before, u, v, match, way, slack, seen):
     return matched_total(rows, match)
 
 
-@compiled
+@uncounted
 def rematch_row(rows, k, u, v, match, way, slack, seen):
     """The optimal matching after box ``k``'s row changed, in place, by one augmenting
     path from a zero potential (the solver's ``rematch``, for a move of many pushes);

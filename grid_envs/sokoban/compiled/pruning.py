@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from grid_envs.core.jit import compiled, inlined
+from grid_envs.core.jit import inlined, uncounted
 
 
-@compiled
+@uncounted
 def frozen(floor, dead, cols, occupied, cell, seen):
     """The box at ``cell`` can never move again: along each axis a wall, two dead squares
     or a frozen box holds it; boxes under test (``seen``, set on entry and cleared on the
@@ -98,7 +98,7 @@ def corral_scratch(size: int) -> np.ndarray:
     return work
 
 
-@compiled
+@uncounted
 def _label_areas(floor, occupied, mark, stamp, offsets, work):
     """Label the areas of free floor off the player's reach (``mark == stamp``) in order
     of their lowest cell: ``work[LABEL, cell]``, their cells area by area in ``CELLS``
@@ -127,7 +127,7 @@ def _label_areas(floor, occupied, mark, stamp, offsets, work):
     return ncomp
 
 
-@compiled
+@uncounted
 def _fence(ncomp, offsets, occupied, work):
     """The boxes beside the corral (the areas with ``IN_AREA``), lowest cell first, into
     ``FENCE`` (marked in ``BARRIER``); returns how many."""
@@ -150,7 +150,7 @@ def _fence(ncomp, offsets, occupied, work):
     return n_fence
 
 
-@compiled
+@uncounted
 def _fence_pushes(n_fence, ncomp, floor, dead, offsets, occupied, mark, stamp, work):
     """The fence's pushes into the corral, to ``OUT_BOX``/``OUT_DIR``: returns their count,
     -1 where a push voids the corral, -2 where the corral must take in more areas
@@ -192,7 +192,7 @@ def _fence_pushes(n_fence, ncomp, floor, dead, offsets, occupied, mark, stamp, w
     return -2 if growing else n
 
 
-@compiled
+@uncounted
 def _corral_from(first, ncomp, floor, dead, goal, offsets, occupied, mark, stamp, work):
     """The corral grown from area ``first`` (the solver's ``_corral_pushes``): its pushes'
     count, or -1 where it is void, tried already, or holds no unsolved work."""
@@ -233,7 +233,7 @@ def _corral_from(first, ncomp, floor, dead, goal, offsets, occupied, mark, stamp
         return n if unsolved else -1
 
 
-@compiled
+@uncounted
 def corral(floor, dead, goal, offsets, occupied, mark, stamp, work):
     """PI-corral pruning, as the solver's ``_pi_corral``: the pushes of the smallest
     PI-corral into ``work[OUT_BOX]``/``work[OUT_DIR]`` (``work`` from
