@@ -51,8 +51,10 @@ def compiled(fn: F) -> F:
 
 def inlined(fn: F) -> F:
     """:func:`compiled`, and inlined into the compiled functions that call it (numba's
-    ``inline="always"``): for a small rule called in an inner loop with arrays, whose
-    call would otherwise count references to them each time."""
+    ``inline="always"``): for a small rule called in an inner loop, where the call would
+    cost more than the rule. The inlined body may still count a reference to each array
+    it is given, at every use (the Sokoban push paths' loops did): there, write the test
+    out, or call an :func:`uncounted` function."""
     return cast(F, numba.njit(cache=True, nogil=True, inline="always")(fn))
 
 
