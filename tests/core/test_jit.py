@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numba
 import numpy as np
 import pytest
 
@@ -155,3 +156,39 @@ def test_the_env_threads_setting_is_checked(monkeypatch: pytest.MonkeyPatch) -> 
     calls.clear()
     jit.over_threads(call, idx[: jit.MIN_ROWS], idx[: jit.MIN_ROWS])
     assert calls == [jit.MIN_ROWS]  # too few rows to split
+
+
+@jit.uncounted
+def _total_into(values: np.ndarray, out: np.ndarray) -> int:
+    total = 0
+    for q in range(values.shape[0]):
+        total += values[q]
+    out[0] = total
+    return total
+
+
+@compiled
+def _sum_of_totals(values: np.ndarray, out: np.ndarray, times: int) -> int:
+    total = 0
+    for _ in range(times):
+        total += _total_into(values, out)
+    return total
+
+
+@jit.uncounted
+def _makes_an_array(n: int) -> float:
+    return float(np.zeros(n).sum())
+
+
+def test_an_uncounted_function_works_on_the_arrays_its_caller_holds() -> None:
+    values = np.arange(10, dtype=np.int64)
+    out = np.zeros(1, np.int64)
+    assert _sum_of_totals(values, out, 3) == 135  # called from compiled code
+    assert out[0] == 45
+    out[0] = 0
+    assert _total_into(values, out) == 45 and out[0] == 45  # and from Python
+
+
+def test_an_uncounted_function_may_not_make_an_array() -> None:
+    with pytest.raises(numba.core.errors.NumbaError):  # refused as it is compiled
+        _makes_an_array(3)
