@@ -14,10 +14,6 @@ so that the compiled feature search expands the same states in the same order:
   macros and the packing advice use;
 * :func:`cell_push` and :func:`cell_pop`: one binary heap per cell, in a typed list, and
   the sorted list of the non-empty cells served in turn.
-
-The tests in the inner loops (is a cell free of the other boxes, the player's side) are
-written out rather than called: a call there, inlined by numba or not, counts references
-to the arrays it is given at every state, and that counting cost more than the search.
 """
 
 from __future__ import annotations
@@ -100,6 +96,12 @@ def _path_to(states, last, out):
 
 
 @uncounted
+def _in_room(c, skip, floor, occupied):
+    """Whether the box being moved could stand on ``c``: floor free of the other boxes."""
+    return floor[c] and (occupied[c] < 0 or c == skip)
+
+
+@uncounted
 def _blocks(root, skip, floor, occupied, offsets, scratch, stamp):
     """Label each edge of ``root``'s part of the room (the floor less every box but the
     one at ``skip``) with its block, the biconnected component it lies in (Hopcroft and
@@ -119,7 +121,7 @@ def _blocks(root, skip, floor, occupied, offsets, scratch, stamp):
         if d < 4:
             it[v] = d + 1
             w = v + offsets[d]
-            if not floor[w] or (occupied[w] >= 0 and w != skip):  # the other boxes block
+            if not _in_room(w, skip, floor, occupied):
                 continue
             if mark[w] != stamp:  # a tree edge: go down
                 estack[ep] = v * 4 + d
@@ -159,7 +161,7 @@ def _side(x, block, skip, floor, occupied, offsets, eblock):
     it names the player's area (a state's key)."""
     for k in range(4):
         n = x + offsets[k]
-        if floor[n] and (occupied[n] < 0 or n == skip) and eblock[x * 4 + k] == block:
+        if _in_room(n, skip, floor, occupied) and eblock[x * 4 + k] == block:
             return k
     return -1
 
@@ -213,19 +215,12 @@ def push_path(
                 back = d ^ 1  # the direction from the box to the player behind it
                 p = x - offsets[d]
                 q = x + offsets[d]
-                if not floor[p] or (occupied[p] >= 0 and p != skip) or not floor[q]:
+                if not _in_room(p, skip, floor, occupied) or eblock[x * 4 + back] != block:
                     continue
-                if eblock[x * 4 + back] != block or (occupied[q] >= 0 and q != skip):
+                if not _in_room(q, skip, floor, occupied):
                     continue
                 moved = eblock[q * 4 + back]  # the edge from q back to x, where the player is
-                side = 0  # the area's key, as _side names it (x's edge ends the loop)
-                while True:
-                    n = q + offsets[side]
-                    free = floor[n] and (occupied[n] < 0 or n == skip)
-                    if free and eblock[q * 4 + side] == moved:
-                        break
-                    side += 1
-                key = q * 4 + side
+                key = q * 4 + _side(q, moved, skip, floor, occupied, offsets, eblock)
                 if visited[key] == seen:
                     continue
                 visited[key] = seen
