@@ -38,7 +38,14 @@ from grid_envs.sokoban.compiled.matching import (
     rematch,
     rematch_row,
 )
-from grid_envs.sokoban.compiled.pruning import OUT_BOX, OUT_DIR, corral, flood, freeze_deadlock
+from grid_envs.sokoban.compiled.pruning import (
+    OUT_BOX,
+    OUT_DIR,
+    corral,
+    flood,
+    freeze_deadlock,
+    sort_few,
+)
 
 # what :func:`run` answers
 OPEN, SOLVED, EXHAUSTED, FULL = 0, 1, 2, 3
@@ -259,12 +266,9 @@ def _pushes(floor, dead, goal, offsets, occupied, mark, stamp, work, cells, orde
             pbuf[k] = work[OUT_BOX, k] * 4 + work[OUT_DIR, k]
         return n
     nb = cells.shape[0]
-    for x in range(nb):  # the box cells in order (insertion sort: a few dozen at most)
-        y = x
-        while y > 0 and order[y - 1] > cells[x]:
-            order[y] = order[y - 1]
-            y -= 1
-        order[y] = cells[x]
+    for q in range(nb):
+        order[q] = cells[q]
+    sort_few(order, nb)
     n = 0
     for d in range(4):
         o = offsets[d]

@@ -10,6 +10,19 @@ from grid_envs.core.jit import inlined, uncounted
 
 
 @uncounted
+def sort_few(values, n):
+    """Sort ``values[:n]`` in place, a few dozen cells at most (boxes, a fence): an
+    insertion sort, which numba's sort does not beat at this size."""
+    for x in range(1, n):
+        item = values[x]
+        y = x
+        while y > 0 and values[y - 1] > item:
+            values[y] = values[y - 1]
+            y -= 1
+        values[y] = item
+
+
+@uncounted
 def frozen(floor, dead, cols, occupied, cell, seen):
     """The box at ``cell`` can never move again: along each axis a wall, two dead squares
     or a frozen box holds it; boxes under test (``seen``, set on entry and cleared on the
@@ -70,9 +83,8 @@ def flood(start, floor, occupied, mark, stamp, queue, offsets):
     return low
 
 
-# the rows of :func:`corral`'s one working array (one array, not a tuple of them: a call
-# counts references to each array it is given, and the corral's helpers run many times a
-# state); a row holds four entries a cell of the room, and one more
+# the rows of :func:`corral`'s one working array, passed down its helpers as one argument
+# (they run many times a state); a row holds four entries a cell of the room, and one more
 (
     LABEL,  # the area off the player's reach of a cell, -1 for none
     CELLS,  # those cells, area by area
@@ -142,11 +154,7 @@ def _fence(ncomp, offsets, occupied, work):
                     work[BARRIER, b] = 1
                     work[FENCE, n_fence] = b
                     n_fence += 1
-    for x in range(1, n_fence):  # a handful of cells: insertion sort
-        y = x
-        while y > 0 and work[FENCE, y] < work[FENCE, y - 1]:
-            work[FENCE, y], work[FENCE, y - 1] = work[FENCE, y - 1], work[FENCE, y]
-            y -= 1
+    sort_few(work[FENCE], n_fence)
     return n_fence
 
 
