@@ -106,18 +106,20 @@ def _record(
 ) -> TrainResult:
     """Write the run's ``settings.json`` (the configuration, what the plan resolved and what
     the session did: its steps, PPO's and the teaching's seconds, threads, device) and give
-    its result; raise :class:`Interrupted` where Ctrl-C stopped it."""
+    its result; raise :class:`Interrupted` where Ctrl-C stopped it. The result holds the
+    seconds as the file rounds them, so what ``train`` prints agrees with the file."""
     config, model_path = plan.config, out / "model.zip"
+    seconds, taught = round(session.seconds, 1), round(session.teacher_seconds, 1)
     settings = {
         **asdict(config),
         "resumed_from": str(resume) if resume else None,
         "timesteps_done": int(model.num_timesteps),
-        "seconds": round(session.seconds, 1),
+        "seconds": seconds,
         "batched": plan.batched,
         "bf16": plan.bf16,
         "torch_threads": session.threads,
         "device": str(model.device),
-        "teacher_seconds": round(session.teacher_seconds, 1),
+        "teacher_seconds": taught,
         "session_seconds": round(time.perf_counter() - session.began, 1),
         "stopped_at_time_limit": bool(
             config.max_seconds is not None and model.num_timesteps < config.timesteps
@@ -129,9 +131,9 @@ def _record(
     if session.interrupted:
         raise Interrupted(int(model.num_timesteps), model_path)
     return TrainResult(
-        model_path, settings_path, int(model.num_timesteps), session.seconds,
+        model_path, settings_path, int(model.num_timesteps), seconds,
         str(resume) if resume else None, read_curve(out),
-        teacher_seconds=session.teacher_seconds, threads=session.threads, bf16=plan.bf16,
+        teacher_seconds=taught, threads=session.threads, bf16=plan.bf16,
     )  # fmt: skip
 
 
