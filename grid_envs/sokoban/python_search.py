@@ -36,6 +36,8 @@ class Solver(Protocol):
 
     def freeze_deadlock(self, boxes: int, cell: int) -> bool: ...
 
+    def pair_deadlock(self, boxes: int, cell: int, player: int) -> bool: ...
+
     def goal_macro(
         self, boxes: int, cell: int, player: int, orders: dict[int, list[int]]
     ) -> list[tuple[int, int]] | None: ...
@@ -60,7 +62,8 @@ class _Search:
     With ``orders`` (:meth:`Solver.area_orders`) a push into a goal area also yields a
     goal macro (:meth:`Solver.goal_macro`) where one applies: one step of several pushes.
     With ``fill`` (area orders too) each state also yields the moves of the packing
-    advice (:meth:`_macros`).
+    advice (:meth:`_macros`). ``pairs`` prunes the two-box deadlocks
+    (:meth:`Solver.pair_deadlock`).
     """
 
     feature = 0  # not the feature search (the solver's turns tell them apart)
@@ -74,9 +77,11 @@ class _Search:
         weight: float,
         orders: dict[int, list[int]] | None = None,
         fill: dict[int, list[int]] | None = None,
+        pairs: bool = True,
     ) -> None:
         self.s = solver
         self.weight = weight
+        self.pairs = pairs
         self.orders = orders
         self.fill = _prefixes(fill or {})
         self.parent: dict[tuple[int, int], _Link | None] = {(boxes, player): None}
@@ -195,7 +200,7 @@ class _Search:
                     parent[child] = (bx, pl, pushes)
                     self.found = child
                     return "solved"
-                if s.freeze_deadlock(nb, t):
+                if s.freeze_deadlock(nb, t) or (self.pairs and s.pair_deadlock(nb, t, player)):
                     continue
                 k = cells.index(b)
                 child_rows = rows[:]
@@ -239,6 +244,7 @@ class _FeatureSearch(_Search):
         packing: dict[int, list[int]],
         orders: dict[int, list[int]] | None = None,
         fill: dict[int, list[int]] | None = None,
+        pairs: bool = True,
     ) -> None:
         self.prefixes = _prefixes(packing)
         self.cells: dict[tuple[int, int], list[tuple[int, int, int, int, int, int]]] = {}
@@ -248,7 +254,7 @@ class _FeatureSearch(_Search):
         self.expanding = None
         # the features and cost of the state being expanded, passed on to its children
         self.current: tuple[tuple[int, int], int] = (self.features(boxes), 0)
-        super().__init__(solver, boxes, player, h0, 1.0, orders, fill)
+        super().__init__(solver, boxes, player, h0, 1.0, orders, fill, pairs)
 
     def features(self, boxes: int) -> tuple[int, int]:
         """(minus the goals packed in order, the areas): the key of the state's cell. A

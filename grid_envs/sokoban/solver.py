@@ -78,8 +78,9 @@ _SLICE = 64  # states one search expands before the next one takes a turn
 EARLY_SECONDS = 10.0
 GREEDY_WEIGHT = 2.0  # searches weighted above this are the near-greedy ones
 FEATURE_SLICES = 2
-# what ``fast`` mode adds to plain best-first search, each of which can be left out
-TECHNIQUES = ("feature-search", "goal-macros", "packing-advice", "box-routes")
+# what the searches add to plain best-first search (pair-deadlocks: both modes; the
+# rest: ``fast``), each of which can be left out
+TECHNIQUES = ("feature-search", "goal-macros", "packing-advice", "box-routes", "pair-deadlocks")
 # the weighted searches run compiled (the default) or in pure Python: the same states in
 # the same order, the second kept to measure the first against and to check it
 ENGINES = ("compiled", "python")
@@ -278,6 +279,17 @@ class Solver:
     def lower_bound(self, boxes: int) -> int:
         """Matching lower bound on pushes; >= BIG when no assignment works (deadlock)."""
         return hungarian([self.cost_row[c] for c in bit_cells(boxes)])[0]
+
+    def pair_deadlock(self, boxes: int, cell: int, player: int) -> bool:
+        """After a move onto ``cell``, the player on ``player``: whether the box there and
+        another of ``boxes`` could no longer both reach goals were they alone in the room
+        (the room's table, :mod:`grid_envs.sokoban.compiled.pairs`)."""
+        index, live = self.compiled_room().pairs
+        if live.shape[0] == 0:
+            return False
+        i, p = index[cell], int(index[player])
+        word, bit = p >> 6, np.uint64(p & 63)
+        return any(not (live[i, index[c], word] >> bit) & 1 for c in bit_cells(boxes) if c != cell)
 
     def freeze_deadlock(self, boxes: int, cell: int) -> bool:
         """After a push onto ``cell``: a frozen box off its goal there or beside it."""
@@ -619,21 +631,24 @@ class Solver:
         macros = None if "goal-macros" in without else areas
         fill = None if "packing-advice" in without else areas
         feature = areas is not None and "feature-search" not in without
+        pairs = "pair-deadlocks" not in without
         if engine == "python":
             searches: list[_Search | CompiledSearch] = [
-                _Search(self, boxes, player, h0, w) for w in weights
+                _Search(self, boxes, player, h0, w, pairs=pairs) for w in weights
             ]
             if feature:  # last: where the others solve a level as fast, theirs is shorter
                 assert areas is not None
-                searches.append(_FeatureSearch(self, boxes, player, h0, areas, macros, fill))
+                searches.append(_FeatureSearch(self, boxes, player, h0, areas, macros, fill, pairs))
             return searches
         left, room, cells = [memory], self.compiled_room(), bit_cells(boxes)
-        searches = [CompiledSearch(room, cells, player, w, left) for w in weights]
+        searches = [CompiledSearch(room, cells, player, w, left, pairs=pairs) for w in weights]
         if feature:
             assert areas is not None
             orders = list({id(x): x for x in areas.values()}.values())
             plan = Features(orders, macros is not None, fill is not None)
-            searches.append(CompiledSearch(room, cells, player, 1.0, left, features=plan))
+            searches.append(
+                CompiledSearch(room, cells, player, 1.0, left, features=plan, pairs=pairs)
+            )
         return searches
 
     def _portfolio(

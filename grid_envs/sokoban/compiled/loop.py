@@ -38,6 +38,7 @@ from grid_envs.sokoban.compiled.matching import (
     rematch,
     rematch_row,
 )
+from grid_envs.sokoban.compiled.pairs import pair_deadlock
 from grid_envs.sokoban.compiled.pruning import (
     OUT_BOX,
     OUT_DIR,
@@ -422,7 +423,7 @@ def run(
     floor, dead, goal, offsets, cols, cost_of, zob_box, zob_player, wkey, budget, counters,
     boxes, player_at, parent, push, g, h, u, v, match, ebox, slot_of, box_key, norm,
     gen_table, closed_table, heap, scratch, corral_work,
-    feature, fs, cells, macros, paths,
+    feature, fs, cells, macros, paths, pairs,
 ):  # fmt: skip
     """Expand up to ``budget`` states; returns OPEN, SOLVED (``counters[FOUND]``),
     EXHAUSTED, or FULL when the next state's children might not fit (the caller grows the
@@ -432,6 +433,7 @@ def run(
     ``cells`` (with goal macros when ``feature & 2``, the packing advice when
     ``feature & 4``), whose moves of many pushes go to ``macros`` (a state's pushes from
     ``mstart`` for ``mlen``; the pool's rows) and whose features come from ``fs``.
+    ``pairs`` is the room's table of two-box deadlocks (:mod:`.pairs`; empty: none).
 
     Only expanded states keep their matching (``u``, ``v``, ``match``, in the box order
     ``ebox``, at row ``slot_of[state]``): a state's own is worked out again from its
@@ -554,6 +556,8 @@ def run(
             solved = on_goal - (goal[b] >= 0) + (goal[t] >= 0) == nb
             if not skip and not solved:
                 skip = freeze_deadlock(floor, dead, goal, cols, occupied, t, seen)
+            if not skip and not solved:
+                skip = pair_deadlock(pairs[0], pairs[1], boxes, i, b, t, player)
             child_cell = 0
             if feature and not skip and not solved:
                 child_cell = _features(

@@ -25,6 +25,7 @@ from grid_envs.sokoban.compiled.loop import (
     start,
 )
 from grid_envs.sokoban.compiled.matching import BIG
+from grid_envs.sokoban.compiled.pairs import pair_table
 from grid_envs.sokoban.compiled.pruning import corral_scratch
 
 
@@ -49,6 +50,11 @@ class Room:
         self.cost_of = np.array(cost_row, np.int64).reshape(size, len(goal_cells))
         keys = np.random.default_rng(0x5EED).integers(-(2**63), 2**63 - 1, (2, size), np.int64)
         self.zob_box, self.zob_player = keys[0].copy(), keys[1].copy()
+        # the two-box deadlocks (:mod:`.pairs`), none where a table is not wanted
+        self.no_pairs = (np.zeros(size, np.int64), np.zeros((0, 0, 1), np.uint64))
+        self.pairs = self.no_pairs
+        if len(goal_cells) > 1:
+            self.pairs = pair_table(self.floor, np.array(goal_cells, np.int64), self.offsets)
 
 
 class Features(NamedTuple):
@@ -78,11 +84,12 @@ class CompiledSearch:
 
     def __init__(self, room: Room, cells: list[int], player: int, weight: float,
                  memory: list[int], capacity: int = 4096,
-                 features: Features | None = None) -> None:  # fmt: skip
+                 features: Features | None = None, pairs: bool = True) -> None:  # fmt: skip
         wkey = round(weight * 10)
         if wkey <= 0 or abs(wkey - weight * 10) > 1e-9:
             raise ValueError(f"a search's weight is kept to a tenth, got {weight!r}")
         self.room = room
+        self.pairs = room.pairs if pairs else room.no_pairs
         self.weight = float(weight)
         self.wkey = wkey
         self.memory = memory
@@ -235,7 +242,7 @@ class CompiledSearch:
                 self.v, self.match, self.ebox, self.slot_of, self.box_key, self.norm,
                 self.gen_table, self.closed_table, self.heap, self.scratch, self.corral,
                 self.feature, self.fs, self.cells, (self.mstart, self.mlen, self.pool),
-                self.paths,
+                self.paths, self.pairs,
             )  # fmt: skip
             if outcome != FULL:
                 break
