@@ -43,16 +43,27 @@ def _levels() -> list[Level]:
     return out
 
 
-@pytest.mark.parametrize("weight", [1.0, 1.2, 8.0, 1000.0])
-def test_the_compiled_search_expands_what_the_python_search_expands(weight: float) -> None:
-    """Slice by slice, the same states expanded and generated, and the same pushes found."""
+@pytest.mark.parametrize(
+    ("weight", "pairs"), [(1.0, True), (1.2, True), (8.0, True), (1000.0, True), (1.2, False)]
+)
+def test_the_compiled_search_expands_what_the_python_search_expands(
+    weight: float, pairs: bool
+) -> None:
+    """Slice by slice, the same states expanded and generated, and the same pushes found,
+    with the two-box deadlocks and without."""
     for level in _levels():
         solver = solver_for(level.floor, level.goals)
         boxes, player = _start(level)
         h0 = solver.lower_bound(boxes)
-        python = _Search(solver, boxes, player, h0, weight)
+        python = _Search(solver, boxes, player, h0, weight, pairs=pairs)
         compiled = cs.CompiledSearch(
-            solver.compiled_room(), bit_cells(boxes), player, weight, [1 << 40], capacity=64
+            solver.compiled_room(),
+            bit_cells(boxes),
+            player,
+            weight,
+            [1 << 40],
+            capacity=64,
+            pairs=pairs,
         )  # a small start, so the arrays grow several times on the way
         for _ in range(400):
             a, b = python.run(37), compiled.run(37)
@@ -166,15 +177,18 @@ def test_compiled_searches_take_larger_turns_and_engines_are_checked(
         cs.CompiledSearch(solver_for(level.floor, level.goals).compiled_room(), [1], 2, 1.25, [1])
 
 
-@pytest.mark.parametrize("advice", [(True, True), (False, True), (True, False)])
+@pytest.mark.parametrize(
+    "advice", [(True, True, True), (False, True, True), (True, False, True), (True, True, False)]
+)
 def test_the_compiled_feature_search_expands_what_the_python_one_expands(
-    advice: tuple[bool, bool],
+    advice: tuple[bool, bool, bool],
 ) -> None:
-    """The feature search (FESS's cells, goal macros, packing advice), compiled: the same
-    states, the same counts, the same pushes as the Python search."""
+    """The feature search (FESS's cells, goal macros, packing advice, the two-box
+    deadlocks), compiled: the same states, the same counts, the same pushes as the Python
+    search."""
     from grid_envs.sokoban.solver import _FeatureSearch
 
-    macros, fill = advice
+    macros, fill, pairs = advice
     compared = 0
     for level in _levels():
         solver = solver_for(level.floor, level.goals)
@@ -185,12 +199,13 @@ def test_the_compiled_feature_search_expands_what_the_python_one_expands(
         areas = solver.area_orders(order)
         h0 = solver.lower_bound(boxes)
         python = _FeatureSearch(
-            solver, boxes, player, h0, areas, areas if macros else None, areas if fill else None
-        )
+            solver, boxes, player, h0, areas, areas if macros else None, areas if fill else None,
+            pairs,
+        )  # fmt: skip
         plan = cs.Features(list({id(x): x for x in areas.values()}.values()), macros, fill)
         compiled = cs.CompiledSearch(
             solver.compiled_room(), bit_cells(boxes), player, 1.0, [1 << 40], capacity=64,
-            features=plan,
+            features=plan, pairs=pairs,
         )  # fmt: skip
         for _ in range(400):
             a, b = python.run(23), compiled.run(23)
