@@ -102,3 +102,22 @@ def test_the_solver_prunes_dead_pairs_and_answers_the_same(mode: str) -> None:
         if mode == "optimal":
             assert runs[True].pushes == runs[False].pushes
     assert nodes[True] < nodes[False]
+
+
+def test_a_room_too_large_for_a_table_is_searched_without_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from grid_envs.sokoban.compiled import search
+
+    (level,) = parse_xsb(GOAL_ROOM)
+    solver = solver_for(level.floor, level.goals)
+    room = solver.compiled_room()
+    assert room.pairs[1].shape[0] == int(level.floor.sum())
+    monkeypatch.setattr(search, "PAIR_CELLS", int(level.floor.sum()) - 1)
+    larger = search.Room(level.floor, np.zeros_like(level.floor), solver.goal_cells,
+                         solver.cost_row)  # fmt: skip
+    assert larger.pairs[1].shape[0] == 0
+    monkeypatch.setattr(solver, "_compiled_room", larger)
+    assert not solver.pair_deadlock(0, 0, 0)
+    r = solve(level, max_seconds=10)
+    assert r.solved

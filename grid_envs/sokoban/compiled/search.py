@@ -28,6 +28,10 @@ from grid_envs.sokoban.compiled.matching import BIG
 from grid_envs.sokoban.compiled.pairs import pair_table
 from grid_envs.sokoban.compiled.pruning import corral_scratch
 
+# the most floor cells a room's table of two-box deadlocks is worked out for: its size and
+# time grow as the cube of the cells (n^3 / 8 bytes: 8 MB for 400)
+PAIR_CELLS = 400
+
 
 class MemoryLimit(Exception):
     """A search's arrays would pass the memory the caller allowed."""
@@ -50,10 +54,11 @@ class Room:
         self.cost_of = np.array(cost_row, np.int64).reshape(size, len(goal_cells))
         keys = np.random.default_rng(0x5EED).integers(-(2**63), 2**63 - 1, (2, size), np.int64)
         self.zob_box, self.zob_player = keys[0].copy(), keys[1].copy()
-        # the two-box deadlocks (:mod:`.pairs`), none where a table is not wanted
+        # the two-box deadlocks (:mod:`.pairs`), none where a table is not wanted or the
+        # room is too large for one
         self.no_pairs = (np.zeros(size, np.int64), np.zeros((0, 0, 1), np.uint64))
         self.pairs = self.no_pairs
-        if len(goal_cells) > 1:
+        if len(goal_cells) > 1 and int(self.floor.sum()) <= PAIR_CELLS:
             self.pairs = pair_table(self.floor, np.array(goal_cells, np.int64), self.offsets)
 
 
@@ -283,6 +288,7 @@ def warm_up() -> None:
     cost = [[BIG]] * 15
     cost[7], cost[8] = [1], [0]
     room = Room(floor, dead, [8], cost)
+    pair_table(room.floor, np.array([7, 8], np.int64), room.offsets)  # one goal: no table
     plan = Features([[8]], True, True)
     for features in (None, plan):
         CompiledSearch(room, [7], 6, 1.0, [1 << 40], capacity=16, features=features).run(8)
