@@ -293,6 +293,11 @@ class Solver:
         word, bit = p >> 6, np.uint64(p & 63)
         return any(not (live[i, index[c], word] >> bit) & 1 for c in bit_cells(boxes) if c != cell)
 
+    def dead_pair(self, boxes: int, player: int) -> bool:
+        """Whether any two of ``boxes`` are a dead pair, the player on ``player`` (a
+        position the search starts from: its moves check only the moved box)."""
+        return any(self.pair_deadlock(boxes, c, player) for c in bit_cells(boxes))
+
     def freeze_deadlock(self, boxes: int, cell: int) -> bool:
         """After a push onto ``cell``: a frozen box off its goal there or beside it."""
         goal_bb = self.goal_bb
@@ -606,7 +611,8 @@ class Solver:
         if boxes & self.goal_bb == self.goal_bb:
             return SolveResult("solved", "", 0, 0, 0, 0, 0.0, mode)
         h0 = self.lower_bound(boxes)
-        if h0 >= BIG or boxes & self.dead_bb:
+        pairs = "pair-deadlocks" not in without
+        if h0 >= BIG or boxes & self.dead_bb or (pairs and self.dead_pair(boxes, player)):
             return SolveResult("unsolvable", "", 0, 0, 0, 1, time.perf_counter() - start, mode)
         limit = memory if memory is not None else default_memory()
         try:

@@ -84,7 +84,12 @@ def test_the_player_shut_out_of_a_pocket_makes_a_pair_dead() -> None:
     assert not solver.freeze_deadlock(boxes, a) and not solver.freeze_deadlock(boxes, b)
     assert not (solver.dead_bb >> a) & 1 and not (solver.dead_bb >> b) & 1
     assert min_pushes(shut_out) is None and min_pushes(shut_in) is not None
-    assert solve(shut_out).status == "unsolvable" and solve(shut_in).solved
+    assert solve(shut_in).solved
+    # a start that holds a dead pair is answered at once, without a search
+    at_once = solve(shut_out)
+    assert at_once.status == "unsolvable" and at_once.nodes == 0
+    searched = solve(shut_out, without=("pair-deadlocks",))
+    assert searched.status == "unsolvable" and searched.nodes > 0
 
 
 @pytest.mark.parametrize("mode", ["fast", "optimal"])
