@@ -97,9 +97,8 @@ def pair_table(floor, goal_cells, offsets):
                     _mark_area(c, a, b, floor, offsets, index, live, mark, stamp, queue)
                     todo = _queued(todo, tail, a, b, c)
                     tail += 1
-    for head in range(size * size * 8):  # bounded: each position is queued once
-        if head == tail:
-            break
+    head = 0
+    while head < tail:  # each position is queued once
         a, b = todo[head, 0], todo[head, 1]
         _mark_area(todo[head, 2], a, b, floor, offsets, index, live, here, head + 1, queue)
         for side in range(2):
@@ -115,6 +114,7 @@ def pair_table(floor, goal_cells, offsets):
                 _mark_area(q, p, other, floor, offsets, index, live, mark, stamp, queue)
                 todo = _queued(todo, tail, p, other, q)
                 tail += 1
+        head += 1
     return index, live
 
 

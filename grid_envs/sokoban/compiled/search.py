@@ -3,6 +3,7 @@ states live in numpy arrays that grow on demand within a memory bound."""
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -54,12 +55,17 @@ class Room:
         self.cost_of = np.array(cost_row, np.int64).reshape(size, len(goal_cells))
         keys = np.random.default_rng(0x5EED).integers(-(2**63), 2**63 - 1, (2, size), np.int64)
         self.zob_box, self.zob_player = keys[0].copy(), keys[1].copy()
-        # the two-box deadlocks (:mod:`.pairs`), none where a table is not wanted or the
-        # room is too large for one
+        self.goal_cells = np.array(goal_cells, np.int64)
+        # the table that finds no two-box deadlock, for searches that go without one
         self.no_pairs = (np.zeros(size, np.int64), np.zeros((0, 0, 1), np.uint64))
-        self.pairs = self.no_pairs
-        if len(goal_cells) > 1 and int(self.floor.sum()) <= PAIR_CELLS:
-            self.pairs = pair_table(self.floor, np.array(goal_cells, np.int64), self.offsets)
+
+    @cached_property
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The room's table of two-box deadlocks (:mod:`.pairs`), worked out when a search
+        first asks for it; none for a room of one goal or too large for one."""
+        if len(self.goal_cells) < 2 or int(self.floor.sum()) > PAIR_CELLS:
+            return self.no_pairs
+        return pair_table(self.floor, self.goal_cells, self.offsets)
 
 
 class Features(NamedTuple):
