@@ -35,10 +35,10 @@ searches on the same bound with the same pruning, interleaved, and a search in f
 space after FESS with packing advice and goal macros: moves of many pushes that fill the
 goal areas in a packing order worked out backwards along the routes the boxes can come
 in by; solutions need not be shortest; each technique can be left out, :data:`TECHNIQUES`;
-after :data:`EARLY_SECONDS` the near-greedy searches stop and the feature search takes
-more turns). Both honour a time and a node limit and answer ``solved``, ``unsolvable``
-(the space was exhausted; every pruning rule is sound) or ``gave_up`` (a time, node or
-memory limit, or Ctrl-C).
+the near-greedy search and the feature search take two turns to the A*-like search's
+one, and after :data:`EARLY_SECONDS` the near-greedy search stops). Both honour a time
+and a node limit and answer ``solved``, ``unsolvable`` (the space was exhausted; every
+pruning rule is sound) or ``gave_up`` (a time, node or memory limit, or Ctrl-C).
 """
 
 from __future__ import annotations
@@ -69,17 +69,17 @@ from grid_envs.sokoban.state import Level, SokobanState
 
 MODES = ("optimal", "fast")
 # ``fast`` mode interleaves best-first searches ordered by weight * h + g: a near-greedy one
-# and two weighted A* ones. Which weight cracks a level first varies wildly from level to
-# level, so running a few side by side is far steadier than betting on one.
-FAST_WEIGHTS = (1000.0, 8.0, 1.2)
+# and a weighted A* one. Which weight cracks a level first varies wildly from level to
+# level, so running two side by side is far steadier than betting on one; each search more
+# in the portfolio costs every level its turns, so there are no more.
+FAST_WEIGHTS = (8.0, 1.2)
 _SLICE = 64  # states one search expands before the next one takes a turn
-# The near-greedy searches crack a level early or not at all (docs/sokoban-solver.md).
-# After EARLY_SECONDS they stop, and the
-# feature search, the one that finishes large levels, takes FEATURE_SLICES turns to the
-# A*-like search's one.
+# The near-greedy search and the feature search take BOLD_SLICES slices a turn, the A*-like
+# search one: it finishes few levels first, and those early. The near-greedy search cracks
+# a level early or not at all (docs/sokoban-solver.md): after EARLY_SECONDS it stops.
 EARLY_SECONDS = 10.0
 GREEDY_WEIGHT = 2.0  # searches weighted above this are the near-greedy ones
-FEATURE_SLICES = 2
+BOLD_SLICES = 2
 # what the searches add to plain best-first search (pair-deadlocks: both modes; the
 # rest: ``fast``), each of which can be left out
 TECHNIQUES = ("feature-search", "goal-macros", "packing-advice", "box-routes", "pair-deadlocks")
@@ -672,10 +672,10 @@ class Solver:
             while True:
                 late = time.perf_counter() - start > EARLY_SECONDS
                 for search in searches:
-                    feature = search.feature > 0
-                    if late and not feature and search.weight > GREEDY_WEIGHT:
+                    bold = search.feature > 0 or search.weight > GREEDY_WEIGHT
+                    if late and bold and search.feature == 0:
                         continue
-                    share = _SLICE * (FEATURE_SLICES if late and feature else 1)
+                    share = _SLICE * (BOLD_SLICES if bold else 1)
                     if isinstance(search, CompiledSearch):
                         share *= COMPILED_SLICES
                     budget = share if node_limit is None else min(share, node_limit - expanded)

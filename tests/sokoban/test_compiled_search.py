@@ -160,17 +160,20 @@ def test_compiled_searches_take_larger_turns_and_engines_are_checked(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     cs.warm_up()  # its own small turns come before the counting
-    turns: list[int] = []
+    turns: list[tuple[bool, int]] = []
     run = cs.CompiledSearch.run
 
     def counted(self: cs.CompiledSearch, budget: int) -> str:
-        turns.append(budget)
-        return run(self, budget)
+        turns.append((self.feature > 0 or self.weight > module.GREEDY_WEIGHT, budget))
+        outcome = run(self, budget)
+        return "open" if outcome == "solved" else outcome  # so that every search has turns
 
     monkeypatch.setattr(cs.CompiledSearch, "run", counted)
     (level,) = parse_xsb(ROOMS[1])
-    solve(level, mode="fast", max_seconds=5)
-    assert set(turns) == {module._SLICE * module.COMPILED_SLICES}
+    solve(level, mode="fast", max_seconds=0.5)
+    turn = module._SLICE * module.COMPILED_SLICES
+    assert {bold for bold, _ in turns} == {True, False}
+    assert all(budget == turn * (module.BOLD_SLICES if bold else 1) for bold, budget in turns)
     with pytest.raises(ValueError, match="engine must be one of"):
         solve(level, engine="gpu")
     with pytest.raises(ValueError, match="kept to a tenth"):

@@ -399,12 +399,13 @@ def test_techniques_can_be_left_out_and_unknown_names_are_refused() -> None:
         solve(level, without=("goal-macro",))
 
 
-def test_after_the_early_seconds_only_the_feature_and_a_star_like_searches_run(
+def test_the_bold_searches_take_two_turns_and_the_near_greedy_one_stops_early(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Past ``EARLY_SECONDS`` the near-greedy searches get no more turns and the feature
-    search gets ``FEATURE_SLICES`` slices a turn; before it, every search gets one. (The
-    searches are kept from reporting success, so turns go on until one runs out of states.)"""
+    """The near-greedy and the feature search take ``BOLD_SLICES`` slices a turn, the
+    A*-like search one; past ``EARLY_SECONDS`` the near-greedy search gets no more turns.
+    (The searches are kept from reporting success, so turns go on until one runs out of
+    states.)"""
     from grid_envs.sokoban import solver as module
 
     turns: list[tuple[str, float, int]] = []
@@ -415,22 +416,27 @@ def test_after_the_early_seconds_only_the_feature_and_a_star_like_searches_run(
         outcome = run(self, budget)
         return "open" if outcome == "solved" else outcome
 
+    def share(name: str, weight: float) -> int:
+        bold = name == "_FeatureSearch" or weight > module.GREEDY_WEIGHT
+        return module._SLICE * (module.BOLD_SLICES if bold else 1)
+
     monkeypatch.setattr(module._Search, "run", counted)
     (level,) = parse_xsb(GOAL_ROOM)
     everyone = {("_Search", w) for w in module.FAST_WEIGHTS} | {("_FeatureSearch", 1.0)}
+    assert len(everyone) == 3 and module.BOLD_SLICES == 2
 
     # the pure-Python engine: every search is a _Search (the compiled one's turns are
     # tested in test_compiled_search.py)
     solve(level, max_seconds=0.2, engine="python")  # "unsolvable" once one runs out of states
     assert {(name, weight) for name, weight, _ in turns} == everyone
-    assert {budget for *_, budget in turns} == {module._SLICE}
+    assert all(budget == share(name, weight) for name, weight, budget in turns)
 
     turns.clear()
     monkeypatch.setattr(module, "EARLY_SECONDS", -1.0)
     solve(level, max_seconds=0.2, engine="python")
     assert {(name, weight) for name, weight, _ in turns} == {
-        (name, weight) for name, weight in everyone if weight <= module.GREEDY_WEIGHT
+        (name, weight)
+        for name, weight in everyone
+        if weight <= module.GREEDY_WEIGHT or name == "_FeatureSearch"
     }
-    assert {budget for name, _, budget in turns if name == "_FeatureSearch"} == {
-        module.FEATURE_SLICES * module._SLICE
-    }
+    assert all(budget == share(name, weight) for name, weight, budget in turns)
