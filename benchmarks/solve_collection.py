@@ -14,6 +14,13 @@ Rabbit, 1982; the XSokoban set) ship in Debian's ``xsok`` package as ``Sokoban.d
     apt-get download xsok && dpkg-deb -x xsok_*.deb /tmp/xsok
     python benchmarks/solve_collection.py /tmp/xsok/usr/share/games/xsok/Sokoban.def \
         --levels 1-50 --max-seconds 60 --jobs 2
+
+Collections the solver was never tuned on, to measure it on: Debian's ``cavepacker-data``
+ships David W. Skinner's Microban II and Sasquatch I-IX a level a file (``.sok``, XSB):
+
+    apt-get download cavepacker-data && dpkg-deb -x cavepacker-data_*.deb /tmp/cp
+    for f in /tmp/cp/usr/share/games/cavepacker/maps/microban02_*.sok; do cat "$f"; echo; \
+        done > /tmp/microban02.xsb
 """
 
 from __future__ import annotations
