@@ -604,8 +604,9 @@ class Solver:
         unknown = sorted(set(without) - set(TECHNIQUES))
         if unknown:
             raise ValueError(f"unknown techniques {unknown}; known: {', '.join(TECHNIQUES)}")
-        if engine == "compiled":
-            warm_up()  # before the clock starts: a time limit measures the search
+        # before the clock starts: a time limit measures the search (the Python engine
+        # reads the room's compiled tables too: the two-box deadlocks)
+        warm_up()
         start = time.perf_counter()
         deadline = start + max_seconds if max_seconds is not None else float("inf")
         if boxes & self.goal_bb == self.goal_bb:
