@@ -673,9 +673,10 @@ class Solver:
             while True:
                 late = time.perf_counter() - start > EARLY_SECONDS
                 for search in searches:
-                    bold = search.feature > 0 or search.weight > GREEDY_WEIGHT
-                    if late and bold and search.feature == 0:
+                    greedy = search.feature == 0 and search.weight > GREEDY_WEIGHT
+                    if late and greedy:
                         continue
+                    bold = greedy or search.feature > 0
                     share = _SLICE * (BOLD_SLICES if bold else 1)
                     if isinstance(search, CompiledSearch):
                         share *= COMPILED_SLICES
