@@ -269,7 +269,8 @@ def test_the_compiler_runs_before_the_clock_starts(monkeypatch: pytest.MonkeyPat
 
 def test_the_blocks_tell_which_sides_of_a_box_the_player_joins() -> None:
     """The push paths read the player's area from the room's blocks: two free neighbours
-    of a cell share a block with it exactly when a flood joins them round the cell."""
+    of a cell share a block with it exactly when a flood joins them round the cell, and
+    the search's tree from the box's cell tells the player's side of the box."""
     from grid_envs.sokoban.compiled import features
 
     checked = 0
@@ -282,9 +283,18 @@ def test_the_blocks_tell_which_sides_of_a_box_the_player_joins() -> None:
         offsets = np.array([-cols, cols, -1, 1], np.int64)
         marks = features.path_scratch(floor.size)[0]
         skip = int(boxes[0])  # the box that moves: its cell is free
-        features._blocks(skip, skip, floor, occupied, offsets, marks[2:], 1)
-        eblock = marks[8]
+        features._blocks(skip, skip, floor, occupied, offsets, marks[1:], 1, marks[0])
+        eblock, top = marks[7], marks[0]
         room = floor & ((occupied < 0) | (np.arange(floor.size) == skip))
+        # with the box on ``skip``, two cells are on one side of it when their top is one
+        apart = room.copy()
+        apart[skip] = False
+        reached = sorted(_reached(room, skip, offsets) - {skip})
+        for a in reached[::7]:
+            for b in reached[::5]:
+                same_side = _joined(apart, a, b, offsets)
+                assert same_side == (top[a] == top[b]), (level.title, a, b)
+                checked += 1
         for x in _reached(room, skip, offsets):  # the blocks cover the box's part
             sides = [k for k in range(4) if room[x + offsets[k]]]
             free = room.copy()
@@ -296,6 +306,48 @@ def test_the_blocks_tell_which_sides_of_a_box_the_player_joins() -> None:
                     assert joined == same, (level.title, int(x), a, b)
                     checked += 1
     assert checked > 1000
+
+
+def test_a_childs_areas_follow_from_its_parents() -> None:
+    """The feature search counts a child's areas from its parent's (the box leaves one
+    cell and takes another, one push or a path of them): the count must be what counting
+    afresh gives, for every box moved to every free cell of random layouts."""
+    from grid_envs.sokoban.compiled import features
+
+    rng = np.random.default_rng(5)
+    stamp = 1
+    checked = 0
+    for level in _levels():
+        cols = level.floor.shape[1]
+        floor = level.floor.ravel().astype(bool)
+        cells = np.flatnonzero(floor).astype(np.int64)
+        offsets = np.array([-cols, cols, -1, 1], np.int64)
+        label = np.zeros(floor.size, np.int64)
+        queue = np.empty(floor.size, np.int64)
+        other = np.empty(floor.size, np.int64)
+        area_of = np.full(floor.size, -1, np.int64)
+        for _ in range(4):
+            inner = [c for c in cells if floor[c - 1] and floor[c + 1]]
+            boxes = rng.choice(inner, size=min(len(inner) // 3, 12), replace=False)
+            occupied = np.full(floor.size, -1, np.int64)
+            occupied[boxes] = np.arange(boxes.size)
+            count = features.number_areas(cells, floor, occupied, area_of, queue, offsets)
+            stamp += 1
+            assert count == features.areas(cells, floor, occupied, label, stamp, queue, offsets)
+            for k, b in enumerate(boxes):
+                for t in cells[occupied[cells] < 0]:
+                    occupied[b], occupied[t] = -1, k
+                    stamp += 2
+                    after = features.areas_after(
+                        count, b, t, floor, occupied, area_of, label, stamp, queue, other,
+                        offsets,
+                    )  # fmt: skip
+                    stamp += 2  # it marks with two stamps
+                    fresh = features.areas(cells, floor, occupied, label, stamp, queue, offsets)
+                    assert after == fresh, (level.title, int(b), int(t))
+                    occupied[t], occupied[b] = -1, k
+                    checked += 1
+    assert checked > 5_000
 
 
 def _reached(free: np.ndarray, a: int, offsets: np.ndarray) -> set[int]:

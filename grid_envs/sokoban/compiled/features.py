@@ -41,6 +41,149 @@ def areas(floor_cells, floor, occupied, label, stamp, queue, offsets):
 
 
 @uncounted
+def number_areas(floor_cells, floor, occupied, area_of, queue, offsets):
+    """Number the areas the boxes cut the floor into: ``area_of`` gets each free floor
+    cell's area (-1 under a box); returns how many (what :func:`areas` counts)."""
+    for c in floor_cells:
+        area_of[c] = -1
+    count = 0
+    for c in floor_cells:
+        if occupied[c] >= 0 or area_of[c] >= 0:
+            continue
+        area_of[c] = count
+        queue[0] = c
+        head, tail = 0, 1
+        while head < tail:
+            x = queue[head]
+            head += 1
+            for k in range(4):
+                n = x + offsets[k]
+                if floor[n] and occupied[n] < 0 and area_of[n] < 0:
+                    area_of[n] = count
+                    queue[tail] = n
+                    tail += 1
+        count += 1
+    return count
+
+
+@uncounted
+def _pieces_of_two(a, b, floor, occupied, label, stamp, queue, other, offsets):
+    """1 if the free cells ``a`` and ``b`` are joined, else 2: a flood from each, a cell at
+    a time in turn (``label``: ``stamp`` for ``a``'s, ``stamp + 1`` for ``b``'s), until
+    one reaches the other's cells or runs out (its piece is closed). Either way it costs
+    about twice the smaller piece, or the ground between the two, not the room."""
+    label[a] = stamp
+    label[b] = stamp + 1
+    queue[0] = a
+    other[0] = b
+    ha, ta, hb, tb = 0, 1, 0, 1
+    side = 0
+    while True:
+        if side == 0:
+            if ha == ta:
+                return 2
+            c = queue[ha]
+            ha += 1
+        else:
+            if hb == tb:
+                return 2
+            c = other[hb]
+            hb += 1
+        for k in range(4):
+            n = c + offsets[k]
+            if not floor[n] or occupied[n] >= 0 or label[n] == stamp + side:
+                continue
+            if label[n] == stamp + 1 - side:
+                return 1
+            label[n] = stamp + side
+            if side == 0:
+                queue[ta] = n
+                ta += 1
+            else:
+                other[tb] = n
+                tb += 1
+        side = 1 - side
+
+
+@uncounted
+def areas_after(
+    count, b, t, floor, occupied, area_of, label, stamp, queue, other, offsets
+):  # fmt: skip
+    """:func:`areas` of a child whose box went from ``b`` to ``t`` (``occupied`` is the
+    child's), from its parent's areas (``count`` of them, numbered in ``area_of``).
+
+    Freeing ``b`` joins the areas round it into one; the box on ``t`` splits its area
+    only where the free cells round ``t`` are not joined by the ring of eight cells about
+    it, and only then is a flood needed to count the pieces (marking ``label`` with
+    ``stamp`` and ``stamp + 1``). A child costs a look at a few cells, where counting
+    afresh floods the room."""
+    if b == t:
+        return count
+    # the parent's areas next to ``b`` (``t`` among them, free in the parent) become one
+    a0, a1, a2, a3 = -1, -1, -1, -1
+    joined = 0
+    for k in range(4):
+        a = area_of[b + offsets[k]]
+        if a >= 0 and a != a0 and a != a1 and a != a2 and a != a3:
+            joined += 1
+            if a0 < 0:
+                a0 = a
+            elif a1 < 0:
+                a1 = a
+            elif a2 < 0:
+                a2 = a
+            else:
+                a3 = a
+    count += 1 - joined
+    # the cells round ``t`` clockwise from above: even ones share a side with it
+    up, right, down, left = offsets[0], offsets[3], offsets[1], offsets[2]
+    ring = (up, up + right, right, right + down, down, down + left, left, left + up)
+    free = 0  # bit j: ring cell j is free floor
+    for j in range(8):
+        n = t + ring[j]
+        if floor[n] and occupied[n] < 0:
+            free |= 1 << j
+    sides = 0
+    for j in range(0, 8, 2):
+        if free >> j & 1:
+            sides += 1
+    if sides == 0:
+        return count - 1  # ``t`` was an area of its own
+    # the free sides in runs round the ring: a side starts a run unless joined to the
+    # side before it through the corner between
+    runs = 0
+    s0, s1 = -1, -1  # the first two runs' starting sides
+    for j in range(0, 8, 2):
+        if not free >> j & 1:
+            continue
+        if free >> (j + 6) % 8 & 1 and free >> (j + 7) % 8 & 1:
+            continue
+        runs += 1
+        if s0 < 0:
+            s0 = j
+        elif s1 < 0:
+            s1 = j
+    if runs <= 1:
+        return count  # all joined round ``t``, or one run: no split
+    if runs == 2:  # (a box in a corridor) two floods in step: they meet, or one closes
+        return (
+            count
+            - 1
+            + _pieces_of_two(
+                t + ring[s0], t + ring[s1], floor, occupied, label, stamp, queue, other, offsets
+            )
+        )
+    # more runs: count the pieces they lie in, one flood a piece
+    pieces = 0
+    for j in range(0, 8, 2):
+        n = t + ring[j]
+        if free >> j & 1 and label[n] != stamp:
+            pieces += 1
+            flood(n, floor, occupied, label, stamp, queue, offsets)
+    return count - 1 + pieces
+
+
+@uncounted
 def packed(occupied, area_goals, area_start):
     """The goals filled in packing order: in each goal area, the leading goals of its order
     that hold a box."""
@@ -51,30 +194,6 @@ def packed(occupied, area_goals, area_start):
                 break
             total += 1
     return total
-
-
-@inlined
-def _region(start, skip, box, floor, occupied, mark, stamp, queue, offsets):
-    """Flood from ``start`` over the floor free of the boxes (but ``skip``) and of
-    ``box``; marks it with ``stamp``; returns its lowest cell."""
-    mark[start] = stamp
-    queue[0] = start
-    head, tail, low = 0, 1, start
-    while head < tail:
-        c = queue[head]
-        head += 1
-        for k in range(4):
-            n = c + offsets[k]
-            if not floor[n] or n == box or mark[n] == stamp:
-                continue
-            if occupied[n] >= 0 and n != skip:
-                continue
-            mark[n] = stamp
-            queue[tail] = n
-            tail += 1
-            if n < low:
-                low = n
-    return low
 
 
 @uncounted
@@ -102,14 +221,16 @@ def _in_room(c, skip, floor, occupied):
 
 
 @uncounted
-def _blocks(root, skip, floor, occupied, offsets, scratch, stamp):
+def _blocks(root, skip, floor, occupied, offsets, scratch, stamp, top):
     """Label each edge of ``root``'s part of the room (the floor less every box but the
     one at ``skip``) with its block, the biconnected component it lies in (Hopcroft and
     Tarjan's depth-first search, without recursion): ``eblock[c * 4 + d]`` for the edge
     from ``c`` in direction ``d``, both ways (``offsets`` come in opposite pairs, so
     ``d ^ 1`` is ``d`` reversed). With the box standing on a cell, two of its
     neighbours stay connected exactly when their edges to it share a block, so the
-    player's area around the box is one look-up instead of a flood."""
+    player's area around the box is one look-up instead of a flood. ``top`` gets each
+    cell's ancestor among ``root``'s neighbours in the search's tree: with a box on
+    ``root``, two cells are on the same side of it exactly when their ``top`` is the same."""
     mark, disc, low, it, vstack, estack, eblock = scratch
     mark[root] = stamp
     disc[root] = low[root] = it[root] = 0
@@ -129,6 +250,7 @@ def _blocks(root, skip, floor, occupied, offsets, scratch, stamp):
                 mark[w] = stamp
                 disc[w] = low[w] = clock
                 clock += 1
+                top[w] = w if v == root else top[v]
                 it[w] = 0
                 vstack[sp] = w
                 sp += 1
@@ -169,14 +291,14 @@ def _side(x, block, skip, floor, occupied, offsets, eblock):
 @uncounted
 def _start_block(box, player, skip, floor, occupied, offsets, marks, stamps):
     """The room's blocks (:func:`_blocks`) for a path, and the block of the edge from the
-    box to the player's first side of it; -1 where the player cannot reach the box."""
-    stamps[0] += 1
-    _region(player, skip, box, floor, occupied, marks[0], stamps[0], marks[1], offsets)
+    box to the player's side of it; -1 where the player cannot reach the box."""
+    stamps[1] += 1
+    _blocks(box, skip, floor, occupied, offsets, marks[1:], stamps[1], marks[0])
+    if marks[1][player] != stamps[1]:
+        return -1
     for k in range(4):
-        if marks[0][box + offsets[k]] == stamps[0]:
-            stamps[1] += 1
-            _blocks(box, skip, floor, occupied, offsets, marks[2:], stamps[1])
-            return marks[8][box * 4 + k]
+        if box + offsets[k] == marks[0][player]:
+            return marks[7][box * 4 + k]
     return -1
 
 
@@ -194,10 +316,11 @@ def push_path(
     The player's area around the box is read from the room's blocks (:func:`_blocks`,
     worked out once a call) rather than flooded at every state: a state holds the block of
     the edge from the box to the player, and the area's key is the box's cell and its first
-    side in that block. ``marks`` holds a flood's two arrays and the blocks' seven,
-    ``visited`` (size x 4 or more) the states seen, ``stamps`` three stamps, ``states`` four
+    side in that block. ``marks`` holds each cell's side of the box (``top``) and the
+    blocks' seven arrays, ``visited`` (size x 4 or more) the states seen, ``stamps`` the
+    blocks' and the states' stamps (in 1 and 2), ``states`` four
     columns (box cell, block, the state it came from, the push)."""
-    eblock = marks[8]
+    eblock = marks[7]
     stamps[2] += 1
     seen = stamps[2]
     block = _start_block(box, player, skip, floor, occupied, offsets, marks, stamps)
@@ -233,10 +356,10 @@ def push_path(
 
 
 def path_scratch(size: int) -> tuple[tuple[np.ndarray, ...], np.ndarray, np.ndarray, np.ndarray]:
-    """The working arrays of :func:`push_path` for a room of ``size`` cells: a flood's mark
-    and queue, the blocks' mark, discovery times, lows, next directions, stack of cells,
+    """The working arrays of :func:`push_path` for a room of ``size`` cells: each cell's
+    side of the box, the blocks' mark, discovery times, lows, next directions, stack of cells,
     stack of edges and the edges' blocks."""
-    cells = [np.zeros(size, np.int64) for _ in range(7)]
+    cells = [np.zeros(size, np.int64) for _ in range(6)]
     edges = [np.zeros(4 * size, np.int64) for _ in range(2)]
     marks = (*cells, *edges)
     # a level can add four states for each of the last one's: room for the one that

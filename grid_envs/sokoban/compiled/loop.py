@@ -24,10 +24,12 @@ from grid_envs.core.jit import compiled, inlined, uncounted
 from grid_envs.sokoban.compiled.features import (
     MAX_PUSHES,
     areas,
+    areas_after,
     cell_pop,
     cell_push,
     entry_g,
     entry_order,
+    number_areas,
     packed,
     push_path,
 )
@@ -465,6 +467,9 @@ def run(
     pstart = np.empty(most_paths + 1, np.int64)
     near = np.empty(nb, np.int64)
     entry = np.empty(3, np.int64)
+    area_of = np.full(size, -1, np.int64)  # walls stay -1
+    other = np.empty(size, np.int64)  # a second flood's queue
+    n_areas = 0
     done = 0
     while done < budget:
         if (counters[NKEYS] if feature else counters[N_HEAP]) == 0:
@@ -537,6 +542,8 @@ def run(
                 on_goal += 1
         here_packed = ng - here_cell // (size + 1)
         here_areas = here_cell % (size + 1)
+        if feature:  # the parent's areas, which each child's count starts from
+            n_areas = number_areas(floor_cells, floor, occupied, area_of, fqueue, offsets)
         for c in range(n_paths):
             length = pstart[c + 1] - pstart[c]
             b = pbuf[pstart[c]] >> 2
@@ -560,9 +567,12 @@ def run(
                 skip = pair_deadlock(pairs[0], pairs[1], boxes, i, b, t, player)
             child_cell = 0
             if feature and not skip and not solved:
-                child_cell = _features(
-                    floor_cells, floor, occupied, label, counters, fqueue, offsets, fs, ng, size
-                )
+                counters[ASTAMP] += 2
+                count = areas_after(
+                    n_areas, b, t, floor, occupied, area_of, label, counters[ASTAMP], fqueue,
+                    other, offsets,
+                )  # fmt: skip
+                child_cell = (ng - packed(occupied, fs[0], fs[1])) * (size + 1) + count
             occupied[t] = -1
             occupied[b] = k
             if skip:
