@@ -283,7 +283,7 @@ def test_the_blocks_tell_which_sides_of_a_box_the_player_joins() -> None:
         offsets = np.array([-cols, cols, -1, 1], np.int64)
         marks = features.path_scratch(floor.size)[0]
         skip = int(boxes[0])  # the box that moves: its cell is free
-        features._blocks(skip, skip, floor, occupied, offsets, marks[1:], 1, marks[0])
+        features._blocks(skip, skip, floor, occupied, offsets, marks[1:8], 1, marks[0])
         eblock, top = marks[7], marks[0]
         room = floor & ((occupied < 0) | (np.arange(floor.size) == skip))
         # with the box on ``skip``, two cells are on one side of it when their top is one

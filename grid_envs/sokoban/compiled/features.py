@@ -106,6 +106,23 @@ def _pieces_of_two(a, b, floor, occupied, label, stamp, queue, other, offsets):
 
 
 @uncounted
+def _parted(b, t, area_of, offsets):
+    """Whether, after one push from ``b`` to ``t``, the side of ``t`` that ``b`` is on
+    cannot reach its other sides: none of ``b``'s other neighbours was in ``t``'s area
+    before the push (the parent's ``area_of``). A way round from ``b`` to another side of
+    ``t`` would leave ``b`` by one of them, and only the two cells changed."""
+    here = area_of[t]
+    near = False
+    for k in range(4):
+        n = b + offsets[k]
+        if n == t:
+            near = True
+        elif area_of[n] == here:
+            return False
+    return near
+
+
+@uncounted
 def areas_after(
     count, b, t, floor, occupied, area_of, label, stamp, queue, other, offsets
 ):  # fmt: skip
@@ -165,14 +182,14 @@ def areas_after(
             s1 = j
     if runs <= 1:
         return count  # all joined round ``t``, or one run: no split
-    if runs == 2:  # (a box in a corridor) two floods in step: they meet, or one closes
-        return (
-            count
-            - 1
-            + _pieces_of_two(
-                t + ring[s0], t + ring[s1], floor, occupied, label, stamp, queue, other, offsets
-            )
-        )
+    if runs == 2:  # (a box in a corridor)
+        if _parted(b, t, area_of, offsets):
+            return count + 1
+        # two floods in step: they meet, or one closes
+        a, z = t + ring[s0], t + ring[s1]
+        return count - 1 + _pieces_of_two(
+            a, z, floor, occupied, label, stamp, queue, other, offsets
+        )  # fmt: skip
     # more runs: count the pieces they lie in, one flood a piece
     pieces = 0
     for j in range(0, 8, 2):
@@ -293,13 +310,39 @@ def _start_block(box, player, skip, floor, occupied, offsets, marks, stamps):
     """The room's blocks (:func:`_blocks`) for a path, and the block of the edge from the
     box to the player's side of it; -1 where the player cannot reach the box."""
     stamps[1] += 1
-    _blocks(box, skip, floor, occupied, offsets, marks[1:], stamps[1], marks[0])
+    _blocks(box, skip, floor, occupied, offsets, marks[1:8], stamps[1], marks[0])
     if marks[1][player] != stamps[1]:
         return -1
     for k in range(4):
         if box + offsets[k] == marks[0][player]:
             return marks[7][box * 4 + k]
     return -1
+
+
+@uncounted
+def _could_reach(box, skip, target, floor, occupied, offsets, mark, stamp, queue):
+    """Whether the box at ``box`` could reach ``target`` if the player stood wherever a
+    push needs him: every push between two free cells allowed. A path of real pushes is
+    one of these, so where none exists there is no path, and the search for one (the
+    room's blocks first) is skipped: most of the paths the advice asks for are such."""
+    mark[box] = stamp
+    queue[0] = box
+    head, tail = 0, 1
+    while head < tail:
+        x = queue[head]
+        head += 1
+        for d in range(4):
+            q = x + offsets[d]
+            if mark[q] == stamp or not _in_room(q, skip, floor, occupied):
+                continue
+            if not _in_room(x - offsets[d], skip, floor, occupied):
+                continue
+            if q == target:
+                return True
+            mark[q] = stamp
+            queue[tail] = q
+            tail += 1
+    return False
 
 
 @uncounted
@@ -317,10 +360,15 @@ def push_path(
     worked out once a call) rather than flooded at every state: a state holds the block of
     the edge from the box to the player, and the area's key is the box's cell and its first
     side in that block. ``marks`` holds each cell's side of the box (``top``) and the
-    blocks' seven arrays, ``visited`` (size x 4 or more) the states seen, ``stamps`` the
-    blocks' and the states' stamps (in 1 and 2), ``states`` four
+    blocks' seven arrays, then :func:`_could_reach`'s mark; ``visited`` (size x 4 or more)
+    the states seen, ``stamps`` :func:`_could_reach`'s, the blocks' and the states' stamps,
+    ``states`` four
     columns (box cell, block, the state it came from, the push)."""
     eblock = marks[7]
+    stamps[0] += 1
+    if not _could_reach(box, skip, target, floor, occupied, offsets, marks[8], stamps[0],
+                        marks[5]):  # fmt: skip
+        return -1
     stamps[2] += 1
     seen = stamps[2]
     block = _start_block(box, player, skip, floor, occupied, offsets, marks, stamps)
@@ -358,10 +406,10 @@ def push_path(
 def path_scratch(size: int) -> tuple[tuple[np.ndarray, ...], np.ndarray, np.ndarray, np.ndarray]:
     """The working arrays of :func:`push_path` for a room of ``size`` cells: each cell's
     side of the box, the blocks' mark, discovery times, lows, next directions, stack of cells,
-    stack of edges and the edges' blocks."""
+    stack of edges and the edges' blocks, and :func:`_could_reach`'s mark."""
     cells = [np.zeros(size, np.int64) for _ in range(6)]
     edges = [np.zeros(4 * size, np.int64) for _ in range(2)]
-    marks = (*cells, *edges)
+    marks = (*cells, *edges, np.zeros(size, np.int64))
     # a level can add four states for each of the last one's: room for the one that
     # passes the limit
     states = np.zeros((5 * PATH_LIMIT + 8, 4), np.int64)
