@@ -99,8 +99,11 @@ def flood(start, floor, occupied, mark, stamp, queue, offsets):
     BEST_BOX,  # the best corral's pushes
     BEST_DIR,
     ZOB,  # a random key for each area
+    AREA_FENCE,  # the boxes beside each area, area by area
+    FENCE_START,  # where each area's boxes begin in AREA_FENCE
+    LISTED,  # the last area (by a running number, kept in its last entry) to list a box
     N_ROWS,
-) = range(14)
+) = range(17)
 
 
 def corral_scratch(size: int) -> np.ndarray:
@@ -114,14 +117,21 @@ def corral_scratch(size: int) -> np.ndarray:
 def _label_areas(floor, occupied, mark, stamp, offsets, work):
     """Label the areas of free floor off the player's reach (``mark == stamp``) in order
     of their lowest cell: ``work[LABEL, cell]``, their cells area by area in ``CELLS``
-    (area ``a`` from ``START[a]`` to ``START[a + 1]``). Returns how many there are."""
+    (area ``a`` from ``START[a]`` to ``START[a + 1]``), and the boxes beside each in
+    ``AREA_FENCE`` (from ``FENCE_START[a]``), so that a corral's fence is the union of
+    its areas' lists. Returns how many areas there are."""
     ncomp = 0
     n_cells = 0
+    n_boxes = 0
+    serial = work.shape[1] - 1  # LISTED's last entry: the running number of areas
     for c in range(floor.shape[0]):
         if not floor[c] or occupied[c] >= 0 or mark[c] == stamp or work[LABEL, c] >= 0:
             continue
+        work[LISTED, serial] += 1
+        me = work[LISTED, serial]
         work[LABEL, c] = ncomp
         work[START, ncomp] = n_cells
+        work[FENCE_START, ncomp] = n_boxes
         work[CELLS, n_cells] = c
         head = n_cells
         n_cells += 1
@@ -130,30 +140,35 @@ def _label_areas(floor, occupied, mark, stamp, offsets, work):
             head += 1
             for k in range(4):
                 n = x + offsets[k]
-                if floor[n] and occupied[n] < 0 and mark[n] != stamp and work[LABEL, n] < 0:
+                if occupied[n] >= 0:
+                    if work[LISTED, n] != me:
+                        work[LISTED, n] = me
+                        work[AREA_FENCE, n_boxes] = n
+                        n_boxes += 1
+                elif floor[n] and mark[n] != stamp and work[LABEL, n] < 0:
                     work[LABEL, n] = ncomp
                     work[CELLS, n_cells] = n
                     n_cells += 1
         ncomp += 1
     work[START, ncomp] = n_cells
+    work[FENCE_START, ncomp] = n_boxes
     return ncomp
 
 
 @uncounted
-def _fence(ncomp, offsets, occupied, work):
+def _fence(ncomp, work):
     """The boxes beside the corral (the areas with ``IN_AREA``), lowest cell first, into
-    ``FENCE`` (marked in ``BARRIER``); returns how many."""
+    ``FENCE`` (marked in ``BARRIER``), from its areas' lists; returns how many."""
     n_fence = 0
     for a in range(ncomp):
         if not work[IN_AREA, a]:
             continue
-        for q in range(work[START, a], work[START, a + 1]):
-            for k in range(4):
-                b = work[CELLS, q] + offsets[k]
-                if occupied[b] >= 0 and not work[BARRIER, b]:
-                    work[BARRIER, b] = 1
-                    work[FENCE, n_fence] = b
-                    n_fence += 1
+        for q in range(work[FENCE_START, a], work[FENCE_START, a + 1]):
+            b = work[AREA_FENCE, q]
+            if not work[BARRIER, b]:
+                work[BARRIER, b] = 1
+                work[FENCE, n_fence] = b
+                n_fence += 1
     sort_few(work[FENCE], n_fence)
     return n_fence
 
@@ -219,7 +234,7 @@ def _corral_from(first, ncomp, floor, dead, goal, offsets, occupied, mark, stamp
         if work[TRIED, n_tried] < n_tried:
             work[TRIED, work[TRIED, n_tried]] = key
             work[TRIED, n_tried] += 1
-        n_fence = _fence(ncomp, offsets, occupied, work)
+        n_fence = _fence(ncomp, work)
         n = _fence_pushes(n_fence, ncomp, floor, dead, offsets, occupied, mark, stamp, work)
         unsolved = False
         for f in range(n_fence):
