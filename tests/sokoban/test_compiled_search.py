@@ -128,6 +128,44 @@ def test_the_compiled_matching_is_the_python_matching() -> None:
             assert total == want and list(match) == want_match
 
 
+def test_the_bucket_queue_pops_in_the_heaps_order() -> None:
+    """The weighted searches' queue pops by (priority, order queued), as a heap of the
+    entries does: random pushes and pops, few priorities and many, against heapq."""
+    import heapq
+
+    from grid_envs.sokoban.compiled import queue as q
+
+    rng = random.Random(3)
+    for spread in (3, 40, 10_000):
+        entries = np.zeros((4096, 2), np.int64)
+        buckets = np.zeros((4096, 4), np.int64)
+        order = np.zeros(4096, np.int64)
+        index = np.zeros(8192, np.int64)
+        kept = np.zeros(q.N_KEPT, np.int64)
+        reference: list[tuple[int, int]] = []
+        seq = 0
+        for _ in range(3000):
+            if reference and rng.random() < 0.45:
+                got = q.queue_pop(entries, buckets, order, kept)
+                assert tuple(int(x) for x in got) == heapq.heappop(reference)
+            else:
+                first = rng.randrange(spread) << 24 | rng.randrange(4)
+                seq += 1
+                q.queue_push(entries, buckets, order, index, kept, first, seq << 30 | 7)
+                heapq.heappush(reference, (first, seq << 30 | 7))
+        while reference:
+            got = q.queue_pop(entries, buckets, order, kept)
+            assert tuple(int(x) for x in got) == heapq.heappop(reference)
+        assert kept[q.N_ORDER] == 0
+        # after the arrays grow, the index is made anew and finds every bucket again
+        fresh = np.zeros(16384, np.int64)
+        q.reindex(fresh, buckets, kept[q.N_BUCKETS])
+        n = int(kept[q.N_BUCKETS])
+        before = n
+        q.queue_push(entries, buckets, order, fresh, kept, int(buckets[0, 0]), 1)
+        assert kept[q.N_BUCKETS] == before  # an old priority: its bucket, not a new one
+
+
 def test_a_search_past_its_memory_gives_up_with_a_clear_reason() -> None:
     (level,) = parse_xsb(ROOMS[1])
     r = solve(level, mode="optimal", max_seconds=30, memory=200_000)

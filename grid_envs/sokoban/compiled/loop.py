@@ -49,6 +49,7 @@ from grid_envs.sokoban.compiled.pruning import (
     freeze_deadlock,
     sort_few,
 )
+from grid_envs.sokoban.compiled.queue import N_BUCKETS, queue_pop, queue_push
 
 # what :func:`run` answers
 OPEN, SOLVED, EXHAUSTED, FULL = 0, 1, 2, 3
@@ -71,56 +72,12 @@ OPEN, SOLVED, EXHAUSTED, FULL = 0, 1, 2, 3
 
 
 # ------------------------------------------------------------------ the queue
-# A queue entry is two int64s, compared in order: the priority ``(weight * 10 * h + 10 *
-# g) << 24`` with ``G_MASK - g`` in the low bits (the higher g first among equals), then
-# the order it was queued in (``seq << 30``) with the state's row in the low bits. Weights
-# are kept to a tenth, so priorities are exact integers. A 4-ary heap: its four children
-# lie in one cache line, and a pop reads half the levels a binary heap does.
+# A queue entry (:mod:`.queue`) is two int64s, compared in order: the priority ``(weight *
+# 10 * h + 10 * g) << 24`` with ``G_MASK - g`` in the low bits (the higher g first among
+# equals), then the order it was queued in (``seq << 30``) with the state's row in the low
+# bits. Weights are kept to a tenth, so priorities are exact integers.
 G_MASK = (1 << 24) - 1
 ROW_MASK = (1 << 30) - 1
-
-
-@uncounted
-def _heap_push(heap, n, first, second):
-    while n > 0:
-        up = (n - 1) >> 2
-        if heap[up, 0] < first or (heap[up, 0] == first and heap[up, 1] < second):
-            break
-        heap[n, 0] = heap[up, 0]
-        heap[n, 1] = heap[up, 1]
-        n = up
-    heap[n, 0] = first
-    heap[n, 1] = second
-
-
-@uncounted
-def _heap_pop(heap, n):
-    """Take the first of ``n`` entries off the heap, to row ``n - 1`` (read it there)."""
-    top_first = heap[0, 0]
-    top_second = heap[0, 1]
-    n -= 1
-    first = heap[n, 0]
-    second = heap[n, 1]
-    i = 0
-    while True:
-        c = 4 * i + 1
-        if c >= n:
-            break
-        best = c
-        for k in range(c + 1, min(c + 4, n)):
-            if heap[k, 0] < heap[best, 0] or (
-                heap[k, 0] == heap[best, 0] and heap[k, 1] < heap[best, 1]
-            ):
-                best = k
-        if first < heap[best, 0] or (first == heap[best, 0] and second < heap[best, 1]):
-            break
-        heap[i, 0] = heap[best, 0]
-        heap[i, 1] = heap[best, 1]
-        i = best
-    heap[i, 0] = first
-    heap[i, 1] = second
-    heap[n, 0] = top_first
-    heap[n, 1] = top_second
 
 
 # ------------------------------------------------------------------ the hash tables
@@ -178,7 +135,7 @@ def _priority(wkey, h, g):
 @compiled
 def start(
     cost_of, zob_box, zob_player, cells, player, wkey, counters,
-    boxes, player_at, parent, push, g, h, u, v, match, ebox, box_key, gen_table, heap,
+    boxes, player_at, parent, push, g, h, u, v, match, ebox, box_key, gen_table, queue,
 ):  # fmt: skip
     """Store the start position as state 0, its matching as the first expanded state's,
     and queue it; returns its bound."""
@@ -206,7 +163,8 @@ def start(
     box_key[0] = key
     where = key ^ zob_player[player]
     gen_table[where & (gen_table.shape[0] - 1)] = _entry(where, 0)
-    _heap_push(heap, 0, _priority(wkey, total, 0), 0)
+    entries, buckets, order, index, kept = queue
+    queue_push(entries, buckets, order, index, kept, _priority(wkey, total, 0), 0)
     counters[N_STATES] = 1
     counters[N_HEAP] = 1
     counters[GENERATED] = 0
@@ -424,14 +382,15 @@ def _own_matching(
 def run(
     floor, dead, goal, offsets, cols, cost_of, zob_box, zob_player, wkey, budget, counters,
     boxes, player_at, parent, push, g, h, u, v, match, ebox, slot_of, box_key, norm,
-    gen_table, closed_table, heap, scratch, corral_work,
+    gen_table, closed_table, queue, scratch, corral_work,
     feature, fs, cells, macros, paths, pairs,
 ):  # fmt: skip
     """Expand up to ``budget`` states; returns OPEN, SOLVED (``counters[FOUND]``),
     EXHAUSTED, or FULL when the next state's children might not fit (the caller grows the
     arrays and calls again; nothing was lost).
 
-    ``feature`` 0 is a weighted best-first search on ``heap``; 1 the feature search on
+    ``feature`` 0 is a weighted best-first search on ``queue`` (:mod:`.queue`); 1 the
+    feature search on
     ``cells`` (with goal macros when ``feature & 2``, the packing advice when
     ``feature & 4``), whose moves of many pushes go to ``macros`` (a state's pushes from
     ``mstart`` for ``mlen``; the pool's rows) and whose features come from ``fs``.
@@ -441,7 +400,8 @@ def run(
     ``ebox``, at row ``slot_of[state]``): a state's own is worked out again from its
     parent's when it is expanded, as it was when it was generated, so the many states
     that are generated and never expanded keep only their bound."""
-    occupied, mark, queue, seen = scratch
+    occupied, mark, queue_cells, seen = scratch
+    entries, buckets, ranked, index, kept = queue
     area_start, floor_cells, label, fqueue = fs[1], fs[3], fs[4], fs[5]
     heaps, sizes, keys = cells
     mstart, mlen, pool = macros
@@ -476,7 +436,12 @@ def run(
             return EXHAUSTED
         # room for every child of one state, in the states, the tables, the queue, the pool
         room = counters[N_STATES] + most_paths
-        if room >= cap or counters[N_HEAP] + most_paths >= heap.shape[0]:
+        if room >= cap:
+            return FULL
+        if not feature and (
+            counters[N_HEAP] + most_paths >= entries.shape[0]
+            or kept[N_BUCKETS] + most_paths >= buckets.shape[0]
+        ):
             return FULL
         if 2 * room >= gen_table.shape[0] or counters[EXPANDED] >= u.shape[0]:
             return FULL
@@ -488,10 +453,10 @@ def run(
             gi = entry_g(entry[1])
             here_cost = entry[0] >> 32
         else:
-            _heap_pop(heap, counters[N_HEAP])
+            first, second = queue_pop(entries, buckets, ranked, kept)
             counters[N_HEAP] -= 1
-            i = heap[counters[N_HEAP], 1] & ROW_MASK
-            gi = G_MASK - (heap[counters[N_HEAP], 0] & G_MASK)
+            i = second & ROW_MASK
+            gi = G_MASK - (first & G_MASK)
             here_cell = 0
             here_cost = 0
         if g[i] < gi:
@@ -500,7 +465,7 @@ def run(
             occupied[boxes[i, k]] = k
         counters[STAMP] += 1
         stamp = counters[STAMP]
-        low = flood(player_at[i], floor, occupied, mark, stamp, queue, offsets)
+        low = flood(player_at[i], floor, occupied, mark, stamp, queue_cells, offsets)
         where = box_key[i] ^ zob_player[low]
         slot = _find(closed_table, where, boxes, occupied, norm, low)
         if closed_table[slot] != 0:
@@ -625,8 +590,8 @@ def run(
                     entry_order(child_g, counters[GENERATED]), row,
                 )  # fmt: skip
             else:
-                _heap_push(
-                    heap, counters[N_HEAP], _priority(wkey, total, child_g),
+                queue_push(
+                    entries, buckets, ranked, index, kept, _priority(wkey, total, child_g),
                     (counters[GENERATED] << 30) | row,
                 )  # fmt: skip
                 counters[N_HEAP] += 1

@@ -28,6 +28,7 @@ from grid_envs.sokoban.compiled.loop import (
 from grid_envs.sokoban.compiled.matching import BIG
 from grid_envs.sokoban.compiled.pairs import pair_table
 from grid_envs.sokoban.compiled.pruning import corral_scratch
+from grid_envs.sokoban.compiled.queue import N_BUCKETS, N_KEPT, reindex
 
 # the most floor cells a room's table of two-box deadlocks is worked out for: its size and
 # time grow as the cube of the cells (n^3 / 8 bytes: 8 MB for 400)
@@ -143,9 +144,9 @@ class CompiledSearch:
             room.cost_of, room.zob_box, room.zob_player, np.array(cells, np.int64), player,
             wkey, self.counters, self.boxes, self.player_at, self.parent, self.push, self.g,
             self.h, self.u, self.v, self.match, self.ebox, self.box_key, self.gen_table,
-            self.heap,
+            self._queue(),
         )  # fmt: skip
-        if features is not None:  # its queue is the cells', not the heap
+        if features is not None:  # its queue is the cells', not the buckets
             self.counters[N_HEAP] = 0
             queue_root_in_cell(
                 room.floor, room.offsets, self.scratch[0], self.boxes, self.counters, self.fs,
@@ -177,7 +178,8 @@ class CompiledSearch:
         return [
             self.boxes, self.player_at, self.parent, self.push, self.g, self.h, self.slot_of,
             self.box_key, self.norm, self.mstart, self.mlen, self.u, self.v, self.match,
-            self.ebox, self.gen_table, self.closed_table, self.heap, self.pool,
+            self.ebox, self.gen_table, self.closed_table, self.entries, self.buckets,
+            self.order, self.index, self.pool,
         ]  # fmt: skip
 
     def _shapes(self, cap: int) -> dict[str, tuple[int, ...]]:
@@ -188,12 +190,16 @@ class CompiledSearch:
         expanded = max(cap // 4, 16)
         # moves of many pushes: room for one expansion's worth, and more as they come
         pool = self.most_paths * (MAX_PUSHES + 1) + cap if self.feature else 8
+        # the weighted searches' queue (the feature search's is its cells): an entry a
+        # state, and fewer priorities than states
+        entries = 1 if self.feature else cap
+        buckets = 1 if self.feature else max(cap // 4, 64)
         return {
             "boxes": (cap, nb), "player_at": (cap,), "parent": (cap,), "push": (cap,),
             "g": (cap,), "h": (cap,), "slot_of": (cap,), "box_key": (cap,), "norm": (cap,),
             "mstart": (cap,), "mlen": (cap,), "u": (expanded, nb + 1), "v": (expanded, nb + 1),
-            "match": (expanded, nb + 1), "ebox": (expanded, nb), "heap": (cap, 2),
-            "pool": (pool,),
+            "match": (expanded, nb + 1), "ebox": (expanded, nb), "entries": (entries, 2),
+            "buckets": (buckets, 4), "order": (buckets,), "pool": (pool,),
         }  # fmt: skip
 
     def _alloc(self, cap: int) -> None:
@@ -213,7 +219,10 @@ class CompiledSearch:
         self.v = np.zeros(shape["v"], np.int32)
         self.match = np.zeros(shape["match"], np.int16)
         self.ebox = np.zeros(shape["ebox"], np.int16)
-        self.heap = np.zeros(shape["heap"], np.int64)
+        self.entries = np.zeros(shape["entries"], np.int64)
+        self.buckets = np.zeros(shape["buckets"], np.int64)
+        self.order = np.zeros(shape["order"], np.int64)
+        self.kept = np.zeros(N_KEPT, np.int64)
         self.pool = np.zeros(shape["pool"], np.int64)
         self._tables(cap)
 
@@ -221,6 +230,7 @@ class CompiledSearch:
         slots = 1 << (2 * cap - 1).bit_length()  # at most half full: a state a slot or less
         self.gen_table = np.zeros(slots, np.int64)
         self.closed_table = np.zeros(slots, np.int64)
+        self.index = np.zeros(1 << (2 * self.buckets.shape[0] - 1).bit_length(), np.int64)
 
     def _grow(self) -> None:
         """Double every array, keeping what is stored. The kept arrays grow in place (the
@@ -241,6 +251,10 @@ class CompiledSearch:
         room = self.room
         rehash(self.gen_table, self.box_key, room.zob_player, self.player_at, n)
         rehash(self.closed_table, self.box_key, room.zob_player, self.norm, n)
+        reindex(self.index, self.buckets, int(self.kept[N_BUCKETS]))
+
+    def _queue(self) -> tuple[np.ndarray, ...]:
+        return self.entries, self.buckets, self.order, self.index, self.kept
 
     def run(self, budget: int) -> str:
         room = self.room
@@ -251,7 +265,7 @@ class CompiledSearch:
                 room.zob_box, room.zob_player, self.wkey, stop - self.expanded, self.counters,
                 self.boxes, self.player_at, self.parent, self.push, self.g, self.h, self.u,
                 self.v, self.match, self.ebox, self.slot_of, self.box_key, self.norm,
-                self.gen_table, self.closed_table, self.heap, self.scratch, self.corral,
+                self.gen_table, self.closed_table, self._queue(), self.scratch, self.corral,
                 self.feature, self.fs, self.cells, (self.mstart, self.mlen, self.pool),
                 self.paths, self.pairs,
             )  # fmt: skip
