@@ -123,6 +123,44 @@ def _parted(b, t, area_of, offsets):
 
 
 @uncounted
+def _areas_beside(c, area_of, offsets):
+    """How many different areas (``area_of``) the four cells beside ``c`` lie in."""
+    a0, a1, a2 = -1, -1, -1
+    found = 0
+    for k in range(4):
+        a = area_of[c + offsets[k]]
+        if a >= 0 and a != a0 and a != a1 and a != a2:
+            found += 1
+            if a0 < 0:
+                a0 = a
+            elif a1 < 0:
+                a1 = a
+            else:
+                a2 = a
+    return found
+
+
+@uncounted
+def _runs(free):
+    """The runs of free sides round a cell (``free``: bit j for ring cell j, clockwise
+    from above, the even ones its sides): a side starts a run unless joined to the side
+    before it through the corner between. Their count and the first two's sides."""
+    runs = 0
+    s0, s1 = -1, -1
+    for j in range(0, 8, 2):
+        if not free >> j & 1:
+            continue
+        if free >> (j + 6) % 8 & 1 and free >> (j + 7) % 8 & 1:
+            continue
+        runs += 1
+        if s0 < 0:
+            s0 = j
+        elif s1 < 0:
+            s1 = j
+    return runs, s0, s1
+
+
+@uncounted
 def areas_after(
     count, b, t, floor, occupied, area_of, label, stamp, queue, other, offsets
 ):  # fmt: skip
@@ -137,21 +175,7 @@ def areas_after(
     if b == t:
         return count
     # the parent's areas next to ``b`` (``t`` among them, free in the parent) become one
-    a0, a1, a2, a3 = -1, -1, -1, -1
-    joined = 0
-    for k in range(4):
-        a = area_of[b + offsets[k]]
-        if a >= 0 and a != a0 and a != a1 and a != a2 and a != a3:
-            joined += 1
-            if a0 < 0:
-                a0 = a
-            elif a1 < 0:
-                a1 = a
-            elif a2 < 0:
-                a2 = a
-            else:
-                a3 = a
-    count += 1 - joined
+    count += 1 - _areas_beside(b, area_of, offsets)
     # the cells round ``t`` clockwise from above: even ones share a side with it
     up, right, down, left = offsets[0], offsets[3], offsets[1], offsets[2]
     ring = (up, up + right, right, right + down, down, down + left, left, left + up)
@@ -160,26 +184,9 @@ def areas_after(
         n = t + ring[j]
         if floor[n] and occupied[n] < 0:
             free |= 1 << j
-    sides = 0
-    for j in range(0, 8, 2):
-        if free >> j & 1:
-            sides += 1
-    if sides == 0:
+    if free & 0b01010101 == 0:
         return count - 1  # ``t`` was an area of its own
-    # the free sides in runs round the ring: a side starts a run unless joined to the
-    # side before it through the corner between
-    runs = 0
-    s0, s1 = -1, -1  # the first two runs' starting sides
-    for j in range(0, 8, 2):
-        if not free >> j & 1:
-            continue
-        if free >> (j + 6) % 8 & 1 and free >> (j + 7) % 8 & 1:
-            continue
-        runs += 1
-        if s0 < 0:
-            s0 = j
-        elif s1 < 0:
-            s1 = j
+    runs, s0, s1 = _runs(free)
     if runs <= 1:
         return count  # all joined round ``t``, or one run: no split
     if runs == 2:  # (a box in a corridor)
