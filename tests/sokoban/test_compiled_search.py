@@ -350,7 +350,7 @@ def test_a_childs_areas_follow_from_its_parents() -> None:
     """The feature search counts a child's areas from its parent's (the box leaves one
     cell and takes another, one push or a path of them): the count must be what counting
     afresh gives, for every box moved to every free cell of random layouts."""
-    from grid_envs.sokoban.compiled import features
+    from grid_envs.sokoban.compiled import areas
 
     rng = np.random.default_rng(5)
     stamp = 1
@@ -369,19 +369,19 @@ def test_a_childs_areas_follow_from_its_parents() -> None:
             boxes = rng.choice(inner, size=min(len(inner) // 3, 12), replace=False)
             occupied = np.full(floor.size, -1, np.int64)
             occupied[boxes] = np.arange(boxes.size)
-            count = features.number_areas(cells, floor, occupied, area_of, queue, offsets)
+            count = areas.number_areas(cells, floor, occupied, area_of, queue, offsets)
             stamp += 1
-            assert count == features.areas(cells, floor, occupied, label, stamp, queue, offsets)
+            assert count == areas.areas(cells, floor, occupied, label, stamp, queue, offsets)
             for k, b in enumerate(boxes):
                 for t in cells[occupied[cells] < 0]:
                     occupied[b], occupied[t] = -1, k
                     stamp += 2
-                    after = features.areas_after(
+                    after = areas.areas_after(
                         count, b, t, floor, occupied, area_of, label, stamp, queue, other,
                         offsets,
                     )  # fmt: skip
                     stamp += 2  # it marks with two stamps
-                    fresh = features.areas(cells, floor, occupied, label, stamp, queue, offsets)
+                    fresh = areas.areas(cells, floor, occupied, label, stamp, queue, offsets)
                     assert after == fresh, (level.title, int(b), int(t))
                     occupied[t], occupied[b] = -1, k
                     checked += 1

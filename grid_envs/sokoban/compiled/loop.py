@@ -21,15 +21,13 @@ from __future__ import annotations
 import numpy as np
 
 from grid_envs.core.jit import compiled, inlined, uncounted
+from grid_envs.sokoban.compiled.areas import areas, areas_after, number_areas
 from grid_envs.sokoban.compiled.features import (
     MAX_PUSHES,
-    areas,
-    areas_after,
     cell_pop,
     cell_push,
     entry_g,
     entry_order,
-    number_areas,
     packed,
     push_path,
 )
