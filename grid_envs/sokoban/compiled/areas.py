@@ -33,21 +33,10 @@ def number_areas(floor_cells, floor, occupied, area_of, queue, offsets):
         area_of[c] = -1
     count = 0
     for c in floor_cells:
-        if occupied[c] >= 0 or area_of[c] >= 0:
-            continue
-        area_of[c] = count
-        queue[0] = c
-        head, tail = 0, 1
-        while head < tail:
-            x = queue[head]
-            head += 1
-            for k in range(4):
-                n = x + offsets[k]
-                if floor[n] and occupied[n] < 0 and area_of[n] < 0:
-                    area_of[n] = count
-                    queue[tail] = n
-                    tail += 1
-        count += 1
+        if occupied[c] < 0 and area_of[c] < 0:
+            # the area's number as the flood's stamp: no other area's cell is reachable
+            flood(c, floor, occupied, area_of, count, queue, offsets)
+            count += 1
     return count
 
 

@@ -190,11 +190,17 @@ def _store(
 
 
 @inlined
+def _cell(count, occupied, fs, ng, size):
+    """The cell of a box layout of ``count`` areas: (goals packed, areas) in order."""
+    return (ng - packed(occupied, fs[0], fs[1])) * (size + 1) + count
+
+
+@inlined
 def _features(floor_cells, floor, occupied, label, counters, queue, offsets, fs, ng, size):
     """The cell of a box layout in the feature search: (goals packed, areas) in order."""
     counters[ASTAMP] += 1
     count = areas(floor_cells, floor, occupied, label, counters[ASTAMP], queue, offsets)
-    return (ng - packed(occupied, fs[0], fs[1])) * (size + 1) + count
+    return _cell(count, occupied, fs, ng, size)
 
 
 @compiled
@@ -388,9 +394,8 @@ def run(
     arrays and calls again; nothing was lost).
 
     ``feature`` 0 is a weighted best-first search on ``queue`` (:mod:`.queue`); 1 the
-    feature search on
-    ``cells`` (with goal macros when ``feature & 2``, the packing advice when
-    ``feature & 4``), whose moves of many pushes go to ``macros`` (a state's pushes from
+    feature search on ``cells`` (with goal macros when ``feature & 2``, the packing advice
+    when ``feature & 4``), whose moves of many pushes go to ``macros`` (a state's pushes from
     ``mstart`` for ``mlen``; the pool's rows) and whose features come from ``fs``.
     ``pairs`` is the room's table of two-box deadlocks (:mod:`.pairs`; empty: none).
 
@@ -535,7 +540,7 @@ def run(
                     n_areas, b, t, floor, occupied, area_of, label, counters[ASTAMP], fqueue,
                     other, offsets,
                 )  # fmt: skip
-                child_cell = (ng - packed(occupied, fs[0], fs[1])) * (size + 1) + count
+                child_cell = _cell(count, occupied, fs, ng, size)
             occupied[t] = -1
             occupied[b] = k
             if skip:
