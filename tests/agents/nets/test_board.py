@@ -4,6 +4,7 @@ loads and plays."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import gymnasium as gym
@@ -71,8 +72,12 @@ def test_colour_lines_logits_ignore_the_colours_names_and_read_the_lines(
     block = net.blocks[0]  # how many windows of 5 pass through a corner, an edge, the centre
     assert [round(1 / float(block.share[0, 0, r, c])) for r, c in ((0, 0), (0, 4), (4, 4))] == [
         3, 8, 20]  # fmt: skip
+    block = copy.deepcopy(block)  # every ReLU open, so that what is heard is the wiring alone
+    with torch.no_grad():
+        block.bias.fill_(100.0)
+        block.conv.bias.fill_(1000.0)
     hidden = torch.rand(1, 8, 9, 9, generator=torch.Generator().manual_seed(0)).requires_grad_()
-    block(torch.cat([hidden] * 7)).sum(dim=0)[:, 4, 4].sum().backward()
+    block(torch.cat([hidden] * 7)).sum(dim=0)[:, 4, 4].abs().sum().backward()
     heard = (hidden.grad[0].abs().sum(dim=0) > 0).numpy()
     lines = np.zeros((9, 9), dtype=bool)
     for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
