@@ -364,13 +364,23 @@ def test_a_childs_areas_follow_from_its_parents() -> None:
         queue = np.empty(floor.size, np.int64)
         other = np.empty(floor.size, np.int64)
         area_of = np.full(floor.size, -1, np.int64)
+        mark = np.zeros(floor.size, np.int64)
+        work = pruning.corral_scratch(floor.size)
+        no_dead = np.zeros(floor.size, np.uint8)
+        no_goal = np.full(floor.size, -1, np.int64)
         for _ in range(4):
             inner = [c for c in cells if floor[c - 1] and floor[c + 1]]
             boxes = rng.choice(inner, size=min(len(inner) // 3, 12), replace=False)
             occupied = np.full(floor.size, -1, np.int64)
             occupied[boxes] = np.arange(boxes.size)
-            count = areas.number_areas(cells, floor, occupied, area_of, queue, offsets)
+            # the parent's areas as the search numbers them: the player's flood, then the
+            # corral's labelling of the rest
             stamp += 1
+            free = cells[occupied[cells] < 0]
+            pruning.flood(rng.choice(free), floor, occupied, mark, stamp, queue, offsets)
+            pruning.corral(floor, no_dead, no_goal, offsets, occupied, mark, stamp, work)
+            count = areas.number_areas(cells, mark, stamp, work, area_of)
+            assert set(area_of[free]) == set(range(count)) and (area_of[boxes] == -1).all()
             assert count == areas.areas(cells, floor, occupied, label, stamp, queue, offsets)
             for k, b in enumerate(boxes):
                 for t in cells[occupied[cells] < 0]:

@@ -2,7 +2,8 @@
 the floor into.
 
 :func:`areas` counts them afresh (a flood an area: the start's cell and the tests'
-reference); in the search a state's areas are numbered once (:func:`number_areas`) and
+reference); in the search a state's areas are numbered once (:func:`number_areas`, from
+the player's flood and the corral's labelling, which every state has had already) and
 each child's count follows from them (:func:`areas_after`): the box leaves one cell and
 takes another, and only where the cells round the new one do not join does a flood run.
 """
@@ -10,7 +11,7 @@ takes another, and only where the cells round the new one do not join does a flo
 from __future__ import annotations
 
 from grid_envs.core.jit import inlined, uncounted
-from grid_envs.sokoban.compiled.pruning import flood
+from grid_envs.sokoban.compiled.pruning import CELLS, START, flood
 
 
 @inlined
@@ -26,18 +27,19 @@ def areas(floor_cells, floor, occupied, label, stamp, queue, offsets):
 
 
 @uncounted
-def number_areas(floor_cells, floor, occupied, area_of, queue, offsets):
-    """Number the areas the boxes cut the floor into: ``area_of`` gets each free floor
-    cell's area (-1 under a box); returns how many (what :func:`areas` counts)."""
+def number_areas(floor_cells, mark, stamp, work, area_of):
+    """Number the areas the boxes cut the floor into, from the labelling a state has
+    already had: the player's area (``mark == stamp``) is 0 and the others follow in the
+    corral's order (``work`` after :func:`~grid_envs.sokoban.compiled.pruning.corral`).
+    ``area_of`` gets each free floor cell's area, -1 under a box; returns how many (what
+    :func:`areas` counts)."""
     for c in floor_cells:
-        area_of[c] = -1
-    count = 0
-    for c in floor_cells:
-        if occupied[c] < 0 and area_of[c] < 0:
-            # the area's number as the flood's stamp: no other area's cell is reachable
-            flood(c, floor, occupied, area_of, count, queue, offsets)
-            count += 1
-    return count
+        area_of[c] = 0 if mark[c] == stamp else -1
+    ncomp = work[START, work.shape[1] - 1]
+    for a in range(ncomp):
+        for q in range(work[START, a], work[START, a + 1]):
+            area_of[work[CELLS, q]] = a + 1
+    return ncomp + 1
 
 
 @uncounted

@@ -511,7 +511,7 @@ def run(
         here_packed = ng - here_cell // (size + 1)
         here_areas = here_cell % (size + 1)
         if feature:  # the parent's areas, which each child's count starts from
-            n_areas = number_areas(floor_cells, floor, occupied, area_of, fqueue, offsets)
+            n_areas = number_areas(floor_cells, mark, stamp, corral_work, area_of)
         for c in range(n_paths):
             length = pstart[c + 1] - pstart[c]
             b = pbuf[pstart[c]] >> 2

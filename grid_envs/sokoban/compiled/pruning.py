@@ -119,7 +119,8 @@ def _label_areas(floor, occupied, mark, stamp, offsets, work):
     of their lowest cell: ``work[LABEL, cell]``, their cells area by area in ``CELLS``
     (area ``a`` from ``START[a]`` to ``START[a + 1]``), and the boxes beside each in
     ``AREA_FENCE`` (from ``FENCE_START[a]``), so that a corral's fence is the union of
-    its areas' lists. Returns how many areas there are."""
+    its areas' lists. Returns how many areas there are, also kept in ``START``'s last
+    entry."""
     ncomp = 0
     n_cells = 0
     n_boxes = 0
@@ -152,6 +153,7 @@ def _label_areas(floor, occupied, mark, stamp, offsets, work):
         ncomp += 1
     work[START, ncomp] = n_cells
     work[FENCE_START, ncomp] = n_boxes
+    work[START, work.shape[1] - 1] = ncomp
     return ncomp
 
 
@@ -263,7 +265,8 @@ def corral(floor, dead, goal, offsets, occupied, mark, stamp, work):
     :func:`corral_scratch`); returns their count, 0 for a corral deadlock, -1 when none
     applies. ``mark == stamp`` is the player's area. Corrals already tried are known by a
     hash of their areas: a collision can only make a corral count as tried, which prunes
-    less, never wrongly."""
+    less, never wrongly. The areas off the player's reach stay listed in ``CELLS`` and
+    ``START`` (:func:`grid_envs.sokoban.compiled.areas.number_areas` reads them)."""
     ncomp = _label_areas(floor, occupied, mark, stamp, offsets, work)
     if ncomp == 0:
         return -1
