@@ -189,7 +189,7 @@ def _store(
     box_key[row] = key
 
 
-@inlined
+@uncounted
 def _cell(count, occupied, fs, ng, size):
     """The cell of a box layout of ``count`` areas: (goals packed, areas) in order."""
     return (ng - packed(occupied, fs[0], fs[1])) * (size + 1) + count
@@ -382,6 +382,30 @@ def _own_matching(
         ebox[e, q] = boxes[i, q]
 
 
+@uncounted
+def _child_bound(
+    k, t, length, h_here, cost_of, rows, before, uu, vv, mm, cu, cv, cm, way, slack, seen
+):  # fmt: skip
+    """A child's bound from its parent's matching (``rows``, ``uu``, ``vv``, ``mm``, left
+    as they were): the moved box ``k``'s row is now its costs from ``t``, and only that
+    row is matched again (in ``cu``, ``cv``, ``cm``). BIG where no matching is finite."""
+    _get_row(before, rows, k)
+    _get_row(rows[k], cost_of, t)
+    for q in range(uu.shape[0]):
+        cu[q] = uu[q]
+        cv[q] = vv[q]
+        cm[q] = mm[q]
+    if length == 1:
+        total = rematch(rows, k, before, cu, cv, cm, way, slack, seen)
+        if total < 0:  # the old matching stands: the total moves by the box's own cost
+            j = matched_goal(cm, k)
+            total = h_here - before[j] + rows[k, j]
+    else:
+        total = rematch_row(rows, k, cu, cv, cm, way, slack, seen)
+    _put_row(rows, k, before)
+    return total
+
+
 @compiled
 def run(
     floor, dead, goal, offsets, cols, cost_of, zob_box, zob_player, wkey, budget, counters,
@@ -546,21 +570,11 @@ def run(
             if skip:
                 continue
             total = 0
-            if not solved:  # the child's matching from the parent's: the moved box's row
-                _get_row(before, rows, k)
-                for q in range(ng):
-                    rows[k, q] = cost_of[t, q]
-                cu[:] = uu
-                cv[:] = vv
-                cm[:] = mm
-                if length == 1:
-                    total = rematch(rows, k, before, cu, cv, cm, way, slack, colseen)
-                    if total < 0:
-                        j = matched_goal(cm, k)
-                        total = h_here - before[j] + rows[k, j]
-                else:
-                    total = rematch_row(rows, k, cu, cv, cm, way, slack, colseen)
-                _put_row(rows, k, before)
+            if not solved:
+                total = _child_bound(
+                    k, t, length, h_here, cost_of, rows, before, uu, vv, mm, cu, cv, cm, way,
+                    slack, colseen,
+                )  # fmt: skip
                 if total >= BIG:
                     continue
             row = counters[N_STATES] if old < 0 else old

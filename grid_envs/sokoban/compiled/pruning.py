@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from grid_envs.core.jit import inlined, uncounted
+from grid_envs.core.jit import uncounted
 
 
 @uncounted
@@ -47,7 +47,7 @@ def frozen(floor, dead, cols, occupied, cell, seen):
     return result
 
 
-@inlined
+@uncounted
 def freeze_deadlock(floor, dead, goal, cols, occupied, cell, seen):
     """After a push onto ``cell``: a frozen box off its goal there or, when the pushed box
     froze on a goal, beside it (the solver's ``freeze_deadlock``)."""
@@ -62,7 +62,7 @@ def freeze_deadlock(floor, dead, goal, cols, occupied, cell, seen):
     return False
 
 
-@inlined
+@uncounted
 def flood(start, floor, occupied, mark, stamp, queue, offsets):
     """The player's area from ``start``: its cells get ``mark == stamp``; returns its
     lowest cell, the area's name in the transposition table."""
