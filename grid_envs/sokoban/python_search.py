@@ -31,6 +31,7 @@ class Solver(Protocol):
     def _shift(self, x: int, d: int) -> int: ...
 
     def _flood(self, seed: int, free: int) -> int: ...
+    def _around(self, x: int) -> int: ...
 
     def _pi_corral(self, boxes: int, reach: int, free: int) -> list[tuple[int, int]] | None: ...
 
@@ -80,6 +81,8 @@ class _Search:
         pairs: bool = True,
     ) -> None:
         self.s = solver
+        area = solver._flood(1 << player, solver.floor_bb & ~boxes)
+        player = (area & -area).bit_length() - 1  # a state names its area by the lowest cell
         self.weight = weight
         self.pairs = pairs
         self.orders = orders
@@ -124,6 +127,25 @@ class _Search:
             link = self.parent[(link[0], link[1])]
         return pushes[::-1]
 
+    def _lowest(
+        self, boxes: int, reach: int, low: int, pushes: tuple[tuple[int, int], ...], player: int
+    ) -> int:
+        """The lowest cell of the player's area in a child (``boxes``), the name of its
+        area in the search's tables, so that positions that differ only in where the player
+        stands within one area are one state from the moment they are generated. After one
+        push that leaves the parent's area (``reach``, lowest cell ``low``) whole, where
+        the cell the box left touches no other area, it is that area plus that cell;
+        otherwise a flood."""
+        s = self.s
+        free = s.floor_bb & ~boxes
+        if len(pushes) == 1:
+            b, d = pushes[0]
+            t = b + s.offsets[d]
+            if not (reach >> t) & 1 and not s._around(1 << b) & free & ~reach:
+                return min(low, b)
+        area = s._flood(1 << player, free)
+        return (area & -area).bit_length() - 1
+
     # the queue: the one thing the searches of the portfolio do differently
     def _add(self, h: int, g: int, boxes: int, player: int) -> None:
         heapq.heappush(self.heap, (self.weight * h + g, -g, self.generated, boxes, player))
@@ -147,15 +169,12 @@ class _Search:
             picked = self._next()
             if picked is None:
                 return "exhausted"
-            g, bx, pl = picked
-            if best_g.get((bx, pl), g) < g:
+            g, bx, pl = picked  # pl: the lowest cell of the player's area
+            if best_g.get((bx, pl), g) < g or (bx, pl) in closed:
                 continue
             free = floor_bb & ~bx
             reach = s._flood(1 << pl, free)
-            key = (bx, (reach & -reach).bit_length())
-            if key in closed:
-                continue
-            closed.add(key)
+            closed.add((bx, pl))
             self.expanding = (bx, reach)
             self.expanded += 1
             restricted = s._pi_corral(bx, reach, free)
@@ -192,7 +211,7 @@ class _Search:
                 t = last + offsets[last_d]
                 nb = bx ^ (1 << b) ^ (1 << t)
                 player = last
-                child = (nb, player)
+                child = (nb, self._lowest(nb, reach, pl, pushes, player))
                 child_g = g + len(pushes)
                 if child in parent and best_g.get(child, 1 << 60) <= child_g:
                     continue
@@ -219,7 +238,7 @@ class _Search:
                 parent[child] = (bx, pl, pushes)
                 best_g[child] = child_g
                 self.generated += 1
-                self._add(h, child_g, nb, player)
+                self._add(h, child_g, nb, child[1])
 
 
 class _FeatureSearch(_Search):

@@ -412,3 +412,51 @@ def _reached(free: np.ndarray, a: int, offsets: np.ndarray) -> set[int]:
 
 def _joined(free: np.ndarray, a: int, b: int, offsets: np.ndarray) -> bool:
     return b in _reached(free, a, offsets)
+
+
+def test_a_childs_player_area_is_named_from_its_parents() -> None:
+    """A child's state is named by its player's area's lowest cell, worked out from the
+    parent's areas (:func:`areas.child_low`): it must be the lowest cell a flood from the
+    player reaches, for every push of random layouts and player cells."""
+    from grid_envs.sokoban.compiled import areas
+
+    rng = np.random.default_rng(7)
+    stamp = 1
+    checked = 0
+    for level in _levels():
+        cols = level.floor.shape[1]
+        floor = level.floor.ravel().astype(bool)
+        cells = np.flatnonzero(floor).astype(np.int64)
+        offsets = np.array([-cols, cols, -1, 1], np.int64)
+        mark, label = np.zeros(floor.size, np.int64), np.zeros(floor.size, np.int64)
+        queue = np.empty(floor.size, np.int64)
+        area_of = np.full(floor.size, -1, np.int64)
+        work = pruning.corral_scratch(floor.size)
+        no_dead = np.zeros(floor.size, np.uint8)
+        no_goal = np.full(floor.size, -1, np.int64)
+        for _ in range(60):
+            inner = [c for c in cells if floor[c - 1] and floor[c + 1]]
+            boxes = rng.choice(inner, size=min(len(inner) // 3, 12), replace=False)
+            occupied = np.full(floor.size, -1, np.int64)
+            occupied[boxes] = np.arange(boxes.size)
+            stamp += 1
+            player = rng.choice(cells[occupied[cells] < 0])
+            low = pruning.flood(player, floor, occupied, mark, stamp, queue, offsets)
+            pruning.corral(floor, no_dead, no_goal, offsets, occupied, mark, stamp, work)
+            areas.number_areas(cells, mark, stamp, work, area_of)
+            for k, b in enumerate(boxes):
+                for d in range(4):
+                    p, t = b - offsets[d], b + offsets[d]
+                    if mark[p] != stamp or not floor[t] or occupied[t] >= 0:
+                        continue
+                    occupied[b], occupied[t] = -1, k
+                    stamp += 1
+                    named = areas.child_low(
+                        b, t, low, floor, occupied, area_of, work, label, stamp, queue, offsets
+                    )  # fmt: skip
+                    stamp += 1
+                    flooded = pruning.flood(b, floor, occupied, label, stamp, queue, offsets)
+                    assert named == flooded, (level.title, int(b), int(t))
+                    occupied[t], occupied[b] = -1, k
+                    checked += 1
+    assert checked > 500

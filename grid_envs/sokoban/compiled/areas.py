@@ -181,3 +181,45 @@ def areas_after(
             pieces += 1
             flood(n, floor, occupied, label, stamp, queue, offsets)
     return count - 1 + pieces
+
+
+@uncounted
+def child_low(b, t, low, floor, occupied, area_of, work, label, stamp, queue, offsets):
+    """The lowest cell of the player's area after one push of a box from ``b`` to ``t``
+    (``occupied`` is the child's; the player stands on ``b``): the name of the child's
+    area in the search's tables, so that positions that differ only in where the player
+    stands within one area are one state from the moment they are generated.
+
+    It follows from the parent's areas (:func:`number_areas`: the player's area 0, whose
+    lowest cell is ``low``; the corral's areas, whose lists in ``work`` start at their
+    lowest cell): the areas beside ``b`` join. ``t``'s area loses ``t``, which matters
+    only where that area is among them and ``t`` was its lowest cell or the ring of eight
+    cells round ``t`` does not join its free sides: there a flood from ``b`` (marking
+    ``label`` with ``stamp``) gives the answer."""
+    here = area_of[t]
+    best = b if b < low else low
+    joined = here == 0
+    for k in range(4):
+        n = b + offsets[k]
+        a = area_of[n]
+        if n == t or a <= 0:
+            continue
+        lowest = work[CELLS, work[START, a - 1]]
+        if lowest < best:
+            best = lowest
+        if a == here:
+            joined = True
+    if not joined:
+        return best
+    first = low if here == 0 else work[CELLS, work[START, here - 1]]
+    if t != first:
+        up, right, down, left = offsets[0], offsets[3], offsets[1], offsets[2]
+        ring = (up, up + right, right, right + down, down, down + left, left, left + up)
+        free = 0
+        for j in range(8):
+            n = t + ring[j]
+            if floor[n] and occupied[n] < 0:
+                free |= 1 << j
+        if _runs(free)[0] <= 1:
+            return best
+    return flood(b, floor, occupied, label, stamp, queue, offsets)

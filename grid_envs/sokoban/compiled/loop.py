@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from grid_envs.core.jit import compiled, inlined, uncounted
-from grid_envs.sokoban.compiled.areas import areas, areas_after, number_areas
+from grid_envs.sokoban.compiled.areas import areas, areas_after, child_low, number_areas
 from grid_envs.sokoban.compiled.features import (
     MAX_PUSHES,
     cell_pop,
@@ -132,11 +132,11 @@ def _priority(wkey, h, g):
 
 @compiled
 def start(
-    cost_of, zob_box, zob_player, cells, player, wkey, counters,
-    boxes, player_at, parent, push, g, h, u, v, match, ebox, box_key, gen_table, queue,
+    cost_of, zob_box, zob_player, cells, player, low, wkey, counters,
+    boxes, player_at, parent, push, g, h, u, v, match, ebox, box_key, low_of, gen_table, queue,
 ):  # fmt: skip
-    """Store the start position as state 0, its matching as the first expanded state's,
-    and queue it; returns its bound."""
+    """Store the start position as state 0 (``low``: its player's area's lowest cell),
+    its matching as the first expanded state's, and queue it; returns its bound."""
     nb = cells.shape[0]
     key = np.int64(0)
     for k in range(nb):
@@ -159,7 +159,8 @@ def start(
     g[0] = 0
     h[0] = total
     box_key[0] = key
-    where = key ^ zob_player[player]
+    low_of[0] = low
+    where = key ^ zob_player[low]
     gen_table[where & (gen_table.shape[0] - 1)] = _entry(where, 0)
     entries, buckets, order, index, kept = queue
     queue_push(entries, buckets, order, index, kept, _priority(wkey, total, 0), 0)
@@ -409,8 +410,8 @@ def _child_bound(
 @compiled
 def run(
     floor, dead, goal, offsets, cols, cost_of, zob_box, zob_player, wkey, budget, counters,
-    boxes, player_at, parent, push, g, h, u, v, match, ebox, slot_of, box_key, norm,
-    gen_table, closed_table, queue, scratch, corral_work,
+    boxes, player_at, parent, push, g, h, u, v, match, ebox, slot_of, box_key, low_of, norm,
+    gen_table, queue, scratch, corral_work,
     feature, fs, cells, macros, paths, pairs,
 ):  # fmt: skip
     """Expand up to ``budget`` states; returns OPEN, SOLVED (``counters[FOUND]``),
@@ -486,21 +487,14 @@ def run(
             gi = G_MASK - (first & G_MASK)
             here_cell = 0
             here_cost = 0
-        if g[i] < gi:
-            continue  # reached again at a lower cost since this entry was queued
+        if g[i] < gi or norm[i] >= 0:
+            continue  # reached again at a lower cost since this entry was queued, or expanded
         for k in range(nb):
             occupied[boxes[i, k]] = k
         counters[STAMP] += 1
         stamp = counters[STAMP]
         low = flood(player_at[i], floor, occupied, mark, stamp, queue_cells, offsets)
-        where = box_key[i] ^ zob_player[low]
-        slot = _find(closed_table, where, boxes, occupied, norm, low)
-        if closed_table[slot] != 0:
-            for k in range(nb):
-                occupied[boxes[i, k]] = -1
-            continue
         norm[i] = low
-        closed_table[slot] = _entry(where, i)
         counters[EXPANDED] += 1
         done += 1
         if h[i] < counters[BEST_H]:
@@ -534,8 +528,8 @@ def run(
                 on_goal += 1
         here_packed = ng - here_cell // (size + 1)
         here_areas = here_cell % (size + 1)
-        if feature:  # the parent's areas, which each child's count starts from
-            n_areas = number_areas(floor_cells, mark, stamp, corral_work, area_of)
+        # the parent's areas, which each child's player's area and count start from
+        n_areas = number_areas(floor_cells, mark, stamp, corral_work, area_of)
         for c in range(n_paths):
             length = pstart[c + 1] - pstart[c]
             b = pbuf[pstart[c]] >> 2
@@ -548,8 +542,16 @@ def run(
             key = box_key[i] ^ zob_box[b] ^ zob_box[t]
             occupied[b] = -1
             occupied[t] = k
-            where = key ^ zob_player[player]
-            gslot = _find(gen_table, where, boxes, occupied, player_at, player)
+            counters[ASTAMP] += 2  # a stamp of its own: the areas' count marks with two
+            if length == 1:
+                low_here = child_low(
+                    b, t, low, floor, occupied, area_of, corral_work, label, counters[ASTAMP],
+                    fqueue, offsets,
+                )  # fmt: skip
+            else:
+                low_here = flood(player, floor, occupied, label, counters[ASTAMP], fqueue, offsets)
+            where = key ^ zob_player[low_here]
+            gslot = _find(gen_table, where, boxes, occupied, low_of, low_here)
             old = _row_in(gen_table[gslot])
             skip = old >= 0 and g[old] <= child_g
             solved = on_goal - (goal[b] >= 0) + (goal[t] >= 0) == nb
@@ -583,6 +585,7 @@ def run(
                 box_key,
             )  # fmt: skip
             player_at[row] = player
+            low_of[row] = low_here
             mlen[row] = length
             if length > 1:
                 mstart[row] = counters[N_POOL]

@@ -27,7 +27,7 @@ from grid_envs.sokoban.compiled.loop import (
 )
 from grid_envs.sokoban.compiled.matching import BIG
 from grid_envs.sokoban.compiled.pairs import pair_table
-from grid_envs.sokoban.compiled.pruning import corral_scratch
+from grid_envs.sokoban.compiled.pruning import corral_scratch, flood
 from grid_envs.sokoban.compiled.queue import N_BUCKETS, N_KEPT, reindex
 
 # the most floor cells a room's table of two-box deadlocks is worked out for: its size and
@@ -82,6 +82,16 @@ class Features(NamedTuple):
 # what an array holds where no state is stored yet, where it is not 0: ``norm`` -1 (not
 # expanded), ``mlen`` 1 (a move of one push)
 FILLS = {"norm": -1, "mlen": 1}
+
+
+def _lowest_reached(room: Room, cells: list[int], player: int) -> int:
+    """The lowest cell of the player's area among the boxes on ``cells``: the name of
+    that area in the search's tables."""
+    size = room.floor.shape[0]
+    occupied = np.full(size, -1, np.int64)
+    occupied[cells] = np.arange(len(cells))
+    mark, queue = np.zeros(size, np.int64), np.empty(size, np.int64)
+    return int(flood(player, room.floor, occupied, mark, 1, queue, room.offsets))
 
 
 class CompiledSearch:
@@ -142,9 +152,9 @@ class CompiledSearch:
         memory[0] -= self.nbytes
         h0 = start(
             room.cost_of, room.zob_box, room.zob_player, np.array(cells, np.int64), player,
-            wkey, self.counters, self.boxes, self.player_at, self.parent, self.push, self.g,
-            self.h, self.u, self.v, self.match, self.ebox, self.box_key, self.gen_table,
-            self._queue(),
+            _lowest_reached(room, cells, player), wkey, self.counters, self.boxes,
+            self.player_at, self.parent, self.push, self.g, self.h, self.u, self.v, self.match,
+            self.ebox, self.box_key, self.low_of, self.gen_table, self._queue(),
         )  # fmt: skip
         if features is not None:  # its queue is the cells', not the buckets
             self.counters[N_HEAP] = 0
@@ -177,8 +187,8 @@ class CompiledSearch:
         # expansions), then the tables, the queue and the pool of moves
         return [
             self.boxes, self.player_at, self.parent, self.push, self.g, self.h, self.slot_of,
-            self.box_key, self.norm, self.mstart, self.mlen, self.u, self.v, self.match,
-            self.ebox, self.gen_table, self.closed_table, self.entries, self.buckets,
+            self.box_key, self.low_of, self.norm, self.mstart, self.mlen, self.u, self.v,
+            self.match, self.ebox, self.gen_table, self.entries, self.buckets,
             self.order, self.index, self.pool,
         ]  # fmt: skip
 
@@ -196,7 +206,8 @@ class CompiledSearch:
         buckets = 1 if self.feature else max(cap // 4, 64)
         return {
             "boxes": (cap, nb), "player_at": (cap,), "parent": (cap,), "push": (cap,),
-            "g": (cap,), "h": (cap,), "slot_of": (cap,), "box_key": (cap,), "norm": (cap,),
+            "g": (cap,), "h": (cap,), "slot_of": (cap,), "box_key": (cap,), "low_of": (cap,),
+            "norm": (cap,),
             "mstart": (cap,), "mlen": (cap,), "u": (expanded, nb + 1), "v": (expanded, nb + 1),
             "match": (expanded, nb + 1), "ebox": (expanded, nb), "entries": (entries, 2),
             "buckets": (buckets, 4), "order": (buckets,), "pool": (pool,),
@@ -212,6 +223,7 @@ class CompiledSearch:
         self.h = np.zeros(shape["h"], np.int32)
         self.slot_of = np.zeros(shape["slot_of"], np.int32)
         self.box_key = np.zeros(shape["box_key"], np.int64)
+        self.low_of = np.zeros(shape["low_of"], np.int32)
         self.norm = np.full(shape["norm"], FILLS["norm"], np.int32)
         self.mstart = np.zeros(shape["mstart"], np.int64)
         self.mlen = np.full(shape["mlen"], FILLS["mlen"], np.int32)
@@ -229,7 +241,6 @@ class CompiledSearch:
     def _tables(self, cap: int) -> None:
         slots = 1 << (2 * cap - 1).bit_length()  # at most half full: a state a slot or less
         self.gen_table = np.zeros(slots, np.int64)
-        self.closed_table = np.zeros(slots, np.int64)
         self.index = np.zeros(1 << (2 * self.buckets.shape[0] - 1).bit_length(), np.int64)
 
     def _grow(self) -> None:
@@ -249,8 +260,7 @@ class CompiledSearch:
         self._tables(cap)
         n = int(self.counters[N_STATES])
         room = self.room
-        rehash(self.gen_table, self.box_key, room.zob_player, self.player_at, n)
-        rehash(self.closed_table, self.box_key, room.zob_player, self.norm, n)
+        rehash(self.gen_table, self.box_key, room.zob_player, self.low_of, n)
         reindex(self.index, self.buckets, int(self.kept[N_BUCKETS]))
 
     def _queue(self) -> tuple[np.ndarray, ...]:
@@ -264,8 +274,8 @@ class CompiledSearch:
                 room.floor, room.dead, room.goal, room.offsets, room.cols, room.cost_of,
                 room.zob_box, room.zob_player, self.wkey, stop - self.expanded, self.counters,
                 self.boxes, self.player_at, self.parent, self.push, self.g, self.h, self.u,
-                self.v, self.match, self.ebox, self.slot_of, self.box_key, self.norm,
-                self.gen_table, self.closed_table, self._queue(), self.scratch, self.corral,
+                self.v, self.match, self.ebox, self.slot_of, self.box_key, self.low_of,
+                self.norm, self.gen_table, self._queue(), self.scratch, self.corral,
                 self.feature, self.fs, self.cells, (self.mstart, self.mlen, self.pool),
                 self.paths, self.pairs,
             )  # fmt: skip
@@ -314,4 +324,4 @@ def warm_up() -> None:
         CompiledSearch(room, [7], 6, 1.0, [1 << 40], capacity=16, features=features).run(8)
     search = CompiledSearch(room, [7], 6, 1.0, [1 << 40], capacity=16)
     table = np.zeros(4, np.int64)
-    rehash(table, search.box_key, room.zob_player, search.player_at, 1)
+    rehash(table, search.box_key, room.zob_player, search.low_of, 1)
