@@ -429,7 +429,7 @@ def test_a_childs_player_area_is_named_from_its_parents() -> None:
         cells = np.flatnonzero(floor).astype(np.int64)
         offsets = np.array([-cols, cols, -1, 1], np.int64)
         mark, label = np.zeros(floor.size, np.int64), np.zeros(floor.size, np.int64)
-        queue = np.empty(floor.size, np.int64)
+        queue, other = np.empty(floor.size, np.int64), np.empty(floor.size, np.int64)
         area_of = np.full(floor.size, -1, np.int64)
         work = pruning.corral_scratch(floor.size)
         no_dead = np.zeros(floor.size, np.uint8)
@@ -452,9 +452,10 @@ def test_a_childs_player_area_is_named_from_its_parents() -> None:
                     occupied[b], occupied[t] = -1, k
                     stamp += 1
                     named = areas.child_low(
-                        b, t, low, floor, occupied, area_of, work, label, stamp, queue, offsets
+                        b, t, low, floor, occupied, area_of, work, label, stamp, queue, other,
+                        offsets,
                     )  # fmt: skip
-                    stamp += 1
+                    stamp += 3
                     flooded = pruning.flood(b, floor, occupied, label, stamp, queue, offsets)
                     assert named == flooded, (level.title, int(b), int(t))
                     occupied[t], occupied[b] = -1, k

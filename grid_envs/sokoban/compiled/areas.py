@@ -44,25 +44,28 @@ def number_areas(floor_cells, mark, stamp, work, area_of):
 
 @uncounted
 def _pieces_of_two(a, b, floor, occupied, label, stamp, queue, other, offsets):
-    """1 if the free cells ``a`` and ``b`` are joined, else 2: a flood from each, a cell at
-    a time in turn (``label``: ``stamp`` for ``a``'s, ``stamp + 1`` for ``b``'s), until
-    one reaches the other's cells or runs out (its piece is closed). Either way it costs
-    about twice the smaller piece, or the ground between the two, not the room."""
+    """Whether the free cells ``a`` and ``b`` are joined: a flood from each, a cell at a
+    time in turn (``label``: ``stamp`` for ``a``'s, ``stamp + 1`` for ``b``'s), until one
+    reaches the other's cells or runs out (its piece is closed). Either way it costs about
+    twice the smaller piece, or the ground between the two, not the room. Returns (-1, -1)
+    where they are joined, else the side whose piece closed (0 for ``a``'s, 1 for
+    ``b``'s; its cells keep their stamp) and that piece's lowest cell."""
     label[a] = stamp
     label[b] = stamp + 1
     queue[0] = a
     other[0] = b
     ha, ta, hb, tb = 0, 1, 0, 1
+    low_a, low_b = a, b
     side = 0
     while True:
         if side == 0:
             if ha == ta:
-                return 2
+                return 0, low_a
             c = queue[ha]
             ha += 1
         else:
             if hb == tb:
-                return 2
+                return 1, low_b
             c = other[hb]
             hb += 1
         for k in range(4):
@@ -70,14 +73,16 @@ def _pieces_of_two(a, b, floor, occupied, label, stamp, queue, other, offsets):
             if not floor[n] or occupied[n] >= 0 or label[n] == stamp + side:
                 continue
             if label[n] == stamp + 1 - side:
-                return 1
+                return -1, -1
             label[n] = stamp + side
             if side == 0:
                 queue[ta] = n
                 ta += 1
+                low_a = min(low_a, n)
             else:
                 other[tb] = n
                 tb += 1
+                low_b = min(low_b, n)
         side = 1 - side
 
 
@@ -117,6 +122,20 @@ def _areas_beside(c, area_of, offsets):
 
 
 @uncounted
+def _ring(t, floor, occupied, offsets):
+    """The eight cells round ``t`` clockwise from above (the even ones share a side with
+    it), as steps from ``t``, and which of them are free floor (bit j for cell j)."""
+    up, right, down, left = offsets[0], offsets[3], offsets[1], offsets[2]
+    ring = (up, up + right, right, right + down, down, down + left, left, left + up)
+    free = 0
+    for j in range(8):
+        n = t + ring[j]
+        if floor[n] and occupied[n] < 0:
+            free |= 1 << j
+    return ring, free
+
+
+@uncounted
 def _runs(free):
     """The runs of free sides round a cell (``free``: bit j for ring cell j, clockwise
     from above, the even ones its sides): a side starts a run unless joined to the side
@@ -152,14 +171,7 @@ def areas_after(
         return count
     # the parent's areas next to ``b`` (``t`` among them, free in the parent) become one
     count += 1 - _areas_beside(b, area_of, offsets)
-    # the cells round ``t`` clockwise from above: even ones share a side with it
-    up, right, down, left = offsets[0], offsets[3], offsets[1], offsets[2]
-    ring = (up, up + right, right, right + down, down, down + left, left, left + up)
-    free = 0  # bit j: ring cell j is free floor
-    for j in range(8):
-        n = t + ring[j]
-        if floor[n] and occupied[n] < 0:
-            free |= 1 << j
+    ring, free = _ring(t, floor, occupied, offsets)
     if free & 0b01010101 == 0:
         return count - 1  # ``t`` was an area of its own
     runs, s0, s1 = _runs(free)
@@ -170,9 +182,8 @@ def areas_after(
             return count + 1
         # two floods in step: they meet, or one closes
         a, z = t + ring[s0], t + ring[s1]
-        return count - 1 + _pieces_of_two(
-            a, z, floor, occupied, label, stamp, queue, other, offsets
-        )  # fmt: skip
+        closed, _ = _pieces_of_two(a, z, floor, occupied, label, stamp, queue, other, offsets)
+        return count if closed < 0 else count + 1
     # more runs: count the pieces they lie in, one flood a piece
     pieces = 0
     for j in range(0, 8, 2):
@@ -184,7 +195,7 @@ def areas_after(
 
 
 @uncounted
-def child_low(b, t, low, floor, occupied, area_of, work, label, stamp, queue, offsets):
+def child_low(b, t, low, floor, occupied, area_of, work, label, stamp, queue, other, offsets):
     """The lowest cell of the player's area after one push of a box from ``b`` to ``t``
     (``occupied`` is the child's; the player stands on ``b``): the name of the child's
     area in the search's tables, so that positions that differ only in where the player
@@ -194,8 +205,10 @@ def child_low(b, t, low, floor, occupied, area_of, work, label, stamp, queue, of
     lowest cell is ``low``; the corral's areas, whose lists in ``work`` start at their
     lowest cell): the areas beside ``b`` join. ``t``'s area loses ``t``, which matters
     only where that area is among them and ``t`` was its lowest cell or the ring of eight
-    cells round ``t`` does not join its free sides: there a flood from ``b`` (marking
-    ``label`` with ``stamp``) gives the answer."""
+    cells round ``t`` does not join its free sides. Two such sides are told apart by two
+    floods in step (:func:`_pieces_of_two`, ``label`` marked with ``stamp`` and
+    ``stamp + 1``): the piece that closes first is flooded whole. Only where that leaves
+    the answer open does a flood from ``b`` (``stamp + 2``) give it."""
     here = area_of[t]
     best = b if b < low else low
     joined = here == 0
@@ -211,15 +224,16 @@ def child_low(b, t, low, floor, occupied, area_of, work, label, stamp, queue, of
             joined = True
     if not joined:
         return best
-    first = low if here == 0 else work[CELLS, work[START, here - 1]]
-    if t != first:
-        up, right, down, left = offsets[0], offsets[3], offsets[1], offsets[2]
-        ring = (up, up + right, right, right + down, down, down + left, left, left + up)
-        free = 0
-        for j in range(8):
-            n = t + ring[j]
-            if floor[n] and occupied[n] < 0:
-                free |= 1 << j
-        if _runs(free)[0] <= 1:
-            return best
-    return flood(b, floor, occupied, label, stamp, queue, offsets)
+    kept = t != (low if here == 0 else work[CELLS, work[START, here - 1]])  # its lowest cell
+    ring, free = _ring(t, floor, occupied, offsets)
+    runs, s0, s1 = _runs(free)
+    if runs <= 1 and kept:
+        return best
+    if runs == 2:
+        a, z = t + ring[s0], t + ring[s1]
+        closed, lowest = _pieces_of_two(a, z, floor, occupied, label, stamp, queue, other, offsets)
+        if closed >= 0 and label[b] == stamp + closed:
+            return lowest  # the player's piece, flooded whole
+        if kept and (closed < 0 or label[best] != stamp + closed):
+            return best  # joined, or the lowest cell is on the player's side
+    return flood(b, floor, occupied, label, stamp + 2, queue, offsets)

@@ -64,7 +64,7 @@ OPEN, SOLVED, EXHAUSTED, FULL = 0, 1, 2, 3
     N_POOL,  # pushes stored in the pool of moves of many pushes (feature search)
     NKEYS,  # non-empty cells of the feature search
     TURN,  # the cell whose turn it is
-    ASTAMP,  # the area count's visit stamp
+    ASTAMP,  # the last stamp the area counts and the children's areas marked ``label`` with
     N_COUNTERS,
 ) = range(12)
 
@@ -542,14 +542,17 @@ def run(
             key = box_key[i] ^ zob_box[b] ^ zob_box[t]
             occupied[b] = -1
             occupied[t] = k
-            counters[ASTAMP] += 2  # a stamp of its own: the areas' count marks with two
+            # five fresh stamps for ``label``: three to name the child's area, two to count
+            # its areas
+            astamp = counters[ASTAMP] + 1
+            counters[ASTAMP] += 5
             if length == 1:
                 low_here = child_low(
-                    b, t, low, floor, occupied, area_of, corral_work, label, counters[ASTAMP],
-                    fqueue, offsets,
+                    b, t, low, floor, occupied, area_of, corral_work, label, astamp, fqueue,
+                    other, offsets,
                 )  # fmt: skip
             else:
-                low_here = flood(player, floor, occupied, label, counters[ASTAMP], fqueue, offsets)
+                low_here = flood(player, floor, occupied, label, astamp, fqueue, offsets)
             where = key ^ zob_player[low_here]
             gslot = _find(gen_table, where, boxes, occupied, low_of, low_here)
             old = _row_in(gen_table[gslot])
@@ -561,9 +564,8 @@ def run(
                 skip = pair_deadlock(pairs[0], pairs[1], boxes, i, b, t, player)
             child_cell = 0
             if feature and not skip and not solved:
-                counters[ASTAMP] += 2
                 count = areas_after(
-                    n_areas, b, t, floor, occupied, area_of, label, counters[ASTAMP], fqueue,
+                    n_areas, b, t, floor, occupied, area_of, label, astamp + 3, fqueue,
                     other, offsets,
                 )  # fmt: skip
                 child_cell = _cell(count, occupied, fs, ng, size)
