@@ -4,6 +4,8 @@ env's, its memory bounded, its progress reported."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -346,55 +348,66 @@ def test_the_blocks_tell_which_sides_of_a_box_the_player_joins() -> None:
     assert checked > 1000
 
 
+def _parents(rng: np.random.Generator, layouts: int) -> Iterator[SimpleNamespace]:
+    """Random layouts of boxes on the test levels, each with a random player's cell and
+    its areas numbered as the search numbers them (the player's flood, then the corral's
+    labelling of the rest), and the scratch arrays the area functions take."""
+    from grid_envs.sokoban.compiled import areas
+
+    for level in _levels():
+        cols = level.floor.shape[1]
+        floor = level.floor.ravel().astype(bool)
+        x = SimpleNamespace(floor=floor, offsets=np.array([-cols, cols, -1, 1], np.int64))
+        x.cells = np.flatnonzero(floor).astype(np.int64)
+        x.mark, x.label = np.zeros(floor.size, np.int64), np.zeros(floor.size, np.int64)
+        x.queue, x.other = np.empty(floor.size, np.int64), np.empty(floor.size, np.int64)
+        x.area_of = np.full(floor.size, -1, np.int64)
+        x.work = pruning.corral_scratch(floor.size)
+        no_dead, no_goal = np.zeros(floor.size, np.uint8), np.full(floor.size, -1, np.int64)
+        inner = [c for c in x.cells if floor[c - 1] and floor[c + 1]]
+        for n in range(layouts):
+            x.boxes = rng.choice(inner, size=min(len(inner) // 3, 12), replace=False)
+            x.occupied = np.full(floor.size, -1, np.int64)
+            x.occupied[x.boxes] = np.arange(x.boxes.size)
+            x.stamp = 2 * n + 1  # the mark's stamp; ``label``'s are the test's own
+            player = rng.choice(x.cells[x.occupied[x.cells] < 0])
+            x.low = pruning.flood(
+                player, floor, x.occupied, x.mark, x.stamp, x.queue, x.offsets
+            )  # fmt: skip
+            pruning.corral(
+                floor, no_dead, no_goal, x.offsets, x.occupied, x.mark, x.stamp, x.work
+            )  # fmt: skip
+            x.count = areas.number_areas(x.cells, x.mark, x.stamp, x.work, x.area_of)
+            yield x
+
+
 def test_a_childs_areas_follow_from_its_parents() -> None:
     """The feature search counts a child's areas from its parent's (the box leaves one
     cell and takes another, one push or a path of them): the count must be what counting
     afresh gives, for every box moved to every free cell of random layouts."""
     from grid_envs.sokoban.compiled import areas
 
-    rng = np.random.default_rng(5)
     stamp = 1
     checked = 0
-    for level in _levels():
-        cols = level.floor.shape[1]
-        floor = level.floor.ravel().astype(bool)
-        cells = np.flatnonzero(floor).astype(np.int64)
-        offsets = np.array([-cols, cols, -1, 1], np.int64)
-        label = np.zeros(floor.size, np.int64)
-        queue = np.empty(floor.size, np.int64)
-        other = np.empty(floor.size, np.int64)
-        area_of = np.full(floor.size, -1, np.int64)
-        mark = np.zeros(floor.size, np.int64)
-        work = pruning.corral_scratch(floor.size)
-        no_dead = np.zeros(floor.size, np.uint8)
-        no_goal = np.full(floor.size, -1, np.int64)
-        for _ in range(4):
-            inner = [c for c in cells if floor[c - 1] and floor[c + 1]]
-            boxes = rng.choice(inner, size=min(len(inner) // 3, 12), replace=False)
-            occupied = np.full(floor.size, -1, np.int64)
-            occupied[boxes] = np.arange(boxes.size)
-            # the parent's areas as the search numbers them: the player's flood, then the
-            # corral's labelling of the rest
-            stamp += 1
-            free = cells[occupied[cells] < 0]
-            pruning.flood(rng.choice(free), floor, occupied, mark, stamp, queue, offsets)
-            pruning.corral(floor, no_dead, no_goal, offsets, occupied, mark, stamp, work)
-            count = areas.number_areas(cells, mark, stamp, work, area_of)
-            assert set(area_of[free]) == set(range(count)) and (area_of[boxes] == -1).all()
-            assert count == areas.areas(cells, floor, occupied, label, stamp, queue, offsets)
-            for k, b in enumerate(boxes):
-                for t in cells[occupied[cells] < 0]:
-                    occupied[b], occupied[t] = -1, k
-                    stamp += 2
-                    after = areas.areas_after(
-                        count, b, t, floor, occupied, area_of, label, stamp, queue, other,
-                        offsets,
-                    )  # fmt: skip
-                    stamp += 2  # it marks with two stamps
-                    fresh = areas.areas(cells, floor, occupied, label, stamp, queue, offsets)
-                    assert after == fresh, (level.title, int(b), int(t))
-                    occupied[t], occupied[b] = -1, k
-                    checked += 1
+    for x in _parents(np.random.default_rng(5), 4):
+        floor, occupied, offsets, label, queue = x.floor, x.occupied, x.offsets, x.label, x.queue
+        free = x.cells[occupied[x.cells] < 0]
+        assert set(x.area_of[free]) == set(range(x.count)) and (x.area_of[x.boxes] == -1).all()
+        stamp += 1
+        assert x.count == areas.areas(x.cells, floor, occupied, label, stamp, queue, offsets)
+        for k, b in enumerate(x.boxes):
+            for t in free:
+                occupied[b], occupied[t] = -1, k
+                stamp += 2
+                after = areas.areas_after(
+                    x.count, b, t, floor, occupied, x.area_of, label, stamp, queue, x.other,
+                    offsets,
+                )  # fmt: skip
+                stamp += 2  # it marks with two stamps
+                fresh = areas.areas(x.cells, floor, occupied, label, stamp, queue, offsets)
+                assert after == fresh, (int(b), int(t))
+                occupied[t], occupied[b] = -1, k
+                checked += 1
     assert checked > 5_000
 
 
@@ -420,44 +433,24 @@ def test_a_childs_player_area_is_named_from_its_parents() -> None:
     player reaches, for every push of random layouts and player cells."""
     from grid_envs.sokoban.compiled import areas
 
-    rng = np.random.default_rng(7)
     stamp = 1
     checked = 0
-    for level in _levels():
-        cols = level.floor.shape[1]
-        floor = level.floor.ravel().astype(bool)
-        cells = np.flatnonzero(floor).astype(np.int64)
-        offsets = np.array([-cols, cols, -1, 1], np.int64)
-        mark, label = np.zeros(floor.size, np.int64), np.zeros(floor.size, np.int64)
-        queue, other = np.empty(floor.size, np.int64), np.empty(floor.size, np.int64)
-        area_of = np.full(floor.size, -1, np.int64)
-        work = pruning.corral_scratch(floor.size)
-        no_dead = np.zeros(floor.size, np.uint8)
-        no_goal = np.full(floor.size, -1, np.int64)
-        for _ in range(60):
-            inner = [c for c in cells if floor[c - 1] and floor[c + 1]]
-            boxes = rng.choice(inner, size=min(len(inner) // 3, 12), replace=False)
-            occupied = np.full(floor.size, -1, np.int64)
-            occupied[boxes] = np.arange(boxes.size)
-            stamp += 1
-            player = rng.choice(cells[occupied[cells] < 0])
-            low = pruning.flood(player, floor, occupied, mark, stamp, queue, offsets)
-            pruning.corral(floor, no_dead, no_goal, offsets, occupied, mark, stamp, work)
-            areas.number_areas(cells, mark, stamp, work, area_of)
-            for k, b in enumerate(boxes):
-                for d in range(4):
-                    p, t = b - offsets[d], b + offsets[d]
-                    if mark[p] != stamp or not floor[t] or occupied[t] >= 0:
-                        continue
-                    occupied[b], occupied[t] = -1, k
-                    stamp += 1
-                    named = areas.child_low(
-                        b, t, low, floor, occupied, area_of, work, label, stamp, queue, other,
-                        offsets,
-                    )  # fmt: skip
-                    stamp += 3
-                    flooded = pruning.flood(b, floor, occupied, label, stamp, queue, offsets)
-                    assert named == flooded, (level.title, int(b), int(t))
-                    occupied[t], occupied[b] = -1, k
-                    checked += 1
+    for x in _parents(np.random.default_rng(7), 60):
+        floor, occupied, offsets, label, queue = x.floor, x.occupied, x.offsets, x.label, x.queue
+        for k, b in enumerate(x.boxes):
+            for d in range(4):
+                p, t = b - offsets[d], b + offsets[d]
+                if x.mark[p] != x.stamp or not floor[t] or occupied[t] >= 0:
+                    continue
+                occupied[b], occupied[t] = -1, k
+                stamp += 1
+                named = areas.child_low(
+                    b, t, x.low, floor, occupied, x.area_of, x.work, label, stamp, queue,
+                    x.other, offsets,
+                )  # fmt: skip
+                stamp += 3
+                flooded = pruning.flood(b, floor, occupied, label, stamp, queue, offsets)
+                assert named == flooded, (int(b), int(t))
+                occupied[t], occupied[b] = -1, k
+                checked += 1
     assert checked > 500
