@@ -1,9 +1,10 @@
 """Push search: the source article's solver, made strong.
 
 The source article's idea is kept: search over *pushes* only, the player walking freely in between.
-A search state is the set of box cells plus the player's reachable region, normalised to its
-lowest cell, so positions that differ only by a walk are one state; a transposition table of
-those keys means no state is expanded twice.
+A search state is the set of box cells plus the player's reachable region, named by its
+lowest cell from the moment the state is generated, so positions that differ only by a walk
+are one state; a transposition table of those keys means no state is stored or expanded
+twice.
 
 * The searches run compiled (:mod:`grid_envs.sokoban.compiled`, the default engine); the
   search classes here are the same searches in pure Python (``engine="python"``), which

@@ -6,14 +6,16 @@ is wall (the level gate makes it so), so a floor cell's four neighbours are alwa
 A search keeps its states in arrays (struct of arrays, grown by the caller when full):
 
 * ``boxes[i]``: the box cells of state ``i`` in the row order of its matching;
-* ``player_at[i]``: the player's cell after the move that made it;
+* ``player_at[i]``: the player's cell after the move that made it, ``low_of[i]`` the
+  lowest cell of the player's area then (the state's name), ``norm[i]`` the same once
+  the state is expanded (-1 until then);
 * ``parent[i]``, ``push[i]`` (``box cell * 4 + direction`` of the first push), ``g[i]``,
   ``h[i]``; a move of many pushes keeps them in a pool (``mstart[i]``, ``mlen[i]``);
 * for expanded states only, their matching (:func:`run` says why);
-* two hash tables: states by (boxes, player's cell), to drop a state reached again at no
-  lower cost, and expanded states by (boxes, player's area) (its lowest cell), so no
-  position is expanded twice. Keys are Zobrist hashes, and a hit is confirmed on the box
-  cells themselves, so a hash collision never merges two positions.
+* a hash table of the states by (boxes, player's area), to drop a position reached again
+  at no lower cost; a position is one row, so ``norm`` tells whether it was expanded and
+  none is expanded twice. Keys are Zobrist hashes, and a hit is confirmed on the box cells
+  themselves, so a hash collision never merges two positions.
 """
 
 from __future__ import annotations
@@ -625,8 +627,7 @@ def run(
 @compiled
 def rehash(table, box_key, zob_player, player_of, n):
     """Put rows ``0..n-1`` into an empty ``table`` as :func:`_find` probes for them, by
-    their boxes and ``player_of`` (rows whose ``player_of`` is -1 are left out: not
-    expanded yet, for the table of expanded states)."""
+    their boxes and ``player_of`` (the lowest cell of each row's player's area)."""
     mask = table.shape[0] - 1
     for row in range(n):
         if player_of[row] < 0:
