@@ -7,14 +7,14 @@ A search keeps its states in arrays (struct of arrays, grown by the caller when 
 
 * ``boxes[i]``: the box cells of state ``i`` in the row order of its matching;
 * ``player_at[i]``: the player's cell after the move that made it, ``low_of[i]`` the
-  lowest cell of the player's area then (the state's name), ``norm[i]`` the same once
-  the state is expanded (-1 until then);
+  lowest cell of the player's area then (the state's name);
 * ``parent[i]``, ``push[i]`` (``box cell * 4 + direction`` of the first push), ``g[i]``,
   ``h[i]``; a move of many pushes keeps them in a pool (``mstart[i]``, ``mlen[i]``);
-* for expanded states only, their matching (:func:`run` says why);
+* for expanded states only, their matching (:func:`run` says why), kept at row
+  ``slot_of[i]`` (-1 until the state is expanded);
 * a hash table of the states by (boxes, player's area), to drop a position reached again
-  at no lower cost; a position is one row, so ``norm`` tells whether it was expanded and
-  none is expanded twice. Keys are Zobrist hashes, and a hit is confirmed on the box cells
+  at no lower cost; a position is one row, so ``slot_of`` tells whether it was expanded
+  and none is expanded twice. Keys are Zobrist hashes, and a hit is confirmed on the box cells
   themselves, so a hash collision never merges two positions.
 """
 
@@ -412,7 +412,7 @@ def _child_bound(
 @compiled
 def run(
     floor, dead, goal, offsets, cols, cost_of, zob_box, zob_player, wkey, budget, counters,
-    boxes, player_at, parent, push, g, h, u, v, match, ebox, slot_of, box_key, low_of, norm,
+    boxes, player_at, parent, push, g, h, u, v, match, ebox, slot_of, box_key, low_of,
     gen_table, queue, scratch, corral_work,
     feature, fs, cells, macros, paths, pairs,
 ):  # fmt: skip
@@ -489,14 +489,13 @@ def run(
             gi = G_MASK - (first & G_MASK)
             here_cell = 0
             here_cost = 0
-        if g[i] < gi or norm[i] >= 0:
+        if g[i] < gi or slot_of[i] >= 0:
             continue  # reached again at a lower cost since this entry was queued, or expanded
         for k in range(nb):
             occupied[boxes[i, k]] = k
         counters[STAMP] += 1
         stamp = counters[STAMP]
         low = flood(player_at[i], floor, occupied, mark, stamp, queue_cells, offsets)
-        norm[i] = low
         counters[EXPANDED] += 1
         done += 1
         if h[i] < counters[BEST_H]:
@@ -630,8 +629,6 @@ def rehash(table, box_key, zob_player, player_of, n):
     their boxes and ``player_of`` (the lowest cell of each row's player's area)."""
     mask = table.shape[0] - 1
     for row in range(n):
-        if player_of[row] < 0:
-            continue
         where = box_key[row] ^ zob_player[player_of[row]]
         slot = where & mask
         while table[slot] != 0:

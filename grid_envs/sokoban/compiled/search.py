@@ -79,9 +79,9 @@ class Features(NamedTuple):
     packing_advice: bool
 
 
-# what an array holds where no state is stored yet, where it is not 0: ``norm`` -1 (not
+# what an array holds where no state is stored yet, where it is not 0: ``slot_of`` -1 (not
 # expanded), ``mlen`` 1 (a move of one push)
-FILLS = {"norm": -1, "mlen": 1}
+FILLS = {"slot_of": -1, "mlen": 1}
 
 
 def _lowest_reached(room: Room, cells: list[int], player: int) -> int:
@@ -187,7 +187,7 @@ class CompiledSearch:
         # expansions), then the tables, the queue and the pool of moves
         return [
             self.boxes, self.player_at, self.parent, self.push, self.g, self.h, self.slot_of,
-            self.box_key, self.low_of, self.norm, self.mstart, self.mlen, self.u, self.v,
+            self.box_key, self.low_of, self.mstart, self.mlen, self.u, self.v,
             self.match, self.ebox, self.gen_table, self.entries, self.buckets,
             self.order, self.index, self.pool,
         ]  # fmt: skip
@@ -207,7 +207,6 @@ class CompiledSearch:
         return {
             "boxes": (cap, nb), "player_at": (cap,), "parent": (cap,), "push": (cap,),
             "g": (cap,), "h": (cap,), "slot_of": (cap,), "box_key": (cap,), "low_of": (cap,),
-            "norm": (cap,),
             "mstart": (cap,), "mlen": (cap,), "u": (expanded, nb + 1), "v": (expanded, nb + 1),
             "match": (expanded, nb + 1), "ebox": (expanded, nb), "entries": (entries, 2),
             "buckets": (buckets, 4), "order": (buckets,), "pool": (pool,),
@@ -221,10 +220,9 @@ class CompiledSearch:
         self.push = np.zeros(shape["push"], np.int32)
         self.g = np.zeros(shape["g"], np.int32)
         self.h = np.zeros(shape["h"], np.int32)
-        self.slot_of = np.zeros(shape["slot_of"], np.int32)
+        self.slot_of = np.full(shape["slot_of"], FILLS["slot_of"], np.int32)
         self.box_key = np.zeros(shape["box_key"], np.int64)
         self.low_of = np.zeros(shape["low_of"], np.int32)
-        self.norm = np.full(shape["norm"], FILLS["norm"], np.int32)
         self.mstart = np.zeros(shape["mstart"], np.int64)
         self.mlen = np.full(shape["mlen"], FILLS["mlen"], np.int32)
         self.u = np.zeros(shape["u"], np.int32)
@@ -275,7 +273,7 @@ class CompiledSearch:
                 room.zob_box, room.zob_player, self.wkey, stop - self.expanded, self.counters,
                 self.boxes, self.player_at, self.parent, self.push, self.g, self.h, self.u,
                 self.v, self.match, self.ebox, self.slot_of, self.box_key, self.low_of,
-                self.norm, self.gen_table, self._queue(), self.scratch, self.corral,
+                self.gen_table, self._queue(), self.scratch, self.corral,
                 self.feature, self.fs, self.cells, (self.mstart, self.mlen, self.pool),
                 self.paths, self.pairs,
             )  # fmt: skip
