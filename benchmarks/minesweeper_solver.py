@@ -1,7 +1,7 @@
 """Minesweeper solver win rates per preset and first-click rule, with 95% intervals.
 
     python benchmarks/minesweeper_solver.py [--games 1000] [--seed 0] [--rules safe zero] \
-        [--no-end-game]
+        [--presets beginner intermediate expert] [--no-end-game]
 
 Games use seeds ``seed .. seed + games - 1``; the solver reads only the observations.
 ``--no-end-game`` plays the same boards with the end game guessed by the rule of thumb
@@ -29,11 +29,17 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rules", nargs="+", default=["safe", "zero"])
+    parser.add_argument(
+        "--presets", nargs="+", choices=[name for name, _ in PRESETS],
+        default=[name for name, _ in PRESETS],
+    )  # fmt: skip
     parser.add_argument("--no-end-game", action="store_true")
     args = parser.parse_args()
     print(f"{'rule':<6} {'preset':<13} {'games':>6} {'win rate':>9}  {'95% CI':<15} {'games/s':>8}")
     for rule in args.rules:
         for name, env_id in PRESETS:
+            if name not in args.presets:
+                continue
             start = time.perf_counter()
             env = gym.make(env_id, first_click=rule)
             agent = make_agent("solver", env, seed=args.seed, end_game=not args.no_end_game)

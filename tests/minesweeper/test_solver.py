@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import itertools
+import subprocess
+import sys
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -135,3 +138,17 @@ def test_progress_counts_a_number_that_proves_a_neighbour_safe() -> None:
     probs = {c: 0.2 for c in range(12) if flat[c] == HIDDEN and c != 4}
     # (0, 1) is safe by the 1; reveal (1, 1): its number never leaves (0, 1) unproved
     assert solver._progress(flat, probs, 5) == pytest.approx(1.0, abs=1e-3)  # rare numbers skipped
+
+
+def test_the_benchmark_plays_only_the_presets_it_is_given() -> None:
+    """``benchmarks/minesweeper_solver.py --presets``: one row a rule and preset asked for,
+    the games played; a preset it does not know is refused by name."""
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "minesweeper_solver.py"
+    command = [sys.executable, str(script), "--games", "3", "--rules", "zero"]
+    done = subprocess.run(
+        [*command, "--presets", "beginner"], capture_output=True, text=True, check=True
+    )
+    rows = [line.split() for line in done.stdout.splitlines()[1:]]
+    assert [row[:3] for row in rows] == [["zero", "beginner", "3"]]
+    refused = subprocess.run([*command, "--presets", "huge"], capture_output=True, text=True)
+    assert refused.returncode == 2 and "invalid choice: 'huge'" in refused.stderr
