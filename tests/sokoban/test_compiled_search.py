@@ -371,9 +371,13 @@ def _parents(rng: np.random.Generator, layouts: int) -> Iterator[SimpleNamespace
             x.occupied[x.boxes] = np.arange(x.boxes.size)
             x.stamp = 2 * n + 1  # the mark's stamp; ``label``'s are the test's own
             player = rng.choice(x.cells[x.occupied[x.cells] < 0])
-            x.low = pruning.flood(
-                player, floor, x.occupied, x.mark, x.stamp, x.queue, x.offsets
+            x.tree = areas.tree_scratch(floor.size)
+            x.low = areas.search_area(
+                player, floor, x.occupied, x.mark, x.stamp, x.offsets, x.tree
             )  # fmt: skip
+            seen = np.zeros(floor.size, np.int64)
+            flooded = pruning.flood(player, floor, x.occupied, seen, 1, x.queue, x.offsets)
+            assert x.low == flooded and ((x.mark == x.stamp) == (seen == 1)).all()
             pruning.corral(
                 floor, no_dead, no_goal, x.offsets, x.occupied, x.mark, x.stamp, x.work
             )  # fmt: skip
@@ -401,7 +405,7 @@ def test_a_childs_areas_follow_from_its_parents() -> None:
                 stamp += 2
                 after = areas.areas_after(
                     x.count, b, t, floor, occupied, x.area_of, label, stamp, queue, x.other,
-                    offsets,
+                    offsets, x.mark, x.stamp, x.tree,
                 )  # fmt: skip
                 stamp += 2  # it marks with two stamps
                 fresh = areas.areas(x.cells, floor, occupied, label, stamp, queue, offsets)
@@ -446,7 +450,7 @@ def test_a_childs_player_area_is_named_from_its_parents() -> None:
                 stamp += 1
                 named = areas.child_low(
                     b, t, x.low, floor, occupied, x.area_of, x.work, label, stamp, queue,
-                    x.other, offsets,
+                    x.other, offsets, x.mark, x.stamp, x.tree,
                 )  # fmt: skip
                 stamp += 3
                 flooded = pruning.flood(b, floor, occupied, label, stamp, queue, offsets)

@@ -5,10 +5,15 @@ the floor into.
 reference); in the search a state's areas are numbered once (:func:`number_areas`, from
 the player's flood and the corral's labelling, which every state has had already) and
 each child's count follows from them (:func:`areas_after`): the box leaves one cell and
-takes another, and only where the cells round the new one do not join does a flood run.
+takes another. Where it takes a cell of the player's area, the area's depth-first search
+tree (:func:`search_area`, which the state's expansion runs in place of the player's
+flood) says into how many pieces the cell's loss cuts the area and which piece holds each
+cell; elsewhere only where the cells round the new one do not join does a flood run.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from grid_envs.core.jit import inlined, uncounted
 from grid_envs.sokoban.compiled.pruning import CELLS, START, flood
@@ -40,6 +45,128 @@ def number_areas(floor_cells, mark, stamp, work, area_of):
         for q in range(work[START, a], work[START, a + 1]):
             area_of[work[CELLS, q]] = a + 1
     return ncomp + 1
+
+
+# the rows of :func:`search_area`'s working array, one entry a cell (PRE and SUF one a
+# place in the search's order, and one more)
+(
+    DISC,  # a cell's place in the order the search reached the cells (preorder)
+    SIZE,  # how many cells its subtree holds
+    LINK,  # the earliest place its subtree reaches by one edge outside the tree (low link)
+    SMIN,  # its subtree's lowest cell
+    PARENT,  # the cell it was reached from, -1 at the root
+    NEXT,  # the next direction to try from it
+    ORDER,  # the cells in the order reached
+    PRE,  # the lowest cell reached before each place
+    SUF,  # the lowest cell reached at or after each place
+    N_TREE,
+) = range(10)
+
+
+def tree_scratch(size: int) -> np.ndarray:
+    """The working array of :func:`search_area` for a room of ``size`` cells."""
+    return np.zeros((N_TREE, size + 1), np.int64)
+
+
+@uncounted
+def search_area(start, floor, occupied, mark, stamp, offsets, tree):
+    """The player's area from ``start``, as :func:`~grid_envs.sokoban.compiled.pruning.flood`
+    gives it (its cells get ``mark == stamp``; returns its lowest cell), by a depth-first
+    search that leaves its tree in ``tree`` (Hopcroft and Tarjan's low links, each
+    subtree's size and lowest cell, the lowest cell before and after each place in the
+    order): where a child's box takes a cell of the area, the player's piece of what is
+    left is then a few look-ups (:func:`_piece_low`), not a flood."""
+    mark[start] = stamp
+    tree[DISC, start] = 0
+    tree[LINK, start] = 0
+    tree[SMIN, start] = start
+    tree[PARENT, start] = -1
+    tree[NEXT, start] = 0
+    tree[ORDER, 0] = start
+    count = 1
+    v = start
+    while v >= 0:
+        d = tree[NEXT, v]
+        if d < 4:
+            tree[NEXT, v] = d + 1
+            w = v + offsets[d]
+            if not floor[w] or occupied[w] >= 0:
+                continue
+            if mark[w] != stamp:  # a tree edge: go down
+                mark[w] = stamp
+                tree[DISC, w] = count
+                tree[LINK, w] = count
+                tree[ORDER, count] = w
+                count += 1
+                tree[SMIN, w] = w
+                tree[PARENT, w] = v
+                tree[NEXT, w] = 0
+                v = w
+            elif tree[DISC, w] < tree[LINK, v]:  # an edge up (the parent's changes nothing)
+                tree[LINK, v] = tree[DISC, w]
+            continue
+        tree[SIZE, v] = count - tree[DISC, v]  # v is done: back up to its parent
+        u = tree[PARENT, v]
+        if u >= 0:
+            if tree[LINK, v] < tree[LINK, u]:
+                tree[LINK, u] = tree[LINK, v]
+            if tree[SMIN, v] < tree[SMIN, u]:
+                tree[SMIN, u] = tree[SMIN, v]
+        v = u
+    best = floor.shape[0]
+    for q in range(count):
+        tree[PRE, q] = best
+        best = min(best, tree[ORDER, q])
+    low = best
+    best = floor.shape[0]
+    tree[SUF, count] = best
+    for q in range(count - 1, -1, -1):
+        best = min(best, tree[ORDER, q])
+        tree[SUF, q] = best
+    return low
+
+
+@uncounted
+def _piece_of(t, n, mark, stamp, offsets, tree):
+    """Which piece of the player's area (searched by :func:`search_area`) holds ``n`` when
+    ``t`` leaves it (both in it): the child of ``t`` whose subtree is cut off with it, or
+    -1 for the rest. Taking ``t`` out cuts off each subtree of a child of ``t`` that
+    reaches nothing above ``t``; the rest (the area outside ``t``'s subtree, with the
+    subtrees that do reach above it) stays one piece."""
+    dt = tree[DISC, t]
+    dn = tree[DISC, n]
+    for k in range(4):
+        c = t + offsets[k]
+        if mark[c] != stamp or tree[PARENT, c] != t or tree[LINK, c] < dt:
+            continue
+        if tree[DISC, c] <= dn < tree[DISC, c] + tree[SIZE, c]:
+            return c
+    return -1
+
+
+@uncounted
+def _piece_low(t, piece, mark, stamp, offsets, tree):
+    """The lowest cell of a piece :func:`_piece_of` names."""
+    if piece >= 0:
+        return tree[SMIN, piece]
+    dt = tree[DISC, t]
+    rest = min(tree[PRE, dt], tree[SUF, dt + tree[SIZE, t]])
+    for k in range(4):
+        c = t + offsets[k]
+        if mark[c] == stamp and tree[PARENT, c] == t and tree[LINK, c] < dt:
+            rest = min(rest, tree[SMIN, c])
+    return rest
+
+
+@uncounted
+def _pieces(t, mark, stamp, offsets, tree):
+    """How many pieces the player's area falls into when ``t`` leaves it."""
+    n = 0 if tree[PARENT, t] < 0 else 1  # the rest, which holds the root
+    for k in range(4):
+        c = t + offsets[k]
+        if mark[c] == stamp and tree[PARENT, c] == t and tree[LINK, c] >= tree[DISC, t]:
+            n += 1
+    return n
 
 
 @uncounted
@@ -157,18 +284,39 @@ def _runs(free):
 
 @uncounted
 def areas_after(
-    count, b, t, floor, occupied, area_of, label, stamp, queue, other, offsets
+    count, b, t, floor, occupied, area_of, label, stamp, queue, other, offsets, mark, mstamp,
+    tree,
 ):  # fmt: skip
     """:func:`areas` of a child whose box went from ``b`` to ``t`` (``occupied`` is the
     child's), from its parent's areas (``count`` of them, numbered in ``area_of``).
 
-    Freeing ``b`` joins the areas round it into one; the box on ``t`` splits its area
-    only where the free cells round ``t`` are not joined by the ring of eight cells about
-    it, and only then is a flood needed to count the pieces (marking ``label`` with
-    ``stamp`` and ``stamp + 1``). A child costs a look at a few cells, where counting
-    afresh floods the room."""
+    Freeing ``b`` joins the areas round it into one; the box on ``t`` splits its area.
+    Where ``t`` is in the player's area, the area's tree (``tree``, searched with
+    ``mark == mstamp``) gives the pieces and which of them lie beside ``b``. Elsewhere
+    the area splits only where the free cells round ``t`` are not joined by the ring of
+    eight cells about it, and only then is a flood needed to count the pieces (marking
+    ``label`` with ``stamp`` and ``stamp + 1``). A child costs a look at a few cells,
+    where counting afresh floods the room."""
     if b == t:
         return count
+    if area_of[t] == 0:  # the player's area: its pieces without ``t`` from its tree
+        i0, i1, i2 = -9, -9, -9  # the pieces and areas beside ``b``, which it joins
+        beside = 0
+        for k in range(4):
+            n = b + offsets[k]
+            a = area_of[n]
+            if n == t or a < 0:
+                continue
+            x = -2 - a if a > 0 else _piece_of(t, n, mark, mstamp, offsets, tree)
+            if x != i0 and x != i1 and x != i2:
+                beside += 1
+                if beside == 1:
+                    i0 = x
+                elif beside == 2:
+                    i1 = x
+                else:
+                    i2 = x
+        return count + _pieces(t, mark, mstamp, offsets, tree) - beside
     # the parent's areas next to ``b`` (``t`` among them, free in the parent) become one
     count += 1 - _areas_beside(b, area_of, offsets)
     ring, free = _ring(t, floor, occupied, offsets)
@@ -195,7 +343,30 @@ def areas_after(
 
 
 @uncounted
-def child_low(b, t, low, floor, occupied, area_of, work, label, stamp, queue, other, offsets):
+def _tree_low(b, t, area_of, work, mark, stamp, offsets, tree):
+    """:func:`child_low` where ``t`` is in the player's area: the lowest of ``b`` and of
+    the pieces and areas beside it."""
+    best = b
+    for k in range(4):
+        n = b + offsets[k]
+        a = area_of[n]
+        if n == t or a < 0:
+            continue
+        if a > 0:
+            lowest = work[CELLS, work[START, a - 1]]
+        else:
+            lowest = _piece_low(t, _piece_of(t, n, mark, stamp, offsets, tree), mark, stamp,
+                                offsets, tree)  # fmt: skip
+        if lowest < best:
+            best = lowest
+    return best
+
+
+@uncounted
+def child_low(
+    b, t, low, floor, occupied, area_of, work, label, stamp, queue, other, offsets, mark,
+    mstamp, tree,
+):  # fmt: skip
     """The lowest cell of the player's area after one push of a box from ``b`` to ``t``
     (``occupied`` is the child's; the player stands on ``b``): the name of the child's
     area in the search's tables, so that positions that differ only in where the player
@@ -203,15 +374,19 @@ def child_low(b, t, low, floor, occupied, area_of, work, label, stamp, queue, ot
 
     It follows from the parent's areas (:func:`number_areas`: the player's area 0, whose
     lowest cell is ``low``; the corral's areas, whose lists in ``work`` start at their
-    lowest cell): the areas beside ``b`` join. ``t``'s area loses ``t``, which matters
-    only where that area is among them and ``t`` was its lowest cell or the ring of eight
-    cells round ``t`` does not join its free sides. Two such sides are told apart by two
-    floods in step (:func:`_pieces_of_two`, ``label`` marked with ``stamp`` and
-    ``stamp + 1``): the piece that closes first is flooded whole. Only where that leaves
-    the answer open does a flood from ``b`` (``stamp + 2``) give it."""
+    lowest cell): the areas beside ``b`` join. ``t``'s area loses ``t``. Where that is
+    the player's area (nearly always), its tree (:func:`search_area`: ``tree``, its cells
+    ``mark == mstamp``) gives the lowest cell of each piece beside ``b``. Otherwise the
+    loss matters only where ``t``'s area is beside ``b`` and ``t`` was its lowest cell or
+    the ring of eight cells round ``t`` does not join its free sides. Two such sides are
+    told apart by two floods in step (:func:`_pieces_of_two`, ``label`` marked with
+    ``stamp`` and ``stamp + 1``): the piece that closes first is flooded whole. Only where
+    that leaves the answer open does a flood from ``b`` (``stamp + 2``) give it."""
     here = area_of[t]
+    if here == 0:  # the player's area: its pieces without ``t`` from its tree
+        return _tree_low(b, t, area_of, work, mark, mstamp, offsets, tree)
     best = b if b < low else low
-    joined = here == 0
+    joined = False
     for k in range(4):
         n = b + offsets[k]
         a = area_of[n]
@@ -224,7 +399,7 @@ def child_low(b, t, low, floor, occupied, area_of, work, label, stamp, queue, ot
             joined = True
     if not joined:
         return best
-    kept = t != (low if here == 0 else work[CELLS, work[START, here - 1]])  # its lowest cell
+    kept = t != work[CELLS, work[START, here - 1]]  # its lowest cell
     ring, free = _ring(t, floor, occupied, offsets)
     runs, s0, s1 = _runs(free)
     if runs <= 1 and kept:

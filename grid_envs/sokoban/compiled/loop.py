@@ -23,7 +23,13 @@ from __future__ import annotations
 import numpy as np
 
 from grid_envs.core.jit import compiled, inlined, uncounted
-from grid_envs.sokoban.compiled.areas import areas, areas_after, child_low, number_areas
+from grid_envs.sokoban.compiled.areas import (
+    areas,
+    areas_after,
+    child_low,
+    number_areas,
+    search_area,
+)
 from grid_envs.sokoban.compiled.features import (
     MAX_PUSHES,
     cell_pop,
@@ -430,7 +436,7 @@ def run(
     ``ebox``, at row ``slot_of[state]``): a state's own is worked out again from its
     parent's when it is expanded, as it was when it was generated, so the many states
     that are generated and never expanded keep only their bound."""
-    occupied, mark, queue_cells, seen = scratch
+    occupied, mark, tree, seen = scratch
     entries, buckets, ranked, index, kept = queue
     area_start, floor_cells, label, fqueue = fs[1], fs[3], fs[4], fs[5]
     heaps, sizes, keys = cells
@@ -495,7 +501,7 @@ def run(
             occupied[boxes[i, k]] = k
         counters[STAMP] += 1
         stamp = counters[STAMP]
-        low = flood(player_at[i], floor, occupied, mark, stamp, queue_cells, offsets)
+        low = search_area(player_at[i], floor, occupied, mark, stamp, offsets, tree)
         counters[EXPANDED] += 1
         done += 1
         if h[i] < counters[BEST_H]:
@@ -550,7 +556,7 @@ def run(
             if length == 1:
                 low_here = child_low(
                     b, t, low, floor, occupied, area_of, corral_work, label, astamp, fqueue,
-                    other, offsets,
+                    other, offsets, mark, stamp, tree,
                 )  # fmt: skip
             else:
                 low_here = flood(player, floor, occupied, label, astamp, fqueue, offsets)
@@ -567,7 +573,7 @@ def run(
             if feature and not skip and not solved:
                 count = areas_after(
                     n_areas, b, t, floor, occupied, area_of, label, astamp + 3, fqueue,
-                    other, offsets,
+                    other, offsets, mark, stamp, tree,
                 )  # fmt: skip
                 child_cell = _cell(count, occupied, fs, ng, size)
             occupied[t] = -1

@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from grid_envs.sokoban.compiled.areas import tree_scratch
 from grid_envs.sokoban.compiled.features import MAX_PUSHES, new_cells, path_scratch
 from grid_envs.sokoban.compiled.loop import (
     BEST_H,
@@ -120,7 +121,7 @@ class CompiledSearch:
         self.counters = np.zeros(N_COUNTERS, np.int64)
         size = room.floor.shape[0]
         self.scratch = (
-            np.full(size, -1, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64),
+            np.full(size, -1, np.int64), np.zeros(size, np.int64), tree_scratch(size),
             np.zeros(size, np.uint8),
         )  # fmt: skip
         self.corral = corral_scratch(size)
