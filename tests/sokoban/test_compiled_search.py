@@ -348,7 +348,9 @@ def test_the_blocks_tell_which_sides_of_a_box_the_player_joins() -> None:
     assert checked > 1000
 
 
-def _parents(rng: np.random.Generator, layouts: int) -> Iterator[SimpleNamespace]:
+def _parents(
+    rng: np.random.Generator, layouts: int, most: int = 12, share: int = 3
+) -> Iterator[SimpleNamespace]:
     """Random layouts of boxes on the test levels, each with a random player's cell and
     its areas numbered as the search numbers them (the player's flood, then the corral's
     labelling of the rest), and the scratch arrays the area functions take."""
@@ -366,7 +368,7 @@ def _parents(rng: np.random.Generator, layouts: int) -> Iterator[SimpleNamespace
         no_dead, no_goal = np.zeros(floor.size, np.uint8), np.full(floor.size, -1, np.int64)
         inner = [c for c in x.cells if floor[c - 1] and floor[c + 1]]
         for n in range(layouts):
-            x.boxes = rng.choice(inner, size=min(len(inner) // 3, 12), replace=False)
+            x.boxes = rng.choice(inner, size=min(len(inner) // share, most), replace=False)
             x.occupied = np.full(floor.size, -1, np.int64)
             x.occupied[x.boxes] = np.arange(x.boxes.size)
             x.stamp = 2 * n + 1  # the mark's stamp; ``label``'s are the test's own
@@ -393,7 +395,9 @@ def test_a_childs_areas_follow_from_its_parents() -> None:
 
     stamp = 1
     checked = 0
-    for x in _parents(np.random.default_rng(5), 4):
+    most_areas = 0
+    for x in _parents(np.random.default_rng(5), 4, most=60, share=2):
+        most_areas = max(most_areas, x.count)
         floor, occupied, offsets, label, queue = x.floor, x.occupied, x.offsets, x.label, x.queue
         free = x.cells[occupied[x.cells] < 0]
         assert set(x.area_of[free]) == set(range(x.count)) and (x.area_of[x.boxes] == -1).all()
@@ -412,7 +416,7 @@ def test_a_childs_areas_follow_from_its_parents() -> None:
                 assert after == fresh, (int(b), int(t))
                 occupied[t], occupied[b] = -1, k
                 checked += 1
-    assert checked > 5_000
+    assert checked > 5_000 and most_areas >= 10
 
 
 def _reached(free: np.ndarray, a: int, offsets: np.ndarray) -> set[int]:

@@ -300,14 +300,14 @@ def areas_after(
     if b == t:
         return count
     if area_of[t] == 0:  # the player's area: its pieces without ``t`` from its tree
-        i0, i1, i2 = -9, -9, -9  # the pieces and areas beside ``b``, which it joins
+        i0, i1, i2 = -2, -2, -2  # the parts beside ``b`` (-2 names none), which it joins
         beside = 0
         for k in range(4):
             n = b + offsets[k]
             a = area_of[n]
             if n == t or a < 0:
                 continue
-            x = -2 - a if a > 0 else _piece_of(t, n, mark, mstamp, offsets, tree)
+            x = _part_of(n, t, area_of, mark, mstamp, offsets, tree)
             if x != i0 and x != i1 and x != i2:
                 beside += 1
                 if beside == 1:
@@ -343,22 +343,33 @@ def areas_after(
 
 
 @uncounted
+def _part_of(c, t, area_of, mark, stamp, offsets, tree):
+    """Which part holds the free cell ``c`` once a box takes ``t``, a cell of the player's
+    area: its piece of that area (:func:`_piece_of`), or ``-2 - a`` for another area
+    ``a``."""
+    a = area_of[c]
+    return -2 - a if a > 0 else _piece_of(t, c, mark, stamp, offsets, tree)
+
+
+@uncounted
+def _part_low(part, t, work, mark, stamp, offsets, tree):
+    """The lowest cell of a part :func:`_part_of` names (an area's list in ``work``
+    starts at its lowest cell)."""
+    if part < -1:
+        return work[CELLS, work[START, -3 - part]]
+    return _piece_low(t, part, mark, stamp, offsets, tree)
+
+
+@uncounted
 def _tree_low(b, t, area_of, work, mark, stamp, offsets, tree):
     """:func:`child_low` where ``t`` is in the player's area: the lowest of ``b`` and of
-    the pieces and areas beside it."""
+    the parts beside it, which it joins."""
     best = b
     for k in range(4):
         n = b + offsets[k]
-        a = area_of[n]
-        if n == t or a < 0:
-            continue
-        if a > 0:
-            lowest = work[CELLS, work[START, a - 1]]
-        else:
-            lowest = _piece_low(t, _piece_of(t, n, mark, stamp, offsets, tree), mark, stamp,
-                                offsets, tree)  # fmt: skip
-        if lowest < best:
-            best = lowest
+        if n != t and area_of[n] >= 0:
+            best = min(best, _part_low(_part_of(n, t, area_of, mark, stamp, offsets, tree), t,
+                                       work, mark, stamp, offsets, tree))  # fmt: skip
     return best
 
 
