@@ -1,14 +1,15 @@
 """The feature search's *areas* feature, compiled: how many separate areas the boxes cut
-the floor into.
+the floor into; and the player's area searched depth first, which names a child's area.
 
 :func:`areas` counts them afresh (a flood an area: the start's cell and the tests'
 reference); in the search a state's areas are numbered once (:func:`number_areas`, from
-the player's flood and the corral's labelling, which every state has had already) and
-each child's count follows from them (:func:`areas_after`): the box leaves one cell and
-takes another. Where it takes a cell of the player's area, the area's depth-first search
-tree (:func:`search_area`, which the state's expansion runs in place of the player's
-flood) says into how many pieces the cell's loss cuts the area and which piece holds each
-cell; elsewhere only where the cells round the new one do not join does a flood run.
+the search of the player's area and the corral's labelling, which every state has had)
+and each child's count follows from them (:func:`areas_after`): the box leaves one cell
+and takes another. Where it takes a cell of the player's area, the area's depth-first
+search tree (:func:`search_area`, which the state's expansion runs in place of the
+player's flood) says into how many pieces the cell's loss cuts the area and which piece
+holds each cell; elsewhere only where the cells round the new one do not join does a
+flood run. :func:`child_low` names the child's area the same way.
 """
 
 from __future__ import annotations

@@ -67,7 +67,7 @@ OPEN, SOLVED, EXHAUSTED, FULL = 0, 1, 2, 3
     EXPANDED,
     GENERATED,
     FOUND,  # the solved state's row, -1 until then
-    STAMP,  # the flood's visit stamp
+    STAMP,  # the player's area's visit stamp
     BEST_H,  # the least bound of any state expanded
     N_POOL,  # pushes stored in the pool of moves of many pushes (feature search)
     NKEYS,  # non-empty cells of the feature search
