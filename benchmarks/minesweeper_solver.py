@@ -29,10 +29,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rules", nargs="+", default=["safe", "zero"])
-    parser.add_argument(
-        "--presets", nargs="+", choices=[name for name, _ in PRESETS],
-        default=[name for name, _ in PRESETS],
-    )  # fmt: skip
+    names = [name for name, _ in PRESETS]
+    parser.add_argument("--presets", nargs="+", choices=names, default=names)
     parser.add_argument("--no-end-game", action="store_true")
     args = parser.parse_args()
     print(f"{'rule':<6} {'preset':<13} {'games':>6} {'win rate':>9}  {'95% CI':<15} {'games/s':>8}")

@@ -352,8 +352,9 @@ def _parents(
     rng: np.random.Generator, layouts: int, most: int = 12, share: int = 3
 ) -> Iterator[SimpleNamespace]:
     """Random layouts of boxes on the test levels, each with a random player's cell and
-    its areas numbered as the search numbers them (the player's flood, then the corral's
-    labelling of the rest), and the scratch arrays the area functions take."""
+    its areas numbered as the search numbers them (the player's area searched depth first,
+    then the corral's labelling of the rest), and the scratch arrays the area functions
+    take."""
     from grid_envs.sokoban.compiled import areas
 
     for level in _levels():
