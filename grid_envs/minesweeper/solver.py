@@ -17,11 +17,16 @@
    their guesses, not only of safety). Among equals, the cell likeliest to open new ground.
 4. When few layouts are left (:mod:`grid_envs.minesweeper.endgame`), the guess is searched
    to the end of the game instead: the cell that wins most often with best play after it.
+5. Before any other guess, an unavoidable one is taken (a *50/50*, as David Hill's solver
+   does): two cells that share one mine and that every number, shown or still hidden,
+   touches alike, so that no reveal can ever tell them apart. The game cannot be won
+   without that coin flip; taken first, the number it shows informs the guesses after it.
 
 The first click goes where the rule makes it best: a corner under ``safe`` (the likeliest
 cell to be a zero, which opens a region); under ``zero``, which opens a region wherever it
-falls, the cell two in from a corner along both axes (its opening touches no wall on two
-sides, so it is larger, and more of the board is solved before the first guess).
+falls, the cell two in from a corner along both axes, three on boards of
+:data:`WIDE_BOARD` cells or more (its opening touches no wall on two sides, so it is larger,
+and more of the board is solved before the first guess).
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ HIDDEN = -1
 LOOKAHEAD = 4
 TOLERANCE = 0.0
 ZERO_OPENING = 2  # under ``zero`` the first click is at (k, k)
+WIDE_BOARD = 400  # ... and at (k + 1, k + 1) on boards of this many cells or more (expert)
 
 
 class MinesweeperSolver:
@@ -97,7 +103,8 @@ class MinesweeperSolver:
         if self.first_click == "zero" and self.rows >= 3 and self.cols >= 3:
             # (k, k), nearer the corner on boards too small for it (docs/games/minesweeper.md
             # has what each choice won)
-            k = min(ZERO_OPENING, (self.rows - 1) // 2, (self.cols - 1) // 2)
+            k = ZERO_OPENING + (self.rows * self.cols >= WIDE_BOARD)
+            k = min(k, (self.rows - 1) // 2, (self.cols - 1) // 2)
             return k * self.cols + k
         return 0  # a corner: three neighbours, the best odds of a zero
 
@@ -131,6 +138,9 @@ class MinesweeperSolver:
             if found is not None:
                 self.win_chance = found[1]
                 return found[0]
+        pair = self.fifty_fifty(flat, probs)
+        if pair is not None:
+            return pair
         return self._tie_break(flat, probs, safest)
 
     # ------------------------------------------------------- constraints
@@ -411,6 +421,28 @@ class MinesweeperSolver:
             if clear > best_score or (clear == best_score and c < best):
                 best, best_score = c, clear
         return best
+
+    def fifty_fifty(self, flat: list[int], probs: dict[int, float]) -> int | None:
+        """A cell of an unavoidable 50/50, or None: two hidden cells whose only number is
+        one mine between them (so one is a mine in every layout), that every number in view
+        touches both or neither of, and whose hidden neighbours not proved mines are the
+        same cells, so that whatever is revealed later touches them alike. By that symmetry
+        each is a mine in half the layouts, now and after any reveal."""
+        known = self.known_mines
+        constraints = self._constraints(flat)
+        for cells, need in constraints:
+            if need != 1 or len(cells) != 2:
+                continue
+            a, b = sorted(cells)
+            if any((a in cs) != (b in cs) for cs, _ in constraints):
+                continue
+            around = [
+                {j for j in self.neighbours[c] if flat[j] == HIDDEN and j not in known} - {a, b}
+                for c in (a, b)
+            ]
+            if around[0] == around[1] and abs(probs.get(a, 0.0) - 0.5) < 1e-9:
+                return a
+        return None
 
     def _progress(self, flat: list[int], probs: dict[int, float], cell: int) -> float:
         """The chance, if ``cell`` is safe, that its number lets the rules prove a cell safe

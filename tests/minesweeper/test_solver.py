@@ -13,6 +13,7 @@ import pytest
 
 from agents import make_agent
 from agents.games.minesweeper import view_from_observation
+from grid_envs.minesweeper import endgame
 from grid_envs.minesweeper.env import MinesweeperEnv
 from grid_envs.minesweeper.solver import HIDDEN, MinesweeperSolver
 
@@ -94,7 +95,8 @@ def test_deductions_are_sound_and_a_proved_mine_is_never_revealed() -> None:
 
 
 @pytest.mark.parametrize(("rows", "cols", "rule", "cell"), [
-    (9, 9, "zero", (2, 2)), (16, 30, "zero", (2, 2)), (4, 4, "zero", (1, 1)),
+    (9, 9, "zero", (2, 2)), (16, 16, "zero", (2, 2)), (16, 30, "zero", (3, 3)),
+    (4, 4, "zero", (1, 1)),
     (3, 3, "zero", (1, 1)), (9, 9, "safe", (0, 0)),
 ])  # fmt: skip
 def test_the_first_click_goes_where_the_rule_makes_it_best(
@@ -106,7 +108,8 @@ def test_the_first_click_goes_where_the_rule_makes_it_best(
 
 def test_a_guess_with_look_ahead_is_as_safe_as_the_safest_cell() -> None:
     """The look-ahead only chooses among the safest cells: at every guess of 100 games the
-    cell taken has the least chance of a mine, and its progress is a chance."""
+    cell taken has the least chance of a mine, or is one of an unavoidable 50/50, and its
+    progress is a chance."""
     guesses = 0
     for seed in range(100):
         env = MinesweeperEnv(rows=9, cols=9, mines=10, first_click="zero")
@@ -120,11 +123,78 @@ def test_a_guess_with_look_ahead_is_as_safe_as_the_safest_cell() -> None:
             probs = solver.last_probabilities
             if probs is not before and probs and min(probs.values()) > 0.0:  # a guess
                 guesses += 1
-                assert probs[cell] == pytest.approx(min(probs.values()))
+                safest = probs[cell] == pytest.approx(min(probs.values()))
+                assert safest or cell == solver.fifty_fifty(flat, probs)
                 progress = solver._progress(flat, probs, cell)
                 assert 0.0 <= progress <= 1.0 + 1e-9
             obs, _, done, _, _ = env.step(cell)
     assert guesses >= 10
+
+
+def test_an_unavoidable_fifty_fifty_is_taken_before_a_safer_guess() -> None:
+    """Cells (4, 5) and (5, 5) share one mine, and with (3, 5) proved a mine every number
+    touches both or neither: the solver flips that coin before guessing one of the cells
+    at 1/3 up the right-hand column."""
+    view = np.array([
+        [1, 1, 0, 1, -1, -1], [-1, 1, 0, 2, 3, -1], [1, 1, 0, 2, -1, -1],
+        [1, 1, 0, 2, -1, -1], [-1, 1, 0, 1, 3, -1], [1, 1, 0, 0, 1, -1],
+    ])  # fmt: skip
+    solver = MinesweeperSolver(6, 6, 8, end_game=False)
+    cell = solver.act(view)
+    probs = solver.last_probabilities
+    assert cell in (29, 35) and min(probs.values()) == pytest.approx(1 / 3)
+    flat = view.ravel().tolist()
+    layouts = endgame.placements(solver, flat, 10_000)
+    assert layouts is not None
+    _assert_indistinguishable(solver, flat, layouts, cell)
+
+
+def test_every_fifty_fifty_the_solver_names_is_one() -> None:
+    """Wherever the solver takes a 50/50 in 200 games of 16x16 with 40 mines (checked
+    where at most 20,000 layouts fit the view), one of its two cells is a mine in every
+    layout, and swapping them gives a layout that fits and shows every other hidden cell
+    the same number: no reveal could ever tell them apart."""
+    checked = 0
+    for seed in range(200):
+        env = MinesweeperEnv(rows=16, cols=16, mines=40, first_click="zero")
+        obs, _ = env.reset(seed=seed)
+        solver = MinesweeperSolver(16, 16, 40, first_click="zero", end_game=False)
+        done = False
+        while not done:
+            flat = view_from_observation(obs).ravel().tolist()
+            before = solver.last_probabilities
+            cell = solver.act(view_from_observation(obs))
+            probs = solver.last_probabilities
+            if probs is not before and cell == solver.fifty_fifty(flat, probs):
+                layouts = endgame.placements(solver, flat, 20_000)
+                if layouts is not None:
+                    _assert_indistinguishable(solver, flat, layouts, cell)
+                    checked += 1
+            obs, _, done, _, _ = env.step(cell)
+    assert checked >= 10
+
+
+def _assert_indistinguishable(
+    solver: MinesweeperSolver, flat: list[int], layouts: list[int], a: int
+) -> None:
+    """``a`` and its partner hold one mine in every layout, and swapping them maps the
+    layouts onto themselves, every other hidden cell's number unchanged."""
+    partners = [
+        b for b in solver.neighbours[a]
+        if flat[b] == HIDDEN and all(((m >> a) ^ (m >> b)) & 1 for m in layouts)
+    ]  # fmt: skip
+    assert partners
+    b = partners[0]
+    known = sum(1 << m for m in solver.known_mines)
+    fits = set(layouts)
+    for mask in layouts:
+        swapped = mask ^ (1 << a) ^ (1 << b)
+        assert swapped in fits
+        for c, v in enumerate(flat):
+            if v == HIDDEN and c not in (a, b) and not (mask | known) >> c & 1:
+                shown = [(m | known) for m in (mask, swapped)]
+                counts = [sum(m >> j & 1 for j in solver.neighbours[c]) for m in shown]
+                assert counts[0] == counts[1]
 
 
 def test_progress_counts_a_number_that_proves_a_neighbour_safe() -> None:
