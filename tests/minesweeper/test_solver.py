@@ -5,7 +5,9 @@ from __future__ import annotations
 import itertools
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -106,28 +108,39 @@ def test_the_first_click_goes_where_the_rule_makes_it_best(
     assert divmod(solver.opening(), cols) == cell
 
 
-def test_a_guess_with_look_ahead_is_as_safe_as_the_safest_cell() -> None:
-    """The look-ahead only chooses among the safest cells: at every guess of 100 games the
-    cell taken has the least chance of a mine, or is one of an unavoidable 50/50, and its
-    progress is a chance."""
-    guesses = 0
-    for seed in range(100):
-        env = MinesweeperEnv(rows=9, cols=9, mines=10, first_click="zero")
+def _guesses(
+    board: tuple[int, int, int], games: int, **options: Any
+) -> Iterator[tuple[MinesweeperSolver, list[int], int, dict[int, float]]]:
+    """Every guess the solver makes in ``games`` games (seeds 0 on) of ``board`` (rows,
+    cols, mines) under ``zero``: the solver, the view as a flat list, the cell it took and
+    the chances of a mine it reckoned."""
+    rows, cols, mines = board
+    for seed in range(games):
+        env = MinesweeperEnv(rows=rows, cols=cols, mines=mines, first_click="zero")
         obs, _ = env.reset(seed=seed)
-        solver = MinesweeperSolver(9, 9, 10, first_click="zero", lookahead=4)
+        solver = MinesweeperSolver(rows, cols, mines, first_click="zero", **options)
         done = False
         while not done:
             flat = view_from_observation(obs).ravel().tolist()
             before = solver.last_probabilities
             cell = solver.act(view_from_observation(obs))
             probs = solver.last_probabilities
-            if probs is not before and probs and min(probs.values()) > 0.0:  # a guess
-                guesses += 1
-                safest = probs[cell] == pytest.approx(min(probs.values()))
-                assert safest or cell == solver.fifty_fifty(flat, probs)
-                progress = solver._progress(flat, probs, cell)
-                assert 0.0 <= progress <= 1.0 + 1e-9
+            if probs is not before and probs and min(probs.values()) > 0.0:
+                yield solver, flat, cell, probs
             obs, _, done, _, _ = env.step(cell)
+
+
+def test_a_guess_with_look_ahead_is_as_safe_as_the_safest_cell() -> None:
+    """The look-ahead only chooses among the safest cells: at every guess of 100 games the
+    cell taken has the least chance of a mine, or is one of an unavoidable 50/50, and its
+    progress is a chance."""
+    guesses = 0
+    for solver, flat, cell, probs in _guesses((9, 9, 10), 100, lookahead=4):
+        guesses += 1
+        safest = probs[cell] == pytest.approx(min(probs.values()))
+        assert safest or cell == solver.fifty_fifty(flat, probs)
+        progress = solver._progress(flat, probs, cell)
+        assert 0.0 <= progress <= 1.0 + 1e-9
     assert guesses >= 10
 
 
@@ -155,22 +168,12 @@ def test_every_fifty_fifty_the_solver_names_is_one() -> None:
     layout, and swapping them gives a layout that fits and shows every other hidden cell
     the same number: no reveal could ever tell them apart."""
     checked = 0
-    for seed in range(200):
-        env = MinesweeperEnv(rows=16, cols=16, mines=40, first_click="zero")
-        obs, _ = env.reset(seed=seed)
-        solver = MinesweeperSolver(16, 16, 40, first_click="zero", end_game=False)
-        done = False
-        while not done:
-            flat = view_from_observation(obs).ravel().tolist()
-            before = solver.last_probabilities
-            cell = solver.act(view_from_observation(obs))
-            probs = solver.last_probabilities
-            if probs is not before and cell == solver.fifty_fifty(flat, probs):
-                layouts = endgame.placements(solver, flat, 20_000)
-                if layouts is not None:
-                    _assert_indistinguishable(solver, flat, layouts, cell)
-                    checked += 1
-            obs, _, done, _, _ = env.step(cell)
+    for solver, flat, cell, probs in _guesses((16, 16, 40), 200, end_game=False):
+        if cell == solver.fifty_fifty(flat, probs):
+            layouts = endgame.placements(solver, flat, 20_000)
+            if layouts is not None:
+                _assert_indistinguishable(solver, flat, layouts, cell)
+                checked += 1
     assert checked >= 10
 
 
