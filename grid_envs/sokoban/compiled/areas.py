@@ -127,6 +127,21 @@ def search_area(start, floor, occupied, mark, stamp, offsets, tree):
     return low
 
 
+CUT_OFF, JOINED, NOT_A_CHILD = 1, 0, -1  # what :func:`_child` says of a neighbour
+
+
+@uncounted
+def _child(c, t, mark, stamp, tree):
+    """How ``c``, a neighbour of ``t`` (a cell of the player's area, searched by
+    :func:`search_area`), fares when ``t`` leaves the area: ``CUT_OFF``, a child of ``t``
+    in the tree whose subtree reaches nothing above ``t`` and so is cut off with it;
+    ``JOINED``, a child whose subtree stays joined to the rest by an edge up; else
+    ``NOT_A_CHILD``."""
+    if mark[c] != stamp or tree[PARENT, c] != t:
+        return NOT_A_CHILD
+    return CUT_OFF if tree[LINK, c] >= tree[DISC, t] else JOINED
+
+
 @uncounted
 def _piece_of(t, n, mark, stamp, offsets, tree):
     """Which piece of the player's area (searched by :func:`search_area`) holds ``n`` when
@@ -134,13 +149,11 @@ def _piece_of(t, n, mark, stamp, offsets, tree):
     -1 for the rest. Taking ``t`` out cuts off each subtree of a child of ``t`` that
     reaches nothing above ``t``; the rest (the area outside ``t``'s subtree, with the
     subtrees that do reach above it) stays one piece."""
-    dt = tree[DISC, t]
     dn = tree[DISC, n]
     for k in range(4):
         c = t + offsets[k]
-        if mark[c] != stamp or tree[PARENT, c] != t or tree[LINK, c] < dt:
-            continue
-        if tree[DISC, c] <= dn < tree[DISC, c] + tree[SIZE, c]:
+        cut = _child(c, t, mark, stamp, tree) == CUT_OFF
+        if cut and tree[DISC, c] <= dn < tree[DISC, c] + tree[SIZE, c]:
             return c
     return -1
 
@@ -154,7 +167,7 @@ def _piece_low(t, piece, mark, stamp, offsets, tree):
     rest = min(tree[PRE, dt], tree[SUF, dt + tree[SIZE, t]])
     for k in range(4):
         c = t + offsets[k]
-        if mark[c] == stamp and tree[PARENT, c] == t and tree[LINK, c] < dt:
+        if _child(c, t, mark, stamp, tree) == JOINED:
             rest = min(rest, tree[SMIN, c])
     return rest
 
@@ -164,8 +177,7 @@ def _pieces(t, mark, stamp, offsets, tree):
     """How many pieces the player's area falls into when ``t`` leaves it."""
     n = 0 if tree[PARENT, t] < 0 else 1  # the rest, which holds the root
     for k in range(4):
-        c = t + offsets[k]
-        if mark[c] == stamp and tree[PARENT, c] == t and tree[LINK, c] >= tree[DISC, t]:
+        if _child(t + offsets[k], t, mark, stamp, tree) == CUT_OFF:
             n += 1
     return n
 
