@@ -423,11 +423,12 @@ class MinesweeperSolver:
         return best
 
     def fifty_fifty(self, flat: list[int], probs: dict[int, float]) -> int | None:
-        """A cell of an unavoidable 50/50, or None: two hidden cells whose only number is
-        one mine between them (so one is a mine in every layout), that every number in view
-        touches both or neither of, and whose hidden neighbours not proved mines are the
-        same cells, so that whatever is revealed later touches them alike. By that symmetry
-        each is a mine in half the layouts, now and after any reveal."""
+        """A cell of an unavoidable 50/50, or None: two hidden cells that are all a number
+        in view has left unknown, with one mine still to find (so one of the two is a mine
+        in every layout), that every number in view touches both or neither of, and whose
+        hidden neighbours not proved mines are the same cells, so that whatever is revealed
+        later touches them alike. By that symmetry each is a mine in half the layouts, now
+        and after any reveal."""
         known = self.known_mines
         constraints = self._constraints(flat)
         for cells, need in constraints:
