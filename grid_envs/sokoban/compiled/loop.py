@@ -290,12 +290,15 @@ def _goal_macros(n_paths, goal, offsets, floor, occupied, fs, paths, pstart):
 
 @uncounted
 def _packing_advice(
-    n_paths, cells, low, goal, offsets, floor, occupied, cost_of, fs, paths, pstart, near
+    n_paths, cells, low, goal, offsets, floor, occupied, cost_of, fs, paths, pstart, near,
+    mark, stamp,
 ):  # fmt: skip
     """For each goal area, the move that fills its next goal in the packing order: the
     three boxes nearest it in pushes (those on the area's packed goals aside) are tried in
     turn, the others standing still (the solver's ``fill_path``). Returns the paths'
-    count."""
+    count. A box beside no cell of the player's area (``mark == stamp``) has no path, and
+    is passed over before the path's search (on XSokoban 15, 35 and 55, 36%, 20% and 19%
+    of all the push paths the feature search asks for)."""
     area_goals, area_start = fs[0], fs[1]
     marks, stamps, visited, states, pbuf = paths
     for a in range(area_start.shape[0] - 1):
@@ -326,6 +329,8 @@ def _packing_advice(
                 near[y], near[y - 1] = near[y - 1], near[y]
                 y -= 1
         for x in range(min(n_near, 3)):
+            if not _beside_area(near[x], mark, stamp, offsets):
+                continue
             at = pstart[n_paths]
             length = push_path(
                 near[x], low, near[x], target, floor, occupied, offsets, marks, stamps,
@@ -336,6 +341,15 @@ def _packing_advice(
                 pstart[n_paths] = at + length
                 break
     return n_paths
+
+
+@uncounted
+def _beside_area(c, mark, stamp, offsets):
+    """Whether a cell of the player's area (``mark == stamp``) is beside ``c``."""
+    n = 0
+    for k in range(4):
+        n += mark[c + offsets[k]] == stamp
+    return n > 0
 
 
 # Row copies written out: an uncounted function may not make the temporary arrays that
@@ -520,7 +534,7 @@ def run(
         if feature & 4:
             n_paths = _packing_advice(
                 n_paths, boxes[i], low, goal, offsets, floor, occupied, cost_of, fs, paths,
-                pstart, near,
+                pstart, near, mark, stamp,
             )  # fmt: skip
         # this state's matching, from its parent's
         e = counters[EXPANDED] - 1
