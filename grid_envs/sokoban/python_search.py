@@ -101,6 +101,16 @@ class _Search:
         self.expanding: tuple[int, int] | None = None  # boxes and player's area of the state
         self._add(h0, 0, boxes, player)
 
+    def release(self) -> None:
+        """Drop the search's tables: the solver calls this when the search stops for good
+        (the near-greedy one after its first seconds), so that its memory goes to the
+        searches still running. Its counts stay."""
+        self.parent.clear()
+        self.best_g.clear()
+        self.matchings.clear()
+        self.closed.clear()
+        self.heap.clear()
+
     def _macros(self, boxes: int, reach: int) -> list[tuple[tuple[int, int], ...]]:
         """For each goal area, the push sequence that fills its next goal in the packing
         order, where a box can get there (:meth:`Solver.fill_path`)."""

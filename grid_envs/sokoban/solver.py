@@ -676,6 +676,7 @@ class Solver:
                 for search in searches:
                     greedy = search.feature == 0 and search.weight > GREEDY_WEIGHT
                     if late and greedy:
+                        search.release()  # it stops for good: its memory goes to the others
                         continue
                     bold = greedy or search.feature > 0
                     share = _SLICE * (BOLD_SLICES if bold else 1)

@@ -185,6 +185,52 @@ def test_a_search_past_its_memory_gives_up_with_a_clear_reason() -> None:
     assert 0 <= left[0] < search.nbytes and search.expanded > 0
 
 
+def test_a_search_grows_by_less_than_double_where_a_doubling_would_pass_the_bound() -> None:
+    (level,) = parse_xsb(HARD)
+    room = solver_for(level.floor, level.goals).compiled_room()
+    boxes, player = _start(level)
+    probe = cs.CompiledSearch(room, bit_cells(boxes), player, 1.0, [1 << 40], capacity=1024)
+    assert probe._bytes(1024) == probe.nbytes  # the sizes it plans are the ones it makes
+    # room for growing by a half, not for doubling
+    half, double = probe._bytes(1536) - probe.nbytes, probe._bytes(2048) - probe.nbytes
+    left = [probe.nbytes + (half + double) // 2]  # its first arrays come out of it too
+    search = cs.CompiledSearch(room, bit_cells(boxes), player, 1.0, left, capacity=1024)
+    with pytest.raises(cs.MemoryLimit):
+        while search.run(64) == "open":
+            pass
+    assert search.boxes.shape[0] == 1536 and search._bytes(1536) == search.nbytes
+    assert search.generated >= 1536 - search.most_paths - 1  # it filled the larger arrays
+    assert 0 <= left[0] < search._bytes(1920) - search.nbytes
+
+
+def test_a_released_search_hands_its_memory_to_the_others(monkeypatch: pytest.MonkeyPatch) -> None:
+    (level,) = parse_xsb(HARD)
+    room = solver_for(level.floor, level.goals).compiled_room()
+    boxes, player = _start(level)
+    left = [1 << 30]
+    search = cs.CompiledSearch(room, bit_cells(boxes), player, 1.0, left, capacity=64)
+    assert search.run(500) == "open"
+    held, expanded = search.nbytes, search.expanded
+    assert held > 0 and left[0] == (1 << 30) - held
+    search.release()
+    search.release()  # once only
+    assert left[0] == 1 << 30 and search.nbytes == 0 and search.expanded == expanded
+    with pytest.raises(RuntimeError, match="released"):
+        search.run(1)
+    # in a solve, the near-greedy search is released once it stops for good
+    released: list[float] = []
+    release = cs.CompiledSearch.release
+
+    def counted(self: cs.CompiledSearch) -> None:
+        released.append(self.weight)
+        release(self)
+
+    monkeypatch.setattr(cs.CompiledSearch, "release", counted)
+    monkeypatch.setattr(module, "EARLY_SECONDS", -1.0)
+    solve(level, mode="fast", max_seconds=0.3)
+    assert released and set(released) == {w for w in module.FAST_WEIGHTS if w > 2}
+
+
 @pytest.mark.parametrize("engine", ["compiled", "python"])
 def test_progress_is_reported_and_ctrl_c_ends_the_search_with_what_it_knows(engine: str) -> None:
     (level,) = parse_xsb(HARD)

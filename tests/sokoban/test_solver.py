@@ -432,8 +432,19 @@ def test_the_bold_searches_take_two_turns_and_the_near_greedy_one_stops_early(
     assert all(budget == share(name, weight) for name, weight, budget in turns)
 
     turns.clear()
+    released: list[module._Search] = []
+    release = module._Search.release
+
+    def counted_release(self: module._Search) -> None:
+        released.append(self)
+        release(self)
+
+    monkeypatch.setattr(module._Search, "release", counted_release)
     monkeypatch.setattr(module, "EARLY_SECONDS", -1.0)
     solve(level, max_seconds=0.2, engine="python")
+    # the near-greedy search stops for good, and drops its tables for the others
+    assert released and {s.weight for s in released} == {w for w in module.FAST_WEIGHTS if w > 2}
+    assert all(not s.parent and not s.heap and not s.best_g for s in released)
     assert {(name, weight) for name, weight, _ in turns} == {
         (name, weight)
         for name, weight in everyone

@@ -3,6 +3,7 @@ states live in numpy arrays that grow on demand within a memory bound."""
 
 from __future__ import annotations
 
+import math
 from functools import cached_property
 from typing import NamedTuple
 
@@ -118,6 +119,7 @@ class CompiledSearch:
         self.memory = memory
         self.nb = len(cells)
         self.found: int | None = None
+        self.released = False
         self.counters = np.zeros(N_COUNTERS, np.int64)
         size = room.floor.shape[0]
         self.scratch = (
@@ -242,14 +244,30 @@ class CompiledSearch:
         self.gen_table = np.zeros(slots, np.int64)
         self.index = np.zeros(1 << (2 * self.buckets.shape[0] - 1).bit_length(), np.int64)
 
+    def _bytes(self, cap: int) -> int:
+        """What :attr:`nbytes` becomes once the arrays hold ``cap`` states."""
+        shapes = self._shapes(cap)
+        kept = sum(
+            math.prod(shape) * getattr(self, name).itemsize for name, shape in shapes.items()
+        )
+        slots = 1 << (2 * cap - 1).bit_length()  # as :meth:`_tables` makes them
+        index = 1 << (2 * shapes["buckets"][0] - 1).bit_length()
+        return kept + 8 * (slots + index) + (24 * cap if self.feature else 0)
+
     def _grow(self) -> None:
-        """Double every array, keeping what is stored. The kept arrays grow in place (the
-        allocator moves their pages: what they hold is not copied); the tables are made
-        anew and filled again."""
-        if self.nbytes > self.memory[0]:  # the doubled arrays take twice what these do
+        """Grow every array, keeping what is stored: double it, or where that would pass
+        the memory bound grow it by a half or a quarter (the last states a bound allows
+        are searched, not given up). The kept arrays grow in place (the allocator moves
+        their pages: what they hold is not copied); the tables are made anew and filled
+        again."""
+        old = self.boxes.shape[0]
+        for cap in (2 * old, old + old // 2, old + old // 4):
+            more = self._bytes(cap) - self.nbytes
+            if more <= self.memory[0]:
+                break
+        else:
             raise MemoryLimit
-        self.memory[0] -= self.nbytes
-        cap = 2 * self.boxes.shape[0]
+        self.memory[0] -= more
         for name, shape in self._shapes(cap).items():
             array = getattr(self, name)
             rows = array.shape[0]
@@ -262,10 +280,27 @@ class CompiledSearch:
         rehash(self.gen_table, self.box_key, room.zob_player, self.low_of, n)
         reindex(self.index, self.buckets, int(self.kept[N_BUCKETS]))
 
+    def release(self) -> None:
+        """Hand the memory of its arrays back to the other searches of the solve (the
+        solver calls this when the search stops for good: the near-greedy one after its
+        first seconds). Its counts stay; it cannot run again."""
+        if self.released:
+            return
+        self.released = True
+        self.memory[0] += self.nbytes
+        for name in self._shapes(0):
+            array = getattr(self, name)
+            setattr(self, name, np.zeros((0, *array.shape[1:]), array.dtype))
+        self.gen_table = self.index = np.zeros(0, np.int64)
+        if self.feature:
+            self.cells = (new_cells(1), np.zeros(1, np.int64), np.zeros(1, np.int64))
+
     def _queue(self) -> tuple[np.ndarray, ...]:
         return self.entries, self.buckets, self.order, self.index, self.kept
 
     def run(self, budget: int) -> str:
+        if self.released:
+            raise RuntimeError("a search whose memory was released cannot run again")
         room = self.room
         stop = self.expanded + budget
         while True:
