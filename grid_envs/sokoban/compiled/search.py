@@ -102,9 +102,10 @@ class CompiledSearch:
     (:meth:`run` answers ``"open"``, ``"solved"`` or ``"exhausted"``; ``expanded``,
     ``generated``, ``best_bound``; :meth:`pushes` the solution's pushes).
 
-    Its arrays start small and double when full; ``memory`` (bytes, shared by the searches
-    of one solve as a one-item list of what is left) bounds them: a doubling that would
-    pass it raises :class:`MemoryLimit` instead."""
+    Its arrays start small and grow when full (:meth:`_grow`); ``memory`` (bytes, shared by
+    the searches of one solve as a one-item list of what is left) bounds them: growth that
+    would pass it raises :class:`MemoryLimit` instead, and :meth:`release` hands a stopped
+    search's bytes back."""
 
     def __init__(self, room: Room, cells: list[int], player: int, weight: float,
                  memory: list[int], capacity: int = 4096,
@@ -199,7 +200,7 @@ class CompiledSearch:
         """Each kept array's shape for ``cap`` states (the tables, made anew at each size,
         are not among them)."""
         nb = self.nb
-        # expanded states are a fraction of those stored; all arrays double when either fills
+        # expanded states are a fraction of those stored; all arrays grow when either fills
         expanded = max(cap // 4, 16)
         # moves of many pushes: room for one expansion's worth, and more as they come
         pool = self.most_paths * (MAX_PUSHES + 1) + cap if self.feature else 8
