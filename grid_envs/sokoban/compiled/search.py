@@ -182,9 +182,8 @@ class CompiledSearch:
 
     @property
     def nbytes(self) -> int:
-        """The memory its arrays take (the feature search's cells: 24 bytes a state)."""
-        cells = 24 * self.boxes.shape[0] if self.feature else 0
-        return sum(a.nbytes for a in self._arrays()) + cells
+        """The memory its arrays take, the feature search's cells included."""
+        return sum(a.nbytes for a in self._arrays()) + self._cell_bytes(self.boxes.shape[0])
 
     def _arrays(self) -> list[np.ndarray]:
         # the state arrays first (rows are states), then the expanded states' (rows are
@@ -240,10 +239,16 @@ class CompiledSearch:
         self.pool = np.zeros(shape["pool"], np.int64)
         self._tables(cap)
 
+    @staticmethod
+    def _table_slots(cap: int, buckets: int) -> tuple[int, int]:
+        """The slots of the hash table for ``cap`` states and of the bucket index for
+        ``buckets`` rows: powers of two, at most half full (a state a slot or less)."""
+        return 1 << (2 * cap - 1).bit_length(), 1 << (2 * buckets - 1).bit_length()
+
     def _tables(self, cap: int) -> None:
-        slots = 1 << (2 * cap - 1).bit_length()  # at most half full: a state a slot or less
+        slots, index = self._table_slots(cap, self.buckets.shape[0])
         self.gen_table = np.zeros(slots, np.int64)
-        self.index = np.zeros(1 << (2 * self.buckets.shape[0] - 1).bit_length(), np.int64)
+        self.index = np.zeros(index, np.int64)
 
     def _bytes(self, cap: int) -> int:
         """What :attr:`nbytes` becomes once the arrays hold ``cap`` states."""
@@ -251,9 +256,12 @@ class CompiledSearch:
         kept = sum(
             math.prod(shape) * getattr(self, name).itemsize for name, shape in shapes.items()
         )
-        slots = 1 << (2 * cap - 1).bit_length()  # as :meth:`_tables` makes them
-        index = 1 << (2 * shapes["buckets"][0] - 1).bit_length()
-        return kept + 8 * (slots + index) + (24 * cap if self.feature else 0)
+        slots, index = self._table_slots(cap, shapes["buckets"][0])
+        return kept + 8 * (slots + index) + self._cell_bytes(cap)
+
+    def _cell_bytes(self, cap: int) -> int:
+        """The feature search's cells for ``cap`` states: 24 bytes a state (an entry)."""
+        return 24 * cap if self.feature else 0
 
     def _grow(self) -> None:
         """Grow every array, keeping what is stored: double it, or where that would pass
