@@ -55,6 +55,18 @@ class Solver(Protocol):
 _Link = tuple[int, int, tuple[tuple[int, int], ...]]
 
 
+def weight_key(weight: float) -> int:
+    """A weighted search's weight in tenths, the integer both engines rank states by
+    (``weight_key * h + 10 * g``): a float ``weight * h + g`` ranks two states of equal
+    priority by their rounding (1.2 times one bound plus its cost may come out a hair
+    above 1.2 times another plus its own), and the two engines would part ways there.
+    Weights are kept to a tenth; any other is refused."""
+    key = round(weight * 10)
+    if key <= 0 or abs(key - weight * 10) > 1e-9:
+        raise ValueError(f"a search's weight is kept to a tenth, got {weight!r}")
+    return key
+
+
 class _Search:
     """One best-first search over pushes, ordered by ``weight * h + g`` (weight 1: A*).
 
@@ -84,6 +96,7 @@ class _Search:
         area = solver._flood(1 << player, solver.floor_bb & ~boxes)
         player = (area & -area).bit_length() - 1  # a state names its area by the lowest cell
         self.weight = weight
+        self.wkey = weight_key(weight)
         self.pairs = pairs
         self.orders = orders
         self.fill = _prefixes(fill or {})
@@ -158,7 +171,7 @@ class _Search:
 
     # the queue: the one thing the searches of the portfolio do differently
     def _add(self, h: int, g: int, boxes: int, player: int) -> None:
-        heapq.heappush(self.heap, (self.weight * h + g, -g, self.generated, boxes, player))
+        heapq.heappush(self.heap, (self.wkey * h + 10 * g, -g, self.generated, boxes, player))
 
     def _next(self) -> tuple[int, int, int] | None:
         """(g, boxes, player) of the next state to expand; None when none is left."""

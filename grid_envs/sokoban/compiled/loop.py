@@ -6,12 +6,17 @@ is wall (the level gate makes it so), so a floor cell's four neighbours are alwa
 A search keeps its states in arrays (struct of arrays, grown by the caller when full):
 
 * ``boxes[i]``: the box cells of state ``i`` in the row order of its matching;
-* ``player_at[i]``: the player's cell after the move that made it, ``low_of[i]`` the
-  lowest cell of the player's area then (the state's name);
-* ``parent[i]``, ``push[i]`` (``box cell * 4 + direction`` of the first push), ``g[i]``,
-  ``h[i]``; a move of many pushes keeps them in a pool (``mstart[i]``, ``mlen[i]``);
+* ``low_of[i]``: the lowest cell of the player's area (the state's name, and where the
+  search of the area starts when the state is expanded);
+* ``parent[i]``, ``push[i]`` (``box cell * 4 + direction``; -1 for the start), ``g[i]``,
+  ``h[i]``; a move of many pushes keeps them in a pool, ``push[i]`` then ``-2 - at``
+  with the count at ``pool[at]`` and the pushes after it (:func:`_move`);
 * for expanded states only, their matching (:func:`run` says why), kept at row
-  ``slot_of[i]`` (-1 until the state is expanded);
+  ``slot_of[i]`` (-1 until the state is expanded).
+
+A state's hash is worked out from its boxes when it is expanded, not stored: a row holds
+what the search cannot do without, about a sixth less than with the hash, the player's
+cell and the pool's place beside it.
 * a hash table of the states by (boxes, player's area), to drop a position reached again
   at no lower cost; a position is one row, so ``slot_of`` tells whether it was expanded
   and none is expanded twice. Keys are Zobrist hashes, and a hit is confirmed on the box cells
@@ -69,7 +74,7 @@ OPEN, SOLVED, EXHAUSTED, FULL = 0, 1, 2, 3
     FOUND,  # the solved state's row, -1 until then
     STAMP,  # the player's area's visit stamp
     BEST_H,  # the least bound of any state expanded
-    N_POOL,  # pushes stored in the pool of moves of many pushes (feature search)
+    N_POOL,  # entries used in the pool of moves of many pushes (feature search)
     NKEYS,  # non-empty cells of the feature search
     TURN,  # the cell whose turn it is
     ASTAMP,  # the last stamp the area counts and the children's areas marked ``label`` with
@@ -140,8 +145,8 @@ def _priority(wkey, h, g):
 
 @compiled
 def start(
-    cost_of, zob_box, zob_player, cells, player, low, wkey, counters,
-    boxes, player_at, parent, push, g, h, u, v, match, ebox, box_key, low_of, gen_table, queue,
+    cost_of, zob_box, zob_player, cells, low, wkey, counters,
+    boxes, parent, push, g, h, u, v, match, low_of, gen_table, queue,
 ):  # fmt: skip
     """Store the start position as state 0 (``low``: its player's area's lowest cell),
     its matching as the first expanded state's, and queue it; returns its bound."""
@@ -160,13 +165,10 @@ def start(
     u[0] = uu
     v[0] = vv
     match[0] = mm
-    ebox[0] = boxes[0]
-    player_at[0] = player
     parent[0] = -1
     push[0] = -1
     g[0] = 0
     h[0] = total
-    box_key[0] = key
     low_of[0] = low
     where = key ^ zob_player[low]
     gen_table[where & (gen_table.shape[0] - 1)] = _entry(where, 0)
@@ -183,19 +185,30 @@ def start(
 
 @uncounted
 def _store(
-    row, i, k, t, b, d, child_g, total, key, boxes, player_at, parent, push, g, h, box_key
+    row, i, k, t, child_g, total, boxes, parent, g, h, slot_of
 ):  # fmt: skip
-    """State ``row``: the parent ``i``'s boxes with box ``k`` (at ``b``, pushed first in
-    direction ``d``) now at ``t``, the player at the last push's cell."""
-    for q in range(boxes.shape[1]):
-        boxes[row, q] = boxes[i, q]
-    boxes[row, k] = t
-    player_at[row] = b
+    """State ``row``: the parent ``i``'s boxes with box ``k`` now at ``t`` (its move in
+    ``push``, set by the caller). An expanded state reached again at a lower cost keeps
+    its boxes' order: the matching kept for it, which its children's start from, is in
+    that order."""
+    if slot_of[row] < 0:
+        for q in range(boxes.shape[1]):
+            boxes[row, q] = boxes[i, q]
+        boxes[row, k] = t
     parent[row] = i
-    push[row] = b * 4 + d
     g[row] = child_g
     h[row] = total
-    box_key[row] = key
+
+
+@uncounted
+def _move(push, pool, i):
+    """State ``i``'s move: (its first push, its last, how many), each push ``box cell *
+    4 + direction``."""
+    p = push[i]
+    if p >= 0:
+        return p, p, 1
+    at = -2 - p
+    return pool[at + 1], pool[at + pool[at]], pool[at]
 
 
 @uncounted
@@ -369,39 +382,36 @@ def _put_row(dst, row, src):
 
 @uncounted
 def _own_matching(
-    i, e, parent, slot_of, ebox, u, v, match, mstart, mlen, pool, push, boxes, cost_of,
+    i, e, parent, slot_of, u, v, match, pool, push, boxes, cost_of,
     offsets, rows, before, uu, vv, mm, way, slack, seen,
 ):  # fmt: skip
     """State ``i``'s matching into ``rows``, ``uu``, ``vv``, ``mm``, worked out from its
     parent's as it was when ``i`` was generated, and kept at expansion row ``e`` (the
-    start's is there already)."""
+    start's is there already). The parent's rows are its boxes, in their order."""
     nb = boxes.shape[1]
     p = parent[i]
     sp = e if p < 0 else slot_of[p]  # where the matching to start from is kept
     for k in range(nb):
-        _get_row(rows[k], cost_of, boxes[i, k] if p < 0 else ebox[sp, k])
+        _get_row(rows[k], cost_of, boxes[i, k] if p < 0 else boxes[p, k])
     _get_row(uu, u, sp)
     _get_row(vv, v, sp)
     _get_row(mm, match, sp)
     slot_of[i] = e
     if p < 0:
         return
-    first = pool[mstart[i]] if mlen[i] > 1 else push[i]
-    last = pool[mstart[i] + mlen[i] - 1] if mlen[i] > 1 else push[i]
+    first, last, length = _move(push, pool, i)
     k = 0
-    while ebox[sp, k] != first >> 2:
+    while boxes[p, k] != first >> 2:
         k += 1
     _get_row(before, rows, k)
     _get_row(rows[k], cost_of, (last >> 2) + offsets[last & 3])
-    if mlen[i] > 1:
+    if length > 1:
         rematch_row(rows, k, uu, vv, mm, way, slack, seen)
     else:
         rematch(rows, k, before, uu, vv, mm, way, slack, seen)
     _put_row(u, e, uu)
     _put_row(v, e, vv)
     _put_row(match, e, mm)
-    for q in range(nb):
-        ebox[e, q] = boxes[i, q]
 
 
 @uncounted
@@ -431,9 +441,9 @@ def _child_bound(
 @compiled
 def run(
     floor, dead, goal, offsets, cols, cost_of, zob_box, zob_player, wkey, budget, counters,
-    boxes, player_at, parent, push, g, h, u, v, match, ebox, slot_of, box_key, low_of,
+    boxes, parent, push, g, h, u, v, match, slot_of, low_of,
     gen_table, queue, scratch, corral_work,
-    feature, fs, cells, macros, paths, pairs,
+    feature, fs, cells, pool, paths, pairs,
 ):  # fmt: skip
     """Expand up to ``budget`` states; returns OPEN, SOLVED (``counters[FOUND]``),
     EXHAUSTED, or FULL when the next state's children might not fit (the caller grows the
@@ -441,19 +451,18 @@ def run(
 
     ``feature`` 0 is a weighted best-first search on ``queue`` (:mod:`.queue`); 1 the
     feature search on ``cells`` (with goal macros when ``feature & 2``, the packing advice
-    when ``feature & 4``), whose moves of many pushes go to ``macros`` (a state's pushes from
-    ``mstart`` for ``mlen``; the pool's rows) and whose features come from ``fs``.
+    when ``feature & 4``), whose moves of many pushes go to ``pool`` (:func:`_move`) and
+    whose features come from ``fs``.
     ``pairs`` is the room's table of two-box deadlocks (:mod:`.pairs`; empty: none).
 
-    Only expanded states keep their matching (``u``, ``v``, ``match``, in the box order
-    ``ebox``, at row ``slot_of[state]``): a state's own is worked out again from its
+    Only expanded states keep their matching (``u``, ``v``, ``match``, in the order of
+    their boxes, at row ``slot_of[state]``): a state's own is worked out again from its
     parent's when it is expanded, as it was when it was generated, so the many states
     that are generated and never expanded keep only their bound."""
     occupied, mark, tree, seen = scratch
     entries, buckets, ranked, index, kept = queue
     area_start, floor_cells, label, fqueue = fs[1], fs[3], fs[4], fs[5]
     heaps, sizes, keys = cells
-    mstart, mlen, pool = macros
     pbuf = paths[4]
     nb = boxes.shape[1]
     ng = cost_of.shape[1]
@@ -494,7 +503,7 @@ def run(
             return FULL
         if 2 * room >= gen_table.shape[0] or counters[EXPANDED] >= u.shape[0]:
             return FULL
-        if feature and counters[N_POOL] + most_paths * MAX_PUSHES >= pool.shape[0]:
+        if feature and counters[N_POOL] + most_paths * (MAX_PUSHES + 1) >= pool.shape[0]:
             return FULL
         if feature:
             here_cell = cell_pop(heaps, sizes, keys, counters, NKEYS, TURN, entry)
@@ -510,11 +519,13 @@ def run(
             here_cost = 0
         if g[i] < gi or slot_of[i] >= 0:
             continue  # reached again at a lower cost since this entry was queued, or expanded
+        key_here = np.int64(0)
         for k in range(nb):
             occupied[boxes[i, k]] = k
+            key_here ^= zob_box[boxes[i, k]]
         counters[STAMP] += 1
         stamp = counters[STAMP]
-        low = search_area(player_at[i], floor, occupied, mark, stamp, offsets, tree)
+        low = search_area(low_of[i], floor, occupied, mark, stamp, offsets, tree)
         counters[EXPANDED] += 1
         done += 1
         if h[i] < counters[BEST_H]:
@@ -538,7 +549,7 @@ def run(
         # this state's matching, from its parent's
         e = counters[EXPANDED] - 1
         _own_matching(
-            i, e, parent, slot_of, ebox, u, v, match, mstart, mlen, pool, push, boxes,
+            i, e, parent, slot_of, u, v, match, pool, push, boxes,
             cost_of, offsets, rows, before, uu, vv, mm, way, slack, colseen,
         )  # fmt: skip
         h_here = h[i]
@@ -559,7 +570,7 @@ def run(
             player = last >> 2
             child_g = g[i] + length
             k = occupied[b]
-            key = box_key[i] ^ zob_box[b] ^ zob_box[t]
+            key = key_here ^ zob_box[b] ^ zob_box[t]
             occupied[b] = -1
             occupied[t] = k
             # five fresh stamps for ``label``: three to name the child's area, two to count
@@ -602,18 +613,17 @@ def run(
                 if total >= BIG:
                     continue
             row = counters[N_STATES] if old < 0 else old
-            _store(
-                row, i, k, t, b, d, child_g, total, key, boxes, player_at, parent, push, g, h,
-                box_key,
-            )  # fmt: skip
-            player_at[row] = player
+            _store(row, i, k, t, child_g, total, boxes, parent, g, h, slot_of)
             low_of[row] = low_here
-            mlen[row] = length
-            if length > 1:
-                mstart[row] = counters[N_POOL]
+            if length == 1:
+                push[row] = b * 4 + d
+            else:
+                at = counters[N_POOL]
+                push[row] = -2 - at
+                pool[at] = length
                 for q in range(length):
-                    pool[counters[N_POOL] + q] = pbuf[pstart[c] + q]
-                counters[N_POOL] += length
+                    pool[at + 1 + q] = pbuf[pstart[c] + q]
+                counters[N_POOL] += length + 1
             if old < 0:
                 gen_table[gslot] = _entry(where, row)
                 counters[N_STATES] += 1
@@ -643,12 +653,14 @@ def run(
 
 
 @compiled
-def rehash(table, box_key, zob_player, player_of, n):
+def rehash(table, boxes, zob_box, zob_player, player_of, n):
     """Put rows ``0..n-1`` into an empty ``table`` as :func:`_find` probes for them, by
     their boxes and ``player_of`` (the lowest cell of each row's player's area)."""
     mask = table.shape[0] - 1
     for row in range(n):
-        where = box_key[row] ^ zob_player[player_of[row]]
+        where = zob_player[player_of[row]]
+        for k in range(boxes.shape[1]):
+            where ^= zob_box[boxes[row, k]]
         slot = where & mask
         while table[slot] != 0:
             slot = (slot + 1) & mask

@@ -21,6 +21,7 @@ from grid_envs.sokoban.compiled.loop import (
     N_COUNTERS,
     N_HEAP,
     N_STATES,
+    ROW_MASK,
     SOLVED,
     queue_root_in_cell,
     rehash,
@@ -31,6 +32,7 @@ from grid_envs.sokoban.compiled.matching import BIG
 from grid_envs.sokoban.compiled.pairs import pair_table
 from grid_envs.sokoban.compiled.pruning import corral_scratch, flood
 from grid_envs.sokoban.compiled.queue import N_BUCKETS, N_KEPT, reindex
+from grid_envs.sokoban.python_search import weight_key
 
 # the most floor cells a room's table of two-box deadlocks is worked out for: its size and
 # time grow as the cube of the cells (n^3 / 8 bytes: 8 MB for 400)
@@ -82,8 +84,10 @@ class Features(NamedTuple):
 
 
 # what an array holds where no state is stored yet, where it is not 0: ``slot_of`` -1 (not
-# expanded), ``mlen`` 1 (a move of one push)
-FILLS = {"slot_of": -1, "mlen": 1}
+# expanded)
+FILLS = {"slot_of": -1}
+# the most states a search holds: a queue entry keeps a state's row in 30 bits
+MAX_STATES = ROW_MASK + 1
 
 
 def _lowest_reached(room: Room, cells: list[int], player: int) -> int:
@@ -110,9 +114,7 @@ class CompiledSearch:
     def __init__(self, room: Room, cells: list[int], player: int, weight: float,
                  memory: list[int], capacity: int = 4096,
                  features: Features | None = None, pairs: bool = True) -> None:  # fmt: skip
-        wkey = round(weight * 10)
-        if wkey <= 0 or abs(wkey - weight * 10) > 1e-9:
-            raise ValueError(f"a search's weight is kept to a tenth, got {weight!r}")
+        wkey = weight_key(weight)
         self.room = room
         self.pairs = room.pairs if pairs else room.no_pairs
         self.weight = float(weight)
@@ -155,10 +157,10 @@ class CompiledSearch:
             raise MemoryLimit
         memory[0] -= self.nbytes
         h0 = start(
-            room.cost_of, room.zob_box, room.zob_player, np.array(cells, np.int64), player,
+            room.cost_of, room.zob_box, room.zob_player, np.array(cells, np.int64),
             _lowest_reached(room, cells, player), wkey, self.counters, self.boxes,
-            self.player_at, self.parent, self.push, self.g, self.h, self.u, self.v, self.match,
-            self.ebox, self.box_key, self.low_of, self.gen_table, self._queue(),
+            self.parent, self.push, self.g, self.h, self.u, self.v, self.match, self.low_of,
+            self.gen_table, self._queue(),
         )  # fmt: skip
         if features is not None:  # its queue is the cells', not the buckets
             self.counters[N_HEAP] = 0
@@ -189,9 +191,8 @@ class CompiledSearch:
         # the state arrays first (rows are states), then the expanded states' (rows are
         # expansions), then the tables, the queue and the pool of moves
         return [
-            self.boxes, self.player_at, self.parent, self.push, self.g, self.h, self.slot_of,
-            self.box_key, self.low_of, self.mstart, self.mlen, self.u, self.v,
-            self.match, self.ebox, self.gen_table, self.entries, self.buckets,
+            self.boxes, self.parent, self.push, self.g, self.h, self.slot_of, self.low_of,
+            self.u, self.v, self.match, self.gen_table, self.entries, self.buckets,
             self.order, self.index, self.pool,
         ]  # fmt: skip
 
@@ -201,37 +202,32 @@ class CompiledSearch:
         nb = self.nb
         # expanded states are a fraction of those stored; all arrays grow when either fills
         expanded = max(cap // 4, 16)
-        # moves of many pushes: room for one expansion's worth, and more as they come
-        pool = self.most_paths * (MAX_PUSHES + 1) + cap if self.feature else 8
+        # moves of many pushes (a count, then the pushes): room for one expansion's worth,
+        # and more as they come
+        pool = self.most_paths * (MAX_PUSHES + 2) + cap if self.feature else 8
         # the weighted searches' queue (the feature search's is its cells): an entry a
         # state, and fewer priorities than states
         entries = 1 if self.feature else cap
         buckets = 1 if self.feature else max(cap // 4, 64)
         return {
-            "boxes": (cap, nb), "player_at": (cap,), "parent": (cap,), "push": (cap,),
-            "g": (cap,), "h": (cap,), "slot_of": (cap,), "box_key": (cap,), "low_of": (cap,),
-            "mstart": (cap,), "mlen": (cap,), "u": (expanded, nb + 1), "v": (expanded, nb + 1),
-            "match": (expanded, nb + 1), "ebox": (expanded, nb), "entries": (entries, 2),
+            "boxes": (cap, nb), "parent": (cap,), "push": (cap,), "g": (cap,), "h": (cap,),
+            "slot_of": (cap,), "low_of": (cap,), "u": (expanded, nb + 1),
+            "v": (expanded, nb + 1), "match": (expanded, nb + 1), "entries": (entries, 2),
             "buckets": (buckets, 4), "order": (buckets,), "pool": (pool,),
         }  # fmt: skip
 
     def _alloc(self, cap: int) -> None:
         shape = self._shapes(cap)
         self.boxes = np.zeros(shape["boxes"], np.int16)
-        self.player_at = np.zeros(shape["player_at"], np.int32)
-        self.parent = np.zeros(shape["parent"], np.int64)
+        self.parent = np.zeros(shape["parent"], np.int32)
         self.push = np.zeros(shape["push"], np.int32)
         self.g = np.zeros(shape["g"], np.int32)
         self.h = np.zeros(shape["h"], np.int32)
         self.slot_of = np.full(shape["slot_of"], FILLS["slot_of"], np.int32)
-        self.box_key = np.zeros(shape["box_key"], np.int64)
         self.low_of = np.zeros(shape["low_of"], np.int32)
-        self.mstart = np.zeros(shape["mstart"], np.int64)
-        self.mlen = np.full(shape["mlen"], FILLS["mlen"], np.int32)
         self.u = np.zeros(shape["u"], np.int32)
         self.v = np.zeros(shape["v"], np.int32)
         self.match = np.zeros(shape["match"], np.int16)
-        self.ebox = np.zeros(shape["ebox"], np.int16)
         self.entries = np.zeros(shape["entries"], np.int64)
         self.buckets = np.zeros(shape["buckets"], np.int64)
         self.order = np.zeros(shape["order"], np.int64)
@@ -272,7 +268,7 @@ class CompiledSearch:
         old = self.boxes.shape[0]
         for cap in (2 * old, old + old // 2, old + old // 4):
             more = self._bytes(cap) - self.nbytes
-            if more <= self.memory[0]:
+            if more <= self.memory[0] and cap <= MAX_STATES:
                 break
         else:
             raise MemoryLimit
@@ -286,7 +282,7 @@ class CompiledSearch:
         self._tables(cap)
         n = int(self.counters[N_STATES])
         room = self.room
-        rehash(self.gen_table, self.box_key, room.zob_player, self.low_of, n)
+        rehash(self.gen_table, self.boxes, room.zob_box, room.zob_player, self.low_of, n)
         reindex(self.index, self.buckets, int(self.kept[N_BUCKETS]))
 
     def release(self) -> None:
@@ -316,10 +312,9 @@ class CompiledSearch:
             outcome = run(
                 room.floor, room.dead, room.goal, room.offsets, room.cols, room.cost_of,
                 room.zob_box, room.zob_player, self.wkey, stop - self.expanded, self.counters,
-                self.boxes, self.player_at, self.parent, self.push, self.g, self.h, self.u,
-                self.v, self.match, self.ebox, self.slot_of, self.box_key, self.low_of,
-                self.gen_table, self._queue(), self.scratch, self.corral,
-                self.feature, self.fs, self.cells, (self.mstart, self.mlen, self.pool),
+                self.boxes, self.parent, self.push, self.g, self.h, self.u, self.v,
+                self.match, self.slot_of, self.low_of, self.gen_table, self._queue(),
+                self.scratch, self.corral, self.feature, self.fs, self.cells, self.pool,
                 self.paths, self.pairs,
             )  # fmt: skip
             if outcome != FULL:
@@ -336,8 +331,12 @@ class CompiledSearch:
         row = self.found
         assert row is not None
         while self.parent[row] >= 0:
-            at, length = int(self.mstart[row]), int(self.mlen[row])
-            moves = self.pool[at : at + length].tolist() if length > 1 else [int(self.push[row])]
+            move = int(self.push[row])
+            if move >= 0:
+                moves = [move]
+            else:  # a move of many pushes: their count in the pool, then the pushes
+                at = -2 - move
+                moves = self.pool[at + 1 : at + 1 + int(self.pool[at])].tolist()
             out.extend(divmod(int(m), 4) for m in reversed(moves))
             row = int(self.parent[row])
         return out[::-1]
@@ -367,4 +366,4 @@ def warm_up() -> None:
         CompiledSearch(room, [7], 6, 1.0, [1 << 40], capacity=16, features=features).run(8)
     search = CompiledSearch(room, [7], 6, 1.0, [1 << 40], capacity=16)
     table = np.zeros(4, np.int64)
-    rehash(table, search.box_key, room.zob_player, search.low_of, 1)
+    rehash(table, search.boxes, room.zob_box, room.zob_player, search.low_of, 1)
