@@ -224,17 +224,35 @@ def test_a_search_grows_by_less_than_double_where_a_doubling_would_pass_the_boun
     room = solver_for(level.floor, level.goals).compiled_room()
     boxes, player = _start(level)
     probe = cs.CompiledSearch(room, bit_cells(boxes), player, 1.0, [1 << 40], capacity=1024)
-    assert probe._bytes(1024) == probe.nbytes  # the sizes it plans are the ones it makes
-    # room for growing by a half, not for doubling
-    half, double = probe._bytes(1536) - probe.nbytes, probe._bytes(2048) - probe.nbytes
-    left = [probe.nbytes + (half + double) // 2]  # its first arrays come out of it too
+    assert probe.capacity == (1024, 256)
+    assert probe._bytes(1024, 256) == probe.nbytes  # the sizes it plans are the ones it makes
+    # room for the expanded states' rows to double once, and for the states to grow by a
+    # half, not to double
+    rows_e = probe._bytes(1024, 512) - probe.nbytes
+    half, double = (probe._bytes(n, 256) - probe.nbytes for n in (1536, 2048))
+    left = [probe.nbytes + rows_e + (half + double) // 2]  # its first arrays come out of it
     search = cs.CompiledSearch(room, bit_cells(boxes), player, 1.0, left, capacity=1024)
     with pytest.raises(cs.MemoryLimit):
         while search.run(64) == "open":
             pass
-    assert search.boxes.shape[0] == 1536 and search._bytes(1536) == search.nbytes
+    assert search.capacity == (1536, 512) and search._bytes(1536, 512) == search.nbytes
     assert search.generated >= 1536 - search.most_paths - 1  # it filled the larger arrays
-    assert 0 <= left[0] < search._bytes(1920) - search.nbytes
+    assert 0 <= left[0] < search._bytes(1920, 512) - search.nbytes
+
+
+def test_the_expanded_states_rows_grow_apart_from_the_states() -> None:
+    """The matchings kept for expanded states grow when they fill, not with the states
+    (the rows were a quarter of the states': a near-greedy search expands more than that
+    share of what it stores)."""
+    (level,) = parse_xsb(HARD)
+    room = solver_for(level.floor, level.goals).compiled_room()
+    boxes, player = _start(level)
+    for weight in (1.0, 8.0):
+        search = cs.CompiledSearch(room, bit_cells(boxes), player, weight, [1 << 40], 64)
+        search.run(3000)
+        cap, rows_e = search.capacity
+        assert search.expanded <= rows_e < 2 * search.expanded + 32
+    assert rows_e > cap // 4  # the near-greedy search's
 
 
 def test_a_released_search_hands_its_memory_to_the_others(monkeypatch: pytest.MonkeyPatch) -> None:

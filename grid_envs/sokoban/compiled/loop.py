@@ -63,7 +63,7 @@ from grid_envs.sokoban.compiled.pruning import (
 from grid_envs.sokoban.compiled.queue import N_BUCKETS, queue_pop, queue_push
 
 # what :func:`run` answers
-OPEN, SOLVED, EXHAUSTED, FULL = 0, 1, 2, 3
+OPEN, SOLVED, EXHAUSTED, FULL, FULL_EXPANDED = 0, 1, 2, 3, 4
 
 # the counters a search keeps between turns, in one int64 array
 (
@@ -446,8 +446,9 @@ def run(
     feature, fs, cells, pool, paths, pairs,
 ):  # fmt: skip
     """Expand up to ``budget`` states; returns OPEN, SOLVED (``counters[FOUND]``),
-    EXHAUSTED, or FULL when the next state's children might not fit (the caller grows the
-    arrays and calls again; nothing was lost).
+    EXHAUSTED, FULL when the next state's children might not fit, or FULL_EXPANDED when
+    the expanded states' matchings are full (the caller grows those arrays and calls again;
+    nothing was lost).
 
     ``feature`` 0 is a weighted best-first search on ``queue`` (:mod:`.queue`); 1 the
     feature search on ``cells`` (with goal macros when ``feature & 2``, the packing advice
@@ -501,10 +502,12 @@ def run(
             or kept[N_BUCKETS] + most_paths >= buckets.shape[0]
         ):
             return FULL
-        if 2 * room >= gen_table.shape[0] or counters[EXPANDED] >= u.shape[0]:
+        if 2 * room >= gen_table.shape[0]:
             return FULL
         if feature and counters[N_POOL] + most_paths * (MAX_PUSHES + 1) >= pool.shape[0]:
             return FULL
+        if counters[EXPANDED] >= u.shape[0]:
+            return FULL_EXPANDED
         if feature:
             here_cell = cell_pop(heaps, sizes, keys, counters, NKEYS, TURN, entry)
             i = entry[2]

@@ -17,6 +17,7 @@ from grid_envs.sokoban.compiled.loop import (
     EXPANDED,
     FOUND,
     FULL,
+    FULL_EXPANDED,
     GENERATED,
     N_COUNTERS,
     N_HEAP,
@@ -187,6 +188,11 @@ class CompiledSearch:
         """The memory its arrays take, the feature search's cells included."""
         return sum(a.nbytes for a in self._arrays()) + self._cell_bytes(self.boxes.shape[0])
 
+    @property
+    def capacity(self) -> tuple[int, int]:
+        """The states its arrays hold, and the expanded states' matchings."""
+        return self.boxes.shape[0], self.u.shape[0]
+
     def _arrays(self) -> list[np.ndarray]:
         # the state arrays first (rows are states), then the expanded states' (rows are
         # expansions), then the tables, the queue and the pool of moves
@@ -196,12 +202,10 @@ class CompiledSearch:
             self.order, self.index, self.pool,
         ]  # fmt: skip
 
-    def _shapes(self, cap: int) -> dict[str, tuple[int, ...]]:
-        """Each kept array's shape for ``cap`` states (the tables, made anew at each size,
-        are not among them)."""
+    def _shapes(self, cap: int, expanded: int) -> dict[str, tuple[int, ...]]:
+        """Each kept array's shape for ``cap`` states and ``expanded`` expanded ones (the
+        tables, made anew at each size, are not among them)."""
         nb = self.nb
-        # expanded states are a fraction of those stored; all arrays grow when either fills
-        expanded = max(cap // 4, 16)
         # moves of many pushes (a count, then the pushes): room for one expansion's worth,
         # and more as they come
         pool = self.most_paths * (MAX_PUSHES + 2) + cap if self.feature else 8
@@ -217,7 +221,9 @@ class CompiledSearch:
         }  # fmt: skip
 
     def _alloc(self, cap: int) -> None:
-        shape = self._shapes(cap)
+        # expanded states are a fraction of those stored, a fraction that differs from
+        # level to level and search to search: the two kinds of rows grow apart
+        shape = self._shapes(cap, max(cap // 4, 16))
         self.boxes = np.zeros(shape["boxes"], np.int16)
         self.parent = np.zeros(shape["parent"], np.int32)
         self.push = np.zeros(shape["push"], np.int32)
@@ -246,9 +252,10 @@ class CompiledSearch:
         self.gen_table = np.zeros(slots, np.int64)
         self.index = np.zeros(index, np.int64)
 
-    def _bytes(self, cap: int) -> int:
-        """What :attr:`nbytes` becomes once the arrays hold ``cap`` states."""
-        shapes = self._shapes(cap)
+    def _bytes(self, cap: int, expanded: int) -> int:
+        """What :attr:`nbytes` becomes once the arrays hold ``cap`` states and
+        ``expanded`` expanded ones."""
+        shapes = self._shapes(cap, expanded)
         kept = sum(
             math.prod(shape) * getattr(self, name).itemsize for name, shape in shapes.items()
         )
@@ -259,26 +266,34 @@ class CompiledSearch:
         """The feature search's cells for ``cap`` states: 24 bytes a state (an entry)."""
         return 24 * cap if self.feature else 0
 
-    def _grow(self) -> None:
-        """Grow every array, keeping what is stored: double it, or where that would pass
-        the memory bound grow it by a half or a quarter (the last states a bound allows
-        are searched, not given up). The kept arrays grow in place (the allocator moves
-        their pages: what they hold is not copied); the tables are made anew and filled
+    def _grow(self, expanded: bool = False) -> None:
+        """Grow the state arrays, or with ``expanded`` the expanded states' matchings,
+        keeping what is stored: double them, or where that would pass the memory bound
+        grow them by a half or a quarter (the last states a bound allows are searched, not
+        given up). The kept arrays grow in place (the allocator moves their pages: what
+        they hold is not copied); with the states, the tables are made anew and filled
         again."""
-        old = self.boxes.shape[0]
-        for cap in (2 * old, old + old // 2, old + old // 4):
-            more = self._bytes(cap) - self.nbytes
-            if more <= self.memory[0] and cap <= MAX_STATES:
+        cap, rows_e = self.capacity
+        old = rows_e if expanded else cap
+        for new in (2 * old, old + old // 2, old + old // 4):
+            size = (cap, new) if expanded else (new, rows_e)
+            more = self._bytes(*size) - self.nbytes
+            if more <= self.memory[0] and size[0] <= MAX_STATES:
                 break
         else:
             raise MemoryLimit
         self.memory[0] -= more
-        for name, shape in self._shapes(cap).items():
+        for name, shape in self._shapes(*size).items():
             array = getattr(self, name)
             rows = array.shape[0]
+            if shape == array.shape:
+                continue
             array.resize(shape, refcheck=False)  # nothing else holds these arrays
             if name in FILLS:
                 array[rows:] = FILLS[name]
+        if expanded:
+            return
+        cap = size[0]
         self._tables(cap)
         n = int(self.counters[N_STATES])
         room = self.room
@@ -293,7 +308,7 @@ class CompiledSearch:
             return
         self.released = True
         self.memory[0] += self.nbytes
-        for name in self._shapes(0):
+        for name in self._shapes(0, 0):
             array = getattr(self, name)
             setattr(self, name, np.zeros((0, *array.shape[1:]), array.dtype))
         self.gen_table = self.index = np.zeros(0, np.int64)
@@ -317,9 +332,9 @@ class CompiledSearch:
                 self.scratch, self.corral, self.feature, self.fs, self.cells, self.pool,
                 self.paths, self.pairs,
             )  # fmt: skip
-            if outcome != FULL:
+            if outcome not in (FULL, FULL_EXPANDED):
                 break
-            self._grow()
+            self._grow(expanded=outcome == FULL_EXPANDED)
         if outcome == SOLVED:
             self.found = int(self.counters[FOUND])
             return "solved"
