@@ -12,15 +12,16 @@ A search keeps its states in arrays (struct of arrays, grown by the caller when 
   ``h[i]``; a move of many pushes keeps them in a pool, ``push[i]`` then ``-2 - at``
   with the count at ``pool[at]`` and the pushes after it (:func:`_move`);
 * for expanded states only, their matching (:func:`run` says why), kept at row
-  ``slot_of[i]`` (-1 until the state is expanded).
-
-A state's hash is worked out from its boxes when it is expanded, not stored: a row holds
-what the search cannot do without, about a sixth less than with the hash, the player's
-cell and the pool's place beside it.
+  ``slot_of[i]`` (-1 until the state is expanded) of arrays that grow on their own;
 * a hash table of the states by (boxes, player's area), to drop a position reached again
   at no lower cost; a position is one row, so ``slot_of`` tells whether it was expanded
   and none is expanded twice. Keys are Zobrist hashes, and a hit is confirmed on the box cells
   themselves, so a hash collision never merges two positions.
+
+A row holds only what the search cannot work out again: a state's hash is worked out from
+its boxes when it is expanded (and when the table is made anew), and the player's area is
+searched from its lowest cell, so neither is stored: memory, more than time, bounds how
+far a long search gets.
 """
 
 from __future__ import annotations
