@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -44,6 +45,19 @@ def _start(level: Level) -> tuple[int, int]:
     return boxes, level.player[0] * cols + level.player[1]
 
 
+def _in_step(python: Any, compiled: Any, step: int, turns: int, bound: bool = True) -> str:
+    """Run the two engines ``step`` expansions at a time for up to ``turns`` slices, the
+    same outcome, counts (and least bound) after each; returns the last outcome."""
+    names = ("expanded", "generated", "best_bound")[: 3 if bound else 2]
+    for _ in range(turns):
+        a, b = python.run(step), compiled.run(step)
+        assert [a, *(getattr(python, n) for n in names)] == [b, *(getattr(compiled, n)
+                                                                  for n in names)]  # fmt: skip
+        if a != "open":
+            break
+    return a
+
+
 def _levels() -> list[Level]:
     rng = np.random.default_rng(11)
     out = [SokobanGenerator(10, 10, 4).generate(rng).level for _ in range(6)]
@@ -75,14 +89,7 @@ def test_the_compiled_search_expands_what_the_python_search_expands(
             capacity=64,
             pairs=pairs,
         )  # a small start, so the arrays grow several times on the way
-        for _ in range(400):
-            a, b = python.run(37), compiled.run(37)
-            assert (a, python.expanded, python.generated) == (b, compiled.expanded,
-                                                             compiled.generated)  # fmt: skip
-            assert python.best_bound == compiled.best_bound
-            if a != "open":
-                break
-        assert a == "solved", level.title
+        assert _in_step(python, compiled, 37, 400) == "solved", level.title
         assert python.pushes() == compiled.pushes()
 
 
@@ -101,12 +108,7 @@ def test_the_engines_agree_far_into_a_search(seed: int, weight: float) -> None:
     python = _Search(solver, boxes, player, solver.lower_bound(boxes), weight)
     room = solver.compiled_room()
     compiled = cs.CompiledSearch(room, bit_cells(boxes), player, weight, [1 << 40], capacity=64)
-    for _ in range(30):
-        a, b = python.run(50), compiled.run(50)
-        assert (a, python.generated, python.best_bound) == (b, compiled.generated,
-                                                            compiled.best_bound)  # fmt: skip
-        if a != "open":
-            break
+    _in_step(python, compiled, 50, 30)
     assert python.expanded >= 600
 
 
@@ -356,13 +358,7 @@ def test_the_compiled_feature_search_expands_what_the_python_one_expands(
             solver.compiled_room(), bit_cells(boxes), player, 1.0, [1 << 40], capacity=64,
             features=plan, pairs=pairs,
         )  # fmt: skip
-        for _ in range(400):
-            a, b = python.run(23), compiled.run(23)
-            assert (a, python.expanded, python.generated) == (b, compiled.expanded,
-                                                             compiled.generated)  # fmt: skip
-            if a != "open":
-                break
-        assert a == "solved", level.title
+        assert _in_step(python, compiled, 23, 400, bound=False) == "solved", level.title
         assert python.pushes() == compiled.pushes()
         compared += 1
     assert compared >= 8
