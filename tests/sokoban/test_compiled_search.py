@@ -282,7 +282,8 @@ def test_a_released_search_hands_its_memory_to_the_others(monkeypatch: pytest.Mo
     monkeypatch.setattr(cs.CompiledSearch, "release", counted)
     monkeypatch.setattr(module, "EARLY_SECONDS", -1.0)
     solve(level, mode="fast", max_seconds=0.3)
-    assert released and set(released) == {w for w in module.FAST_WEIGHTS if w > 2}
+    greedy = {w for w in module.FAST_WEIGHTS if w > module.GREEDY_WEIGHT}
+    assert released and set(released) == greedy
 
 
 @pytest.mark.parametrize("engine", ["compiled", "python"])

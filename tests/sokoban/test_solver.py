@@ -443,7 +443,8 @@ def test_the_bold_searches_take_two_turns_and_the_near_greedy_one_stops_early(
     monkeypatch.setattr(module, "EARLY_SECONDS", -1.0)
     solve(level, max_seconds=0.2, engine="python")
     # the near-greedy search stops for good, and drops its tables for the others
-    assert released and {s.weight for s in released} == {w for w in module.FAST_WEIGHTS if w > 2}
+    greedy = {w for w in module.FAST_WEIGHTS if w > module.GREEDY_WEIGHT}
+    assert released and {s.weight for s in released} == greedy
     assert all(not s.parent and not s.heap and not s.best_g for s in released)
     assert {(name, weight) for name, weight, _ in turns} == {
         (name, weight)
