@@ -126,6 +126,16 @@ def _find(table, where, boxes, occupied, player_of, player):
         slot = (slot + 1) & mask
 
 
+@uncounted
+def _box_key(zob_box, boxes, row):
+    """The Zobrist key of state ``row``'s boxes (a state's key in the table adds its
+    player's area's): worked out when it is needed, not stored."""
+    key = np.int64(0)
+    for k in range(boxes.shape[1]):
+        key ^= zob_box[boxes[row, k]]
+    return key
+
+
 @compiled
 def _entry(where, row):
     """A table slot's value: the high half of the state's hash ``where``, then ``row + 1``."""
@@ -152,10 +162,9 @@ def start(
     """Store the start position as state 0 (``low``: its player's area's lowest cell),
     its matching as the first expanded state's, and queue it; returns its bound."""
     nb = cells.shape[0]
-    key = np.int64(0)
     for k in range(nb):
         boxes[0, k] = cells[k]
-        key ^= zob_box[cells[k]]
+    key = _box_key(zob_box, boxes, 0)
     rows = np.empty((nb, cost_of.shape[1]), np.int64)
     for k in range(nb):
         rows[k] = cost_of[cells[k]]
@@ -523,10 +532,9 @@ def run(
             here_cost = 0
         if g[i] < gi or slot_of[i] >= 0:
             continue  # reached again at a lower cost since this entry was queued, or expanded
-        key_here = np.int64(0)
         for k in range(nb):
             occupied[boxes[i, k]] = k
-            key_here ^= zob_box[boxes[i, k]]
+        key_here = _box_key(zob_box, boxes, i)
         counters[STAMP] += 1
         stamp = counters[STAMP]
         low = search_area(low_of[i], floor, occupied, mark, stamp, offsets, tree)
@@ -662,9 +670,7 @@ def rehash(table, boxes, zob_box, zob_player, player_of, n):
     their boxes and ``player_of`` (the lowest cell of each row's player's area)."""
     mask = table.shape[0] - 1
     for row in range(n):
-        where = zob_player[player_of[row]]
-        for k in range(boxes.shape[1]):
-            where ^= zob_box[boxes[row, k]]
+        where = _box_key(zob_box, boxes, row) ^ zob_player[player_of[row]]
         slot = where & mask
         while table[slot] != 0:
             slot = (slot + 1) & mask
