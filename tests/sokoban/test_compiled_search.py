@@ -95,7 +95,7 @@ def test_the_compiled_search_expands_what_the_python_search_expands(
 
 @pytest.mark.parametrize(("seed", "weight"), [(0, 8.0), (1, 1.2)])
 def test_the_engines_agree_far_into_a_search(seed: int, weight: float) -> None:
-    """Past a thousand expansions of a level generated here, state for state. At weight 8
+    """Up to 1,500 expansions of a level generated here, state for state. At weight 8
     an expanded state is reached again at a lower cost there, and the compiled search
     parted from the Python one when it stored that state's boxes in its new parent's
     order (its kept matching is in the old one); at weight 1.2 the float priority did."""
