@@ -273,7 +273,9 @@ class _FeatureSearch(_Search):
     other push costs one; in each cell the state reached at the lowest cost comes first
     (then the lowest matching bound), so advised lines are followed deep at once while
     cycling through the cells keeps other directions alive where one best-first queue
-    sinks into a plateau."""
+    sinks into a plateau. With ``box_moves`` the search counts box moves, as FESS does,
+    not pushes: a push of the box the state's own move pushed goes on with that move and
+    costs nothing, so a box taken several cells out of the way costs what one push does."""
 
     feature = 1
 
@@ -287,8 +289,11 @@ class _FeatureSearch(_Search):
         orders: dict[int, list[int]] | None = None,
         fill: dict[int, list[int]] | None = None,
         pairs: bool = True,
+        box_moves: bool = True,
     ) -> None:
         self.prefixes = _prefixes(packing)
+        self.box_moves = box_moves
+        self.moved = -1  # the cell where the expanding state's move left its box
         self.cells: dict[tuple[int, int], list[tuple[int, int, int, int, int, int]]] = {}
         self.keys: list[tuple[int, int]] = []  # the non-empty cells' keys, best first
         self.turn = 0
@@ -310,7 +315,9 @@ class _FeatureSearch(_Search):
     def _add(self, h: int, g: int, boxes: int, player: int) -> None:
         key = self.features(boxes)
         (packed, areas), cost = self.current
-        advised = key[0] < packed or key[1] < areas
+        advised = (
+            key[0] < packed or key[1] < areas or (self.moved >= 0 and not (boxes >> self.moved) & 1)
+        )
         cost += not advised
         cell = self.cells.get(key)
         if cell is None:
@@ -331,6 +338,12 @@ class _FeatureSearch(_Search):
             del self.cells[key]
             del self.keys[self.turn]
         self.current = (key, cost)
+        link = self.parent[(boxes, player)] if self.box_moves else None
+        if link is not None:
+            box, d = link[2][-1]
+            self.moved = box + self.s.offsets[d]
+        else:
+            self.moved = -1
         return -neg_g, boxes, player
 
 

@@ -83,7 +83,10 @@ GREEDY_WEIGHT = 2.0  # searches weighted above this are the near-greedy ones
 BOLD_SLICES = 2
 # what the searches add to plain best-first search (pair-deadlocks: both modes; the
 # rest: ``fast``), each of which can be left out
-TECHNIQUES = ("feature-search", "goal-macros", "packing-advice", "box-routes", "pair-deadlocks")
+TECHNIQUES = (
+    "feature-search", "goal-macros", "packing-advice", "box-moves", "box-routes",
+    "pair-deadlocks",
+)  # fmt: skip
 # the weighted searches run compiled (the default) or in pure Python: the same states in
 # the same order, the second kept to measure the first against and to check it
 ENGINES = ("compiled", "python")
@@ -642,20 +645,23 @@ class Solver:
         fill = None if "packing-advice" in without else areas
         feature = areas is not None and "feature-search" not in without
         pairs = "pair-deadlocks" not in without
+        box_moves = "box-moves" not in without
         if engine == "python":
             searches: list[_Search | CompiledSearch] = [
                 _Search(self, boxes, player, h0, w, pairs=pairs) for w in weights
             ]
             if feature:  # last: where the others solve a level as fast, theirs is shorter
                 assert areas is not None
-                searches.append(_FeatureSearch(self, boxes, player, h0, areas, macros, fill, pairs))
+                searches.append(
+                    _FeatureSearch(self, boxes, player, h0, areas, macros, fill, pairs, box_moves)
+                )
             return searches
         left, room, cells = [memory], self.compiled_room(), bit_cells(boxes)
         searches = [CompiledSearch(room, cells, player, w, left, pairs=pairs) for w in weights]
         if feature:
             assert areas is not None
             orders = list({id(x): x for x in areas.values()}.values())
-            plan = Features(orders, macros is not None, fill is not None)
+            plan = Features(orders, macros is not None, fill is not None, box_moves)
             searches.append(
                 CompiledSearch(room, cells, player, 1.0, left, features=plan, pairs=pairs)
             )

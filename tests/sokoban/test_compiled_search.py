@@ -330,17 +330,24 @@ def test_compiled_searches_take_larger_turns_and_engines_are_checked(
 
 
 @pytest.mark.parametrize(
-    "advice", [(True, True, True), (False, True, True), (True, False, True), (True, True, False)]
+    "advice",
+    [
+        (True, True, True, True),
+        (False, True, True, True),
+        (True, False, True, True),
+        (True, True, False, True),
+        (True, True, True, False),
+    ],
 )
 def test_the_compiled_feature_search_expands_what_the_python_one_expands(
-    advice: tuple[bool, bool, bool],
+    advice: tuple[bool, bool, bool, bool],
 ) -> None:
     """The feature search (FESS's cells, goal macros, packing advice, the two-box
-    deadlocks), compiled: the same states, the same counts, the same pushes as the Python
-    search."""
+    deadlocks, box moves counted), compiled: the same states, the same counts, the same
+    pushes as the Python search."""
     from grid_envs.sokoban.solver import _FeatureSearch
 
-    macros, fill, pairs = advice
+    macros, fill, pairs, box_moves = advice
     compared = 0
     for level in _levels():
         solver = solver_for(level.floor, level.goals)
@@ -352,9 +359,10 @@ def test_the_compiled_feature_search_expands_what_the_python_one_expands(
         h0 = solver.lower_bound(boxes)
         python = _FeatureSearch(
             solver, boxes, player, h0, areas, areas if macros else None, areas if fill else None,
-            pairs,
+            pairs, box_moves,
         )  # fmt: skip
-        plan = cs.Features(list({id(x): x for x in areas.values()}.values()), macros, fill)
+        orders = list({id(x): x for x in areas.values()}.values())
+        plan = cs.Features(orders, macros, fill, box_moves)
         compiled = cs.CompiledSearch(
             solver.compiled_room(), bit_cells(boxes), player, 1.0, [1 << 40], capacity=64,
             features=plan, pairs=pairs,

@@ -388,6 +388,28 @@ def test_a_goal_macro_is_offered_besides_the_push_not_instead() -> None:
     assert rest | 1 << corner in children  # and the macro on to the first slot
 
 
+@pytest.mark.parametrize("box_moves", [True, False])
+def test_the_feature_search_counts_box_moves_not_pushes(box_moves: bool) -> None:
+    """A push of the box the state's own move pushed costs nothing in the feature search
+    (it neither packs nor joins areas here); without box moves it costs one, as any
+    other push that is not advised."""
+    from grid_envs.sokoban.solver import _bits, _FeatureSearch
+
+    (level,) = parse_xsb("#######\n#@$  .#\n#######")
+    solver = solver_for(level.floor, level.goals)
+    cols = level.floor.shape[1]
+    boxes, player = _bits([cols + 2]), cols + 1
+    areas = solver.area_orders(solver.packing_order(player, boxes))
+    h0 = solver.lower_bound(boxes)
+    search = _FeatureSearch(solver, boxes, player, h0, areas, pairs=False, box_moves=box_moves)
+    assert search.run(1) == "open"  # the start (cost 1): one push, which costs one
+    assert [entry[0] for cell in search.cells.values() for entry in cell] == [2]
+    assert search.run(1) == "open"  # that push's child: the same box, pushed on
+    (entry,) = [entry for cell in search.cells.values() for entry in cell]
+    assert entry[0] == (2 if box_moves else 3)
+    assert entry[4] == _bits([cols + 4])
+
+
 def test_techniques_can_be_left_out_and_unknown_names_are_refused() -> None:
     from grid_envs.sokoban.solver import TECHNIQUES
 

@@ -462,7 +462,8 @@ def run(
 
     ``feature`` 0 is a weighted best-first search on ``queue`` (:mod:`.queue`); 1 the
     feature search on ``cells`` (with goal macros when ``feature & 2``, the packing advice
-    when ``feature & 4``), whose moves of many pushes go to ``pool`` (:func:`_move`) and
+    when ``feature & 4``, a push of the box the state's own move pushed costing nothing
+    when ``feature & 8``), whose moves of many pushes go to ``pool`` (:func:`_move`) and
     whose features come from ``fs``.
     ``pairs`` is the room's table of two-box deadlocks (:mod:`.pairs`; empty: none).
 
@@ -573,6 +574,10 @@ def run(
         here_areas = here_cell % (size + 1)
         # the parent's areas, which each child's player's area and count start from
         n_areas = number_areas(floor_cells, mark, stamp, corral_work, area_of)
+        moved = -1  # where this state's move left its box (counting box moves)
+        if feature & 8 and push[i] != -1:
+            _, end, _ = _move(push, pool, i)
+            moved = (end >> 2) + offsets[end & 3]
         for c in range(n_paths):
             length = pstart[c + 1] - pstart[c]
             b = pbuf[pstart[c]] >> 2
@@ -647,7 +652,10 @@ def run(
             counters[GENERATED] += 1
             if feature:
                 child_packed = ng - child_cell // (size + 1)
-                advised = child_packed > here_packed or child_cell % (size + 1) < here_areas
+                advised = (
+                    child_packed > here_packed or child_cell % (size + 1) < here_areas
+                    or b == moved
+                )  # fmt: skip
                 cost = here_cost + (0 if advised else 1)
                 cell_push(
                     heaps, sizes, keys, counters, NKEYS, TURN, child_cell, (cost << 32) | total,

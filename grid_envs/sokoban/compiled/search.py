@@ -76,12 +76,14 @@ class Room:
 
 class Features(NamedTuple):
     """What the feature search is given: each goal area's goals in the order the packing
-    fills them (areas in the order their first goal comes in the packing order), and the
-    moves of many pushes it offers."""
+    fills them (areas in the order their first goal comes in the packing order), the
+    moves of many pushes it offers, and whether it counts box moves (a push of the box the
+    last move pushed costs nothing)."""
 
     orders: list[list[int]]
     goal_macros: bool
     packing_advice: bool
+    box_moves: bool = True
 
 
 # what an array holds where no state is stored yet, where it is not 0: ``slot_of`` -1 (not
@@ -145,7 +147,10 @@ class CompiledSearch:
         )
         self.feature = 0
         if features is not None:
-            self.feature = 1 | 2 * features.goal_macros | 4 * features.packing_advice
+            self.feature = (
+                1 | 2 * features.goal_macros | 4 * features.packing_advice
+                | 8 * features.box_moves
+            )  # fmt: skip
         ncells = (room.cost_of.shape[1] + 1) * (size + 1) if features is not None else 1
         self.cells = (new_cells(ncells), np.zeros(ncells, np.int64), np.zeros(ncells, np.int64))
         most_paths = self.most_paths = 8 * self.nb + len(orders) + 1
