@@ -77,8 +77,8 @@ class Room:
 class Features(NamedTuple):
     """What the feature search is given: each goal area's goals in the order the packing
     fills them (areas in the order their first goal comes in the packing order), the
-    moves of many pushes it offers, and whether it counts box moves (a push of the box the
-    last move pushed costs nothing)."""
+    moves of many pushes it offers, and whether it counts box moves (a push of the box that
+    the state's own move pushed costs nothing)."""
 
     orders: list[list[int]]
     goal_macros: bool
