@@ -30,6 +30,7 @@ from solve_collection import read_levels
 
 from grid_envs.sokoban import Level
 from grid_envs.sokoban.compiled import CompiledSearch, Features
+from grid_envs.sokoban.python_search import each_order
 from grid_envs.sokoban.rules import bit_cells
 from grid_envs.sokoban.solver import _bits, _FeatureSearch, _Search, solve, solver_for
 
@@ -50,7 +51,7 @@ def _searches(level: Level, kind: str) -> tuple[Any, Any]:
     if order is None:
         return None, None
     areas = solver.area_orders(order)
-    plan = Features(list({id(x): x for x in areas.values()}.values()), True, True)
+    plan = Features(each_order(areas), True, True)
     python = _FeatureSearch(solver, boxes, player, h0, areas, areas, areas)
     return python, lambda: CompiledSearch(room, cells, player, 1.0, [1 << 40], features=plan)
 

@@ -347,10 +347,16 @@ class _FeatureSearch(_Search):
         return -neg_g, boxes, player
 
 
+def each_order(orders: dict[int, list[int]]) -> list[list[int]]:
+    """Each goal area's packing order once, from :meth:`Solver.area_orders` (which gives
+    every goal its area's order, one list an area)."""
+    return list({id(goals): goals for goals in orders.values()}.values())
+
+
 def _prefixes(orders: dict[int, list[int]]) -> list[list[int]]:
     """Per goal area, the goals filled after 1, 2, ... steps of its packing order."""
     out = []
-    for goals in {id(x): x for x in orders.values()}.values():
+    for goals in each_order(orders):
         filled, prefixes = 0, []
         for goal in goals:
             filled |= 1 << goal

@@ -65,7 +65,7 @@ from grid_envs.sokoban.matching import (  # noqa: F401 (the solver's public name
     rematch,
     rematch_after_push,
 )
-from grid_envs.sokoban.python_search import _FeatureSearch, _Search
+from grid_envs.sokoban.python_search import _FeatureSearch, _Search, each_order
 from grid_envs.sokoban.rules import LURD, Room, bit_cells, frozen
 from grid_envs.sokoban.state import Level, SokobanState
 
@@ -661,8 +661,7 @@ class Solver:
         searches = [CompiledSearch(room, cells, player, w, left, pairs=pairs) for w in weights]
         if feature:
             assert areas is not None
-            orders = list({id(x): x for x in areas.values()}.values())
-            plan = Features(orders, macros is not None, fill is not None, box_moves)
+            plan = Features(each_order(areas), macros is not None, fill is not None, box_moves)
             searches.append(
                 CompiledSearch(room, cells, player, 1.0, left, features=plan, pairs=pairs)
             )

@@ -15,6 +15,7 @@ from grid_envs.sokoban import Level, SokobanGenerator, parse_xsb, rules
 from grid_envs.sokoban import solver as module
 from grid_envs.sokoban.compiled import matching, pruning
 from grid_envs.sokoban.compiled import search as cs
+from grid_envs.sokoban.python_search import each_order
 from grid_envs.sokoban.rules import bit_cells
 from grid_envs.sokoban.solver import (
     ENGINES,
@@ -361,8 +362,7 @@ def test_the_compiled_feature_search_expands_what_the_python_one_expands(
             solver, boxes, player, h0, areas, areas if macros else None, areas if fill else None,
             pairs, box_moves,
         )  # fmt: skip
-        orders = list({id(x): x for x in areas.values()}.values())
-        plan = cs.Features(orders, macros, fill, box_moves)
+        plan = cs.Features(each_order(areas), macros, fill, box_moves)
         compiled = cs.CompiledSearch(
             solver.compiled_room(), bit_cells(boxes), player, 1.0, [1 << 40], capacity=64,
             features=plan, pairs=pairs,
