@@ -35,6 +35,8 @@ class Solver(Protocol):
 
     def _pi_corral(self, boxes: int, reach: int, free: int) -> list[tuple[int, int]] | None: ...
 
+    def corrals_lost(self, boxes: int, reach: int, free: int) -> bool: ...
+
     def freeze_deadlock(self, boxes: int, cell: int) -> bool: ...
 
     def pair_deadlock(self, boxes: int, cell: int, player: int) -> bool: ...
@@ -76,7 +78,8 @@ class _Search:
     goal macro (:meth:`Solver.goal_macro`) where one applies: one step of several pushes.
     With ``fill`` (area orders too) each state also yields the moves of the packing
     advice (:meth:`_macros`). ``pairs`` prunes the two-box deadlocks
-    (:meth:`Solver.pair_deadlock`).
+    (:meth:`Solver.pair_deadlock`), ``fences`` the lost corrals (:meth:`Solver.corrals_lost`):
+    a state with one gets no move at all.
     """
 
     feature = 0  # not the feature search (the solver's turns tell them apart)
@@ -91,6 +94,7 @@ class _Search:
         orders: dict[int, list[int]] | None = None,
         fill: dict[int, list[int]] | None = None,
         pairs: bool = True,
+        fences: bool = True,
     ) -> None:
         self.s = solver
         area = solver._flood(1 << player, solver.floor_bb & ~boxes)
@@ -98,6 +102,7 @@ class _Search:
         self.weight = weight
         self.wkey = weight_key(weight)
         self.pairs = pairs
+        self.fences = fences
         self.orders = orders
         self.fill = _prefixes(fill or {})
         self.parent: dict[tuple[int, int], _Link | None] = {(boxes, player): None}
@@ -201,6 +206,8 @@ class _Search:
             self.expanding = (bx, reach)
             self.expanded += 1
             restricted = s._pi_corral(bx, reach, free)
+            if restricted != [] and self.fences and s.corrals_lost(bx, reach, free):
+                restricted = []
             if restricted is not None:
                 paths: list[tuple[tuple[int, int], ...]] = [((b, d),) for b, d in restricted]
             else:
@@ -227,7 +234,8 @@ class _Search:
                         macro = s.goal_macro(bx ^ (1 << b) ^ (1 << t), t, b, orders)
                         if macro is not None:
                             paths.append(((b, d), *macro))
-            paths += self._macros(bx, reach)
+            if paths:  # a state with no push (a lost corral) gets no advice either
+                paths += self._macros(bx, reach)
             for pushes in paths:
                 b, d = pushes[0]
                 last, last_d = pushes[-1]
@@ -290,6 +298,7 @@ class _FeatureSearch(_Search):
         fill: dict[int, list[int]] | None = None,
         pairs: bool = True,
         box_moves: bool = True,
+        fences: bool = True,
     ) -> None:
         self.prefixes = _prefixes(packing)
         self.box_moves = box_moves
@@ -301,7 +310,7 @@ class _FeatureSearch(_Search):
         self.expanding = None
         # the features and cost of the state being expanded, passed on to its children
         self.current: tuple[tuple[int, int], int] = (self.features(boxes), 0)
-        super().__init__(solver, boxes, player, h0, 1.0, orders, fill, pairs)
+        super().__init__(solver, boxes, player, h0, 1.0, orders, fill, pairs, fences)
 
     def features(self, boxes: int) -> tuple[int, int]:
         """(minus the goals packed in order, the areas): the key of the state's cell. A

@@ -57,6 +57,7 @@ from grid_envs.core.machine import available_bytes, gib, resident_bytes
 from grid_envs.sokoban.compiled import CompiledSearch, Features, MemoryLimit, warm_up
 from grid_envs.sokoban.compiled import Room as CompiledRoom
 from grid_envs.sokoban.compiled.features import MAX_PUSHES
+from grid_envs.sokoban.compiled.fences import FENCE_BOXES, FENCE_STATES
 from grid_envs.sokoban.levels import check_level
 from grid_envs.sokoban.matching import (  # noqa: F401 (the solver's public names)
     BIG,
@@ -82,11 +83,11 @@ _SLICE = 64  # states one search expands before the next one takes a turn
 EARLY_SECONDS = 10.0
 GREEDY_WEIGHT = 2.0  # searches weighted above this are the near-greedy ones
 BOLD_SLICES = 2
-# what the searches add to plain best-first search (pair-deadlocks: both modes; the
-# rest: ``fast``), each of which can be left out
+# what the searches add to plain best-first search (pair- and corral-deadlocks: both
+# modes; the rest: ``fast``), each of which can be left out
 TECHNIQUES = (
     "feature-search", "goal-macros", "packing-advice", "box-moves", "box-routes",
-    "pair-deadlocks",
+    "pair-deadlocks", "corral-deadlocks",
 )  # fmt: skip
 # the weighted searches run compiled (the default) or in pure Python: the same states in
 # the same order, the second kept to measure the first against and to check it
@@ -95,6 +96,7 @@ ENGINES = ("compiled", "python")
 
 COMPILED_SLICES = 2  # a compiled search's turn: as many states as 2 Python turns
 PROGRESS_EVERY = 5.0  # seconds between two progress reports of a long solve
+LOST_KEPT = 1 << 16  # corral_lost's answers kept before the table starts again
 
 
 def default_memory() -> int:
@@ -233,6 +235,7 @@ class Solver:
             for c in range(cols)
         ]
         self._compiled_room: CompiledRoom | None = None
+        self._lost: dict[tuple[int, int, int], bool] = {}  # corral_lost's answers
         # goal areas: the 4-connected groups of goals; area_of[goal] is its area's bitboard
         self.area_of: dict[int, int] = {}
         rest = self.goal_bb
@@ -388,6 +391,74 @@ class Solver:
                 continue
             unsolved = (barrier & ~self.goal_bb) or (area & self.goal_bb)
             return pushes if unsolved else None
+
+    def corrals_lost(self, boxes: int, reach: int, free: int) -> bool:
+        """Whether an area of ``free`` floor off the player's area ``reach`` is a lost
+        corral (:meth:`corral_lost`), the areas taken lowest cell first."""
+        rest = free & ~reach
+        low = (reach & -reach).bit_length() - 1
+        while rest:
+            area = self._flood(rest & -rest, rest)
+            if self.corral_lost(area, boxes, low):
+                return True
+            rest &= ~area
+        return False
+
+    def corral_lost(self, area: int, boxes: int, low: int) -> bool:
+        """Whether the corral ``area`` is lost: a search of the pushes of the boxes beside
+        it alone, the player's area's lowest cell being ``low``, brings neither every one
+        onto a goal nor the player in (:mod:`grid_envs.sokoban.compiled.fences` says why
+        that is a proof, and is this search compiled). False where every fence box is on
+        a goal, it has more than ``FENCE_BOXES`` boxes, or the search stops undecided
+        after ``FENCE_STATES`` positions. Answers are kept (a bounded table)."""
+        fence = self._around(area) & boxes
+        if not fence & ~self.goal_bb or fence.bit_count() > FENCE_BOXES:
+            return False
+        key = (fence, low, area)
+        answer = self._lost.get(key)
+        if answer is None:
+            if len(self._lost) >= LOST_KEPT:
+                self._lost.clear()
+            answer = self._lost[key] = self._fence_search(area, bit_cells(fence), low)
+        return answer
+
+    def _fence_search(self, area: int, cells: list[int], low: int) -> bool:
+        """:meth:`corral_lost`'s breadth-first search over (the fence's cells, the lowest
+        cell of the player's area); True where it runs out of positions."""
+        floor, goal_bb, dead_bb, offsets = self.floor_bb, self.goal_bb, self.dead_bb, self.offsets
+        start = self._flood(1 << low, floor & ~_bits(cells))
+        if start & area:
+            return False
+        positions = [(cells, (start & -start).bit_length() - 1)]
+        seen = {(_bits(cells), positions[0][1])}
+        head = 0
+        while head < len(positions):
+            cells, player = positions[head]
+            head += 1
+            bx = _bits(cells)
+            free = floor & ~bx
+            reach = self._flood(1 << player, free)
+            for z, b in enumerate(cells):
+                for o in offsets:
+                    t = b + o
+                    if not (reach >> (b - o)) & 1 or not (free >> t) & 1 or (dead_bb >> t) & 1:
+                        continue
+                    nb = bx ^ (1 << b) ^ (1 << t)
+                    if not nb & ~goal_bb:
+                        return False  # every fence box on a goal
+                    if self.freeze_deadlock(nb, t):
+                        continue
+                    inner = self._flood(1 << b, floor & ~nb)
+                    if inner & area:
+                        return False  # the player gets in
+                    key = (nb, (inner & -inner).bit_length() - 1)
+                    if key in seen:
+                        continue
+                    if len(positions) == FENCE_STATES:
+                        return False  # undecided
+                    seen.add(key)
+                    positions.append(([*cells[:z], t, *cells[z + 1 :]], key[1]))
+        return True
 
     # ---------------------------------------------------------- features
     def areas(self, boxes: int) -> int:
@@ -646,24 +717,32 @@ class Solver:
         fill = None if "packing-advice" in without else areas
         feature = areas is not None and "feature-search" not in without
         pairs = "pair-deadlocks" not in without
+        fences = "corral-deadlocks" not in without
         box_moves = "box-moves" not in without
         if engine == "python":
             searches: list[_Search | CompiledSearch] = [
-                _Search(self, boxes, player, h0, w, pairs=pairs) for w in weights
+                _Search(self, boxes, player, h0, w, pairs=pairs, fences=fences) for w in weights
             ]
             if feature:  # last: where the others solve a level as fast, theirs is shorter
                 assert areas is not None
                 searches.append(
-                    _FeatureSearch(self, boxes, player, h0, areas, macros, fill, pairs, box_moves)
+                    _FeatureSearch(
+                        self, boxes, player, h0, areas, macros, fill, pairs, box_moves, fences
+                    )
                 )
             return searches
         left, room, cells = [memory], self.compiled_room(), bit_cells(boxes)
-        searches = [CompiledSearch(room, cells, player, w, left, pairs=pairs) for w in weights]
+        searches = [
+            CompiledSearch(room, cells, player, w, left, pairs=pairs, fences=fences)
+            for w in weights
+        ]
         if feature:
             assert areas is not None
             plan = Features(each_order(areas), macros is not None, fill is not None, box_moves)
             searches.append(
-                CompiledSearch(room, cells, player, 1.0, left, features=plan, pairs=pairs)
+                CompiledSearch(
+                    room, cells, player, 1.0, left, features=plan, pairs=pairs, fences=fences
+                )
             )
         return searches
 

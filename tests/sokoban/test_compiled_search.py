@@ -69,18 +69,26 @@ def _levels() -> list[Level]:
 
 
 @pytest.mark.parametrize(
-    ("weight", "pairs"), [(1.0, True), (1.2, True), (8.0, True), (1000.0, True), (1.2, False)]
+    ("weight", "pairs", "fences"),
+    [
+        (1.0, True, True),
+        (1.2, True, True),
+        (8.0, True, True),
+        (1000.0, True, True),
+        (1.2, False, True),
+        (1.2, True, False),
+    ],
 )
 def test_the_compiled_search_expands_what_the_python_search_expands(
-    weight: float, pairs: bool
+    weight: float, pairs: bool, fences: bool
 ) -> None:
     """Slice by slice, the same states expanded and generated, and the same pushes found,
-    with the two-box deadlocks and without."""
+    with the two-box deadlocks and the corral deadlocks and without."""
     for level in _levels():
         solver = solver_for(level.floor, level.goals)
         boxes, player = _start(level)
         h0 = solver.lower_bound(boxes)
-        python = _Search(solver, boxes, player, h0, weight, pairs=pairs)
+        python = _Search(solver, boxes, player, h0, weight, pairs=pairs, fences=fences)
         compiled = cs.CompiledSearch(
             solver.compiled_room(),
             bit_cells(boxes),
@@ -89,6 +97,7 @@ def test_the_compiled_search_expands_what_the_python_search_expands(
             [1 << 40],
             capacity=64,
             pairs=pairs,
+            fences=fences,
         )  # a small start, so the arrays grow several times on the way
         assert _in_step(python, compiled, 37, 400) == "solved", level.title
         assert python.pushes() == compiled.pushes()
@@ -333,22 +342,23 @@ def test_compiled_searches_take_larger_turns_and_engines_are_checked(
 @pytest.mark.parametrize(
     "advice",
     [
-        (True, True, True, True),
-        (False, True, True, True),
-        (True, False, True, True),
-        (True, True, False, True),
-        (True, True, True, False),
+        (True, True, True, True, True),
+        (False, True, True, True, True),
+        (True, False, True, True, True),
+        (True, True, False, True, True),
+        (True, True, True, False, True),
+        (True, True, True, True, False),
     ],
 )
 def test_the_compiled_feature_search_expands_what_the_python_one_expands(
-    advice: tuple[bool, bool, bool, bool],
+    advice: tuple[bool, bool, bool, bool, bool],
 ) -> None:
     """The feature search (FESS's cells, goal macros, packing advice, the two-box
-    deadlocks, box moves counted), compiled: the same states, the same counts, the same
-    pushes as the Python search."""
+    deadlocks, box moves counted, the corral deadlocks), compiled: the same states, the
+    same counts, the same pushes as the Python search."""
     from grid_envs.sokoban.solver import _FeatureSearch
 
-    macros, fill, pairs, box_moves = advice
+    macros, fill, pairs, box_moves, fences = advice
     compared = 0
     for level in _levels():
         solver = solver_for(level.floor, level.goals)
@@ -360,12 +370,12 @@ def test_the_compiled_feature_search_expands_what_the_python_one_expands(
         h0 = solver.lower_bound(boxes)
         python = _FeatureSearch(
             solver, boxes, player, h0, areas, areas if macros else None, areas if fill else None,
-            pairs, box_moves,
+            pairs, box_moves, fences,
         )  # fmt: skip
         plan = cs.Features(each_order(areas), macros, fill, box_moves)
         compiled = cs.CompiledSearch(
             solver.compiled_room(), bit_cells(boxes), player, 1.0, [1 << 40], capacity=64,
-            features=plan, pairs=pairs,
+            features=plan, pairs=pairs, fences=fences,
         )  # fmt: skip
         assert _in_step(python, compiled, 23, 400, bound=False) == "solved", level.title
         assert python.pushes() == compiled.pushes()

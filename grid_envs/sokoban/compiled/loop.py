@@ -45,6 +45,7 @@ from grid_envs.sokoban.compiled.features import (
     packed,
     push_path,
 )
+from grid_envs.sokoban.compiled.fences import any_lost
 from grid_envs.sokoban.compiled.matching import (
     BIG,
     hungarian,
@@ -253,11 +254,16 @@ def queue_root_in_cell(floor, offsets, occupied, boxes, counters, fs, cells, ng,
 
 
 @uncounted
-def _pushes(floor, dead, goal, offsets, occupied, mark, stamp, work, cells, order, pbuf):
-    """A PI-corral's pushes, or every push the player (``mark == stamp``) can make, in the
-    solver's order (direction, then the target cell), into ``pbuf``; returns their count.
-    ``work`` is the corral's working array."""
+def _pushes(
+    floor, dead, goal, offsets, occupied, mark, stamp, low, work, fences, cells, order, pbuf
+):  # fmt: skip
+    """A PI-corral's pushes, or every push the player (``mark == stamp``, lowest cell
+    ``low``) can make, in the solver's order (direction, then the target cell), into
+    ``pbuf``; returns their count, 0 where a corral is lost (:mod:`.fences`, with
+    ``fences`` its working array). ``work`` is the corral's working array."""
     n = corral(floor, dead, goal, offsets, occupied, mark, stamp, work)
+    if n != 0 and any_lost(low, floor, dead, goal, offsets, work, fences):
+        return 0
     if n >= 0:
         for k in range(n):
             pbuf[k] = work[OUT_BOX, k] * 4 + work[OUT_DIR, k]
@@ -453,7 +459,7 @@ def run(
     floor, dead, goal, offsets, cols, cost_of, zob_box, zob_player, wkey, budget, counters,
     boxes, parent, push, g, h, u, v, match, slot_of, low_of,
     gen_table, queue, scratch, corral_work,
-    feature, fs, cells, pool, paths, pairs,
+    feature, fs, cells, pool, paths, pairs, fences,
 ):  # fmt: skip
     """Expand up to ``budget`` states; returns OPEN, SOLVED (``counters[FOUND]``),
     EXHAUSTED, FULL when the next state's children might not fit, or FULL_EXPANDED when
@@ -465,7 +471,9 @@ def run(
     when ``feature & 4``, a push of the box the state's own move pushed costing nothing
     when ``feature & 8``), whose moves of many pushes go to ``pool`` (:func:`_move`) and
     whose features come from ``fs``.
-    ``pairs`` is the room's table of two-box deadlocks (:mod:`.pairs`; empty: none).
+    ``pairs`` is the room's table of two-box deadlocks (:mod:`.pairs`; empty: none),
+    ``fences`` the corral deadlock test's working array (:mod:`.fences`; empty: none). A
+    state with no push (a lost corral) gets no move of many pushes either.
 
     Only expanded states keep their matching (``u``, ``v``, ``match``, in the order of
     their boxes, at row ``slot_of[state]``): a state's own is worked out again from its
@@ -547,14 +555,14 @@ def run(
         # player can make; then the goal macros; then the packing advice. Each is a path
         # of pushes in ``pbuf`` (from ``pstart[k]`` to ``pstart[k + 1]``).
         n_paths = _pushes(
-            floor, dead, goal, offsets, occupied, mark, stamp, corral_work, boxes[i], order,
-            pbuf,
+            floor, dead, goal, offsets, occupied, mark, stamp, low, corral_work, fences,
+            boxes[i], order, pbuf,
         )  # fmt: skip
         for k in range(n_paths + 1):
             pstart[k] = k
         if feature & 2:
             n_paths = _goal_macros(n_paths, goal, offsets, floor, occupied, fs, paths, pstart)
-        if feature & 4:
+        if feature & 4 and n_paths > 0:
             n_paths = _packing_advice(
                 n_paths, boxes[i], low, goal, offsets, floor, occupied, cost_of, fs, paths,
                 pstart, near, mark, stamp,

@@ -11,6 +11,7 @@ import numpy as np
 
 from grid_envs.sokoban.compiled.areas import tree_scratch
 from grid_envs.sokoban.compiled.features import MAX_PUSHES, new_cells, path_scratch
+from grid_envs.sokoban.compiled.fences import fence_scratch
 from grid_envs.sokoban.compiled.loop import (
     BEST_H,
     EXHAUSTED,
@@ -115,8 +116,8 @@ class CompiledSearch:
     search's bytes back."""
 
     def __init__(self, room: Room, cells: list[int], player: int, weight: float,
-                 memory: list[int], capacity: int = 4096,
-                 features: Features | None = None, pairs: bool = True) -> None:  # fmt: skip
+                 memory: list[int], capacity: int = 4096, features: Features | None = None,
+                 pairs: bool = True, fences: bool = True) -> None:  # fmt: skip
         wkey = weight_key(weight)
         self.room = room
         self.pairs = room.pairs if pairs else room.no_pairs
@@ -132,7 +133,7 @@ class CompiledSearch:
             np.full(size, -1, np.int64), np.zeros(size, np.int64), tree_scratch(size),
             np.zeros(size, np.uint8),
         )  # fmt: skip
-        self.corral = corral_scratch(size)
+        self.corral, self.fences = corral_scratch(size), fence_scratch(size, on=fences)
         orders = features.orders if features is not None else []
         goal_area = np.full(size, -1, np.int64)
         for a, goals in enumerate(orders):
@@ -335,7 +336,7 @@ class CompiledSearch:
                 self.boxes, self.parent, self.push, self.g, self.h, self.u, self.v,
                 self.match, self.slot_of, self.low_of, self.gen_table, self._queue(),
                 self.scratch, self.corral, self.feature, self.fs, self.cells, self.pool,
-                self.paths, self.pairs,
+                self.paths, self.pairs, self.fences,
             )  # fmt: skip
             if outcome not in (FULL, FULL_EXPANDED):
                 break

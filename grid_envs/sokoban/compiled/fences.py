@@ -1,0 +1,282 @@
+"""Corral deadlocks, compiled: a search of the pushes of one corral's fence alone.
+
+An area of free floor the player cannot reach (a *corral*) is fenced by boxes. Take every
+other box away, which can only free the fence, and search the fence's pushes, the player
+walking round them: where no line of pushes brings every fence box onto a goal or lets the
+player into the area, the position is lost. Any solution, read for the fence's pushes
+only, is such a line (with fewer boxes the player reaches more, and a box frozen or on a
+dead square among fewer boxes is so among more), so the rule is sound; it is the corral
+deadlock test of YASS and Sokolution. The search is a breadth-first search over (the
+fence's cells, the lowest cell of the player's area), cut at :data:`FENCE_STATES`
+positions, where it decides nothing. :func:`corral_lost` answers for one area, from the
+labelling of :func:`grid_envs.sokoban.compiled.pruning.corral`, and keeps its answers in
+a table (a position's hash, confirmed on its cells), since the same corral comes back in
+state after state while boxes elsewhere move. The solver's ``corral_lost`` is the same
+search in pure Python.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from grid_envs.core.jit import uncounted
+from grid_envs.sokoban.compiled.pruning import (
+    AREA_FENCE,
+    CELLS,
+    FENCE_START,
+    START,
+    freeze_deadlock,
+    sort_few,
+)
+
+FENCE_BOXES = 16  # a corral fenced by more boxes is not searched
+FENCE_STATES = 1024  # the search gives up, deciding nothing, past this many positions
+WIDTH = 1 << 14  # a row of the working array: FENCE_STATES * FENCE_BOXES
+ENTRY = 32  # a table entry: hash, answer + 1, player, area, count, cells (FENCE_BOXES)
+SLOTS = WIDTH // ENTRY
+
+# the rows of the working array (:func:`fence_scratch`); MARK and CHILD_MARK keep their
+# visit stamp in their last entry
+(
+    OCC,  # the fence box on a cell, -1 for none
+    MARK,  # the player's area of the position being expanded
+    CHILD_MARK,  # a child's area
+    QUEUE,  # the floods' queue
+    ZOB,  # a random key a cell
+    STATES,  # the positions' cells, FENCE_BOXES a position
+    LOWS,  # the positions' lowest cells of the player's area
+    SEEN,  # the positions by hash, as position + 1 (0: empty), ...
+    KEYS,  # ... their hashes,
+    USED,  # ... and the slots filled, cleared after each search
+    FROZEN,  # the freeze test's marks
+    INSIDE,  # the corral's cells (its stamp in the last entry)
+    TABLE,  # the answers kept, ENTRY entries a slot
+    N_ROWS,
+) = range(14)
+
+
+def fence_scratch(size: int, on: bool = True) -> np.ndarray:
+    """The working array of :func:`corral_lost` for a room of ``size`` cells; with
+    ``on`` False an empty one, which turns the test off."""
+    if not on:
+        return np.zeros((N_ROWS, 0), np.int64)
+    work = np.zeros((N_ROWS, max(size + 1, WIDTH)), np.int64)
+    work[OCC] = -1
+    work[ZOB, :size] = np.random.default_rng(20261204).integers(1, 1 << 62, size)
+    return work
+
+
+@uncounted
+def _reach(start, floor, occ, mark, stamp, queue, offsets, inside, corral):
+    """Flood the player's area from ``start`` among the fence boxes (``occ``), marking it
+    ``stamp``: its lowest cell, or -1 as soon as it enters the corral (``inside ==
+    corral``), its own cell included (a push from the fence leaves the player on the cell
+    its box left)."""
+    if inside[start] == corral:
+        return -1
+    mark[start] = stamp
+    queue[0] = start
+    head, tail, low = 0, 1, start
+    while head < tail:
+        c = queue[head]
+        head += 1
+        for k in range(4):
+            n = c + offsets[k]
+            if floor[n] and occ[n] < 0 and mark[n] != stamp:
+                if inside[n] == corral:
+                    return -1
+                mark[n] = stamp
+                queue[tail] = n
+                tail += 1
+                if n < low:
+                    low = n
+    return low
+
+
+@uncounted
+def _hash(zob, cells, base, n, moved, t, low):
+    """A position's hash: its cells (``cells[base + moved]`` read as ``t``) and its
+    player's lowest cell."""
+    key = zob[low] * 3
+    for z in range(n):
+        key ^= zob[t if z == moved else cells[base + z]]
+    return key
+
+
+@uncounted
+def _known(work, key, n, low, alow, cells):
+    """The kept answer for this corral (0 alive, 1 lost), -1 when none is kept."""
+    at = (key & (SLOTS - 1)) * ENTRY
+    table = work[TABLE]
+    if table[at + 1] == 0 or table[at] != key or table[at + 2] != low:
+        return -1
+    if table[at + 3] != alow or table[at + 4] != n:
+        return -1
+    for z in range(n):
+        if table[at + 5 + z] != cells[z]:
+            return -1
+    return table[at + 1] - 1
+
+
+@uncounted
+def _keep(work, key, n, low, alow, cells, answer):
+    at = (key & (SLOTS - 1)) * ENTRY
+    table = work[TABLE]
+    table[at] = key
+    table[at + 1] = answer + 1
+    table[at + 2] = low
+    table[at + 3] = alow
+    table[at + 4] = n
+    for z in range(n):
+        table[at + 5 + z] = cells[z]
+
+
+@uncounted
+def _same(work, row, n, low):
+    """Whether stored position ``row`` is the one whose boxes are marked in ``OCC`` (as a
+    set) with the player's lowest cell ``low``."""
+    if work[LOWS, row] != low:
+        return False
+    occ = work[OCC]
+    hits = 0
+    for z in range(n):
+        hits += occ[work[STATES, row * FENCE_BOXES + z]] >= 0
+    return hits == n
+
+
+@uncounted
+def corral_lost(fence, n, cells, n_cells, low, floor, dead, goal, offsets, work):
+    """Whether the corral of cells ``cells[:n_cells]``, fenced by the ``n`` boxes
+    ``fence[:n]``, is lost, the player's area's lowest cell being ``low`` (the module's
+    search). False where the corral holds no work (every fence box on a goal), it has
+    more than :data:`FENCE_BOXES` boxes, or the search gives up."""
+    if n == 0 or n > FENCE_BOXES:
+        return False
+    on = 0
+    for z in range(n):
+        on += goal[fence[z]] >= 0
+    if on == n:
+        return False
+    states, inside, last = work[STATES], work[INSIDE], work.shape[1] - 1
+    for z in range(n):
+        states[z] = fence[z]
+    sort_few(states, n)
+    alow = cells[0]
+    for q in range(n_cells):
+        alow = min(alow, cells[q])
+    key = _hash(work[ZOB], states, 0, n, -1, 0, low) ^ work[ZOB, alow] * 5
+    answer = _known(work, key, n, low, alow, states)
+    if answer < 0:
+        inside[last] += 1
+        for q in range(n_cells):
+            inside[cells[q]] = inside[last]
+        answer = _search(n, low, floor, dead, goal, offsets, work)
+        _keep(work, key, n, low, alow, states, answer)
+    return answer == 1
+
+
+@uncounted
+def _search(n, low, floor, dead, goal, offsets, work):
+    """The breadth-first search of :func:`corral_lost` from the fence in ``STATES``'s
+    first row, the corral marked in ``INSIDE``: 1 where it runs out of positions (lost),
+    0 where it finds a way or gives up."""
+    states, lows, occ, mark = work[STATES], work[LOWS], work[OCC], work[MARK]
+    inside, last = work[INSIDE], work.shape[1] - 1
+    corral = inside[last]
+    for z in range(n):
+        occ[states[z]] = z
+    mark[last] += 1
+    start = _reach(low, floor, occ, mark, mark[last], work[QUEUE], offsets, inside, corral)
+    for z in range(n):
+        occ[states[z]] = -1
+    if start < 0:
+        return 0  # not fenced after all (never, for a corral)
+    lows[0] = start
+    n_states = _add(work, n, 0, -1, 0, start, 0)
+    head, answer = 0, 1  # lost unless a way is found
+    while head < n_states and answer == 1:
+        base = head * FENCE_BOXES
+        for z in range(n):
+            occ[states[base + z]] = z
+        mark[last] += 1
+        stamp = mark[last]
+        _reach(lows[head], floor, occ, mark, stamp, work[QUEUE], offsets, inside, corral)
+        for q in range(4 * n):
+            moved, d = q >> 2, q & 3
+            b = states[base + moved]
+            t = b + offsets[d]
+            if mark[b - offsets[d]] != stamp or not floor[t] or occ[t] >= 0 or dead[t]:
+                continue
+            occ[b] = -1
+            occ[t] = moved
+            on = 0
+            for z in range(n):
+                on += goal[t if z == moved else states[base + z]] >= 0
+            if on == n:
+                answer = 0  # every fence box on a goal
+            elif not freeze_deadlock(floor, dead, goal, -offsets[0], occ, t, work[FROZEN]):
+                work[CHILD_MARK, last] += 1
+                r = _reach(b, floor, occ, work[CHILD_MARK], work[CHILD_MARK, last],
+                           work[QUEUE], offsets, inside, corral)  # fmt: skip
+                if r < 0:
+                    answer = 0  # the player gets in
+                else:
+                    n_states = _add(work, n, base, moved, t, r, n_states)
+                    if n_states < 0:
+                        answer = 0  # undecided: counts as a way found
+            occ[t] = -1
+            occ[b] = moved
+            if answer != 1:
+                break
+        for z in range(n):
+            occ[states[base + z]] = -1
+        head += 1
+    for q in range(min(abs(n_states), FENCE_STATES)):
+        work[SEEN, work[USED, q]] = 0
+    return answer
+
+
+@uncounted
+def _add(work, n, base, moved, t, low, n_states):
+    """Store the position of ``STATES[base:]`` with box ``moved`` at ``t`` (none: -1) and
+    the player's lowest cell ``low`` as position ``n_states`` unless it is stored
+    already: the positions' count after it, or minus the count when the search is full
+    (:data:`FENCE_STATES`)."""
+    states, seen, keys = work[STATES], work[SEEN], work[KEYS]
+    h = _hash(work[ZOB], states, base, n, moved, t, low)
+    mask = WIDTH - 1
+    s = h & mask
+    while seen[s] != 0:
+        if keys[s] == h and _same(work, seen[s] - 1, n, low):
+            return n_states
+        s = (s + 1) & mask
+    if n_states == FENCE_STATES:
+        return -n_states
+    seen[s] = n_states + 1
+    keys[s] = h
+    work[USED, n_states] = s
+    nbase = n_states * FENCE_BOXES
+    for z in range(n):
+        states[nbase + z] = states[base + z]
+    if moved >= 0:
+        states[nbase + moved] = t
+    work[LOWS, n_states] = low
+    return n_states + 1
+
+
+@uncounted
+def any_lost(low, floor, dead, goal, offsets, corrals, work):
+    """Whether any area off the player's reach, as
+    :func:`grid_envs.sokoban.compiled.pruning.corral` has just labelled them in
+    ``corrals``, is a lost corral (:func:`corral_lost`); False at once when ``work`` is
+    empty (the test is off)."""
+    if work.shape[1] == 0:
+        return False
+    for a in range(corrals[START, corrals.shape[1] - 1]):
+        f0, s0 = corrals[FENCE_START, a], corrals[START, a]
+        if corral_lost(
+            corrals[AREA_FENCE, f0:], corrals[FENCE_START, a + 1] - f0, corrals[CELLS, s0:],
+            corrals[START, a + 1] - s0, low, floor, dead, goal, offsets, work,
+        ):  # fmt: skip
+            return True
+    return False
