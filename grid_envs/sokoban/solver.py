@@ -23,7 +23,10 @@ twice.
 * Deadlocks: dead squares (no goal reachable by pushing), freeze deadlocks (a box that can
   move along neither axis, 2x2 blocks included), bipartite deadlocks (above), and two-box
   deadlocks: a pair of boxes that could not both reach goals were they alone in the room
-  with the player (a table worked out once a room, :mod:`grid_envs.sokoban.compiled.pairs`).
+  with the player (a table worked out once a room, :mod:`grid_envs.sokoban.compiled.pairs`),
+  and corral deadlocks: an area the player cannot reach whose fence of boxes, searched
+  alone, can bring neither every fence box onto a goal nor the player in
+  (:mod:`grid_envs.sokoban.compiled.fences`).
 * PI-corral pruning (Junghanns and Schaeffer; used by YASS and JSoko): when the player cannot
   reach an area fenced by boxes whose only possible pushes go *into* that area, and the
   player can do all those pushes now, some of them must come first in every solution, and

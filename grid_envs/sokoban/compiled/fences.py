@@ -33,7 +33,8 @@ FENCE_BOXES = 16  # a corral fenced by more boxes is not searched
 FENCE_STATES = 1024  # the search gives up, deciding nothing, past this many positions
 WIDTH = 1 << 14  # a row of the working array: FENCE_STATES * FENCE_BOXES
 ENTRY = 32  # a table entry: hash, answer + 1, player, area, count, cells (FENCE_BOXES)
-SLOTS = WIDTH // ENTRY
+TABLE_ROWS = 32  # the rows that hold the table of answers
+SLOTS = TABLE_ROWS * WIDTH // ENTRY
 
 # the rows of the working array (:func:`fence_scratch`); MARK and CHILD_MARK keep their
 # visit stamp in their last entry
@@ -50,9 +51,9 @@ SLOTS = WIDTH // ENTRY
     USED,  # ... and the slots filled, cleared after each search
     FROZEN,  # the freeze test's marks
     INSIDE,  # the corral's cells (its stamp in the last entry)
-    TABLE,  # the answers kept, ENTRY entries a slot
-    N_ROWS,
-) = range(14)
+    TABLE,  # the answers kept, ENTRY entries a slot, from here to the last row
+) = range(13)
+N_ROWS = TABLE + TABLE_ROWS
 
 
 def fence_scratch(size: int, on: bool = True) -> np.ndarray:
@@ -104,10 +105,17 @@ def _hash(zob, cells, base, n, moved, t, low):
 
 
 @uncounted
+def _entry(key):
+    """Where the table keeps the answer for hash ``key``: (row, first entry)."""
+    slot = key & (SLOTS - 1)
+    return TABLE + slot // (WIDTH // ENTRY), slot % (WIDTH // ENTRY) * ENTRY
+
+
+@uncounted
 def _known(work, key, n, low, alow, cells):
     """The kept answer for this corral (0 alive, 1 lost), -1 when none is kept."""
-    at = (key & (SLOTS - 1)) * ENTRY
-    table = work[TABLE]
+    row, at = _entry(key)
+    table = work[row]
     if table[at + 1] == 0 or table[at] != key or table[at + 2] != low:
         return -1
     if table[at + 3] != alow or table[at + 4] != n:
@@ -120,8 +128,9 @@ def _known(work, key, n, low, alow, cells):
 
 @uncounted
 def _keep(work, key, n, low, alow, cells, answer):
-    at = (key & (SLOTS - 1)) * ENTRY
-    table = work[TABLE]
+    """Keep ``answer`` for this corral, over whatever the slot held."""
+    row, at = _entry(key)
+    table = work[row]
     table[at] = key
     table[at + 1] = answer + 1
     table[at + 2] = low
