@@ -60,7 +60,7 @@ from grid_envs.core.machine import available_bytes, gib, resident_bytes
 from grid_envs.sokoban.compiled import CompiledSearch, Features, MemoryLimit, warm_up
 from grid_envs.sokoban.compiled import Room as CompiledRoom
 from grid_envs.sokoban.compiled.features import MAX_PUSHES
-from grid_envs.sokoban.compiled.fences import FENCE_BOXES, FENCE_STATES
+from grid_envs.sokoban.compiled.fences import FENCE_BOXES, FENCE_STATES, fence_scratch
 from grid_envs.sokoban.levels import check_level
 from grid_envs.sokoban.matching import (  # noqa: F401 (the solver's public names)
     BIG,
@@ -735,8 +735,9 @@ class Solver:
                 )
             return searches
         left, room, cells = [memory], self.compiled_room(), bit_cells(boxes)
+        shared = fence_scratch(self.size, fences)  # one for the searches, which take turns
         searches = [
-            CompiledSearch(room, cells, player, w, left, pairs=pairs, fences=fences)
+            CompiledSearch(room, cells, player, w, left, pairs=pairs, fences=shared)
             for w in weights
         ]
         if feature:
@@ -744,7 +745,7 @@ class Solver:
             plan = Features(each_order(areas), macros is not None, fill is not None, box_moves)
             searches.append(
                 CompiledSearch(
-                    room, cells, player, 1.0, left, features=plan, pairs=pairs, fences=fences
+                    room, cells, player, 1.0, left, features=plan, pairs=pairs, fences=shared
                 )
             )
         return searches

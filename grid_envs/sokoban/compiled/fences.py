@@ -33,8 +33,8 @@ FENCE_BOXES = 16  # a corral fenced by more boxes is not searched
 FENCE_STATES = 1024  # the search gives up, deciding nothing, past this many positions
 WIDTH = 1 << 14  # a row of the working array: FENCE_STATES * FENCE_BOXES
 ENTRY = 32  # a table entry: hash, answer + 1, player, area, count, cells (FENCE_BOXES)
-TABLE_ROWS = 32  # the rows that hold the table of answers
-SLOTS = TABLE_ROWS * WIDTH // ENTRY
+TABLE_ROWS = 32  # the most rows that hold the table of answers (a room's: fence_scratch)
+ROW_SLOTS = WIDTH // ENTRY
 
 # the rows of the working array (:func:`fence_scratch`); MARK and CHILD_MARK keep their
 # visit stamp in their last entry
@@ -53,18 +53,28 @@ SLOTS = TABLE_ROWS * WIDTH // ENTRY
     INSIDE,  # the corral's cells (its stamp in the last entry)
     TABLE,  # the answers kept, ENTRY entries a slot, from here to the last row
 ) = range(13)
-N_ROWS = TABLE + TABLE_ROWS
 
 
 def fence_scratch(size: int, on: bool = True) -> np.ndarray:
     """The working array of :func:`corral_lost` for a room of ``size`` cells; with
     ``on`` False an empty one, which turns the test off."""
     if not on:
-        return np.zeros((N_ROWS, 0), np.int64)
-    work = np.zeros((N_ROWS, max(size + 1, WIDTH)), np.int64)
+        return np.zeros((TABLE, 0), np.int64)
+    # the table of answers grows with the room: a small room meets few corrals, and a
+    # solve of one takes milliseconds, which a large table's first writes would double
+    rows = 2
+    while rows < TABLE_ROWS and rows * 20 < size:
+        rows *= 2
+    work = np.zeros((TABLE + rows, max(size + 1, WIDTH)), np.int64)
     work[OCC] = -1
     work[ZOB, :size] = np.random.default_rng(20261204).integers(1, 1 << 62, size)
     return work
+
+
+def fence_work(size: int, fences: bool | np.ndarray) -> np.ndarray:
+    """A search's working array: ``fences`` itself where it is one (shared), else
+    :func:`fence_scratch` on or off."""
+    return fences if isinstance(fences, np.ndarray) else fence_scratch(size, fences)
 
 
 @uncounted
@@ -105,16 +115,17 @@ def _hash(zob, cells, base, n, moved, t, low):
 
 
 @uncounted
-def _entry(key):
-    """Where the table keeps the answer for hash ``key``: (row, first entry)."""
-    slot = key & (SLOTS - 1)
-    return TABLE + slot // (WIDTH // ENTRY), slot % (WIDTH // ENTRY) * ENTRY
+def _entry(work, key):
+    """Where the table keeps the answer for hash ``key``: (row, first entry); its rows
+    are a power of two."""
+    slot = key & ((work.shape[0] - TABLE) * ROW_SLOTS - 1)
+    return TABLE + slot // ROW_SLOTS, slot % ROW_SLOTS * ENTRY
 
 
 @uncounted
 def _known(work, key, n, low, alow, cells):
     """The kept answer for this corral (0 alive, 1 lost), -1 when none is kept."""
-    row, at = _entry(key)
+    row, at = _entry(work, key)
     table = work[row]
     if table[at + 1] == 0 or table[at] != key or table[at + 2] != low:
         return -1
@@ -129,7 +140,7 @@ def _known(work, key, n, low, alow, cells):
 @uncounted
 def _keep(work, key, n, low, alow, cells, answer):
     """Keep ``answer`` for this corral, over whatever the slot held."""
-    row, at = _entry(key)
+    row, at = _entry(work, key)
     table = work[row]
     table[at] = key
     table[at + 1] = answer + 1

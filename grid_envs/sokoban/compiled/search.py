@@ -11,7 +11,7 @@ import numpy as np
 
 from grid_envs.sokoban.compiled.areas import tree_scratch
 from grid_envs.sokoban.compiled.features import MAX_PUSHES, new_cells, path_scratch
-from grid_envs.sokoban.compiled.fences import fence_scratch
+from grid_envs.sokoban.compiled.fences import fence_work
 from grid_envs.sokoban.compiled.loop import (
     BEST_H,
     EXHAUSTED,
@@ -113,11 +113,13 @@ class CompiledSearch:
     Its arrays start small and grow when full (:meth:`_grow`); ``memory`` (bytes, shared by
     the searches of one solve as a one-item list of what is left) bounds them: growth that
     would pass it raises :class:`MemoryLimit` instead, and :meth:`release` hands a stopped
-    search's bytes back."""
+    search's bytes back. ``fences`` turns the corral deadlock test (:mod:`.fences`) on or
+    off, or is its working array, which the searches of one solve share (they take turns,
+    and share its table of answers so)."""
 
     def __init__(self, room: Room, cells: list[int], player: int, weight: float,
                  memory: list[int], capacity: int = 4096, features: Features | None = None,
-                 pairs: bool = True, fences: bool = True) -> None:  # fmt: skip
+                 pairs: bool = True, fences: bool | np.ndarray = True) -> None:  # fmt: skip
         wkey = weight_key(weight)
         self.room = room
         self.pairs = room.pairs if pairs else room.no_pairs
@@ -133,7 +135,7 @@ class CompiledSearch:
             np.full(size, -1, np.int64), np.zeros(size, np.int64), tree_scratch(size),
             np.zeros(size, np.uint8),
         )  # fmt: skip
-        self.corral, self.fences = corral_scratch(size), fence_scratch(size, on=fences)
+        self.corral, self.fences = corral_scratch(size), fence_work(size, fences)
         orders = features.orders if features is not None else []
         goal_area = np.full(size, -1, np.int64)
         for a, goals in enumerate(orders):
