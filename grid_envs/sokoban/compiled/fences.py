@@ -25,6 +25,7 @@ from grid_envs.sokoban.compiled.pruning import (
     CELLS,
     FENCE_START,
     START,
+    flood,
     freeze_deadlock,
     sort_few,
 )
@@ -50,9 +51,8 @@ ROW_SLOTS = WIDTH // ENTRY
     KEYS,  # ... their hashes,
     USED,  # ... and the slots filled, cleared after each search
     FROZEN,  # the freeze test's marks
-    INSIDE,  # the corral's cells (its stamp in the last entry)
     TABLE,  # the answers kept, ENTRY entries a slot, from here to the last row
-) = range(13)
+) = range(12)
 
 
 def fence_scratch(size: int, on: bool = True) -> np.ndarray:
@@ -78,29 +78,15 @@ def fence_work(size: int, fences: bool | np.ndarray) -> np.ndarray:
 
 
 @uncounted
-def _reach(start, floor, occ, mark, stamp, queue, offsets, inside, corral):
+def _reach(start, floor, occ, mark, stamp, queue, offsets, cells, n_cells):
     """Flood the player's area from ``start`` among the fence boxes (``occ``), marking it
-    ``stamp``: its lowest cell, or -1 as soon as it enters the corral (``inside ==
-    corral``), its own cell included (a push from the fence leaves the player on the cell
-    its box left)."""
-    if inside[start] == corral:
-        return -1
-    mark[start] = stamp
-    queue[0] = start
-    head, tail, low = 0, 1, start
-    while head < tail:
-        c = queue[head]
-        head += 1
-        for k in range(4):
-            n = c + offsets[k]
-            if floor[n] and occ[n] < 0 and mark[n] != stamp:
-                if inside[n] == corral:
-                    return -1
-                mark[n] = stamp
-                queue[tail] = n
-                tail += 1
-                if n < low:
-                    low = n
+    ``stamp``: its lowest cell, or -1 where it holds a cell of the corral
+    (``cells[:n_cells]``), ``start`` included (a push from the fence leaves the player on
+    the cell its box left)."""
+    low = flood(start, floor, occ, mark, stamp, queue, offsets)
+    for q in range(n_cells):
+        if mark[cells[q]] == stamp:
+            return -1
     return low
 
 
@@ -177,7 +163,7 @@ def corral_lost(fence, n, cells, n_cells, low, floor, dead, goal, offsets, work)
         on += goal[fence[z]] >= 0
     if on == n:
         return False
-    states, inside, last = work[STATES], work[INSIDE], work.shape[1] - 1
+    states = work[STATES]
     for z in range(n):
         states[z] = fence[z]
     sort_few(states, n)
@@ -187,26 +173,22 @@ def corral_lost(fence, n, cells, n_cells, low, floor, dead, goal, offsets, work)
     key = _hash(work[ZOB], states, 0, n, -1, 0, low) ^ work[ZOB, alow] * 5
     answer = _known(work, key, n, low, alow, states)
     if answer < 0:
-        inside[last] += 1
-        for q in range(n_cells):
-            inside[cells[q]] = inside[last]
-        answer = _search(n, low, floor, dead, goal, offsets, work)
+        answer = _search(n, cells, n_cells, low, floor, dead, goal, offsets, work)
         _keep(work, key, n, low, alow, states, answer)
     return answer == 1
 
 
 @uncounted
-def _search(n, low, floor, dead, goal, offsets, work):
+def _search(n, cells, n_cells, low, floor, dead, goal, offsets, work):
     """The breadth-first search of :func:`corral_lost` from the fence in ``STATES``'s
-    first row, the corral marked in ``INSIDE``: 1 where it runs out of positions (lost),
-    0 where it finds a way or gives up."""
+    first row, the corral's cells ``cells[:n_cells]``: 1 where it runs out of positions
+    (lost), 0 where it finds a way or gives up."""
     states, lows, occ, mark = work[STATES], work[LOWS], work[OCC], work[MARK]
-    inside, last = work[INSIDE], work.shape[1] - 1
-    corral = inside[last]
+    last = work.shape[1] - 1
     for z in range(n):
         occ[states[z]] = z
     mark[last] += 1
-    start = _reach(low, floor, occ, mark, mark[last], work[QUEUE], offsets, inside, corral)
+    start = _reach(low, floor, occ, mark, mark[last], work[QUEUE], offsets, cells, n_cells)
     for z in range(n):
         occ[states[z]] = -1
     if start < 0:
@@ -220,7 +202,7 @@ def _search(n, low, floor, dead, goal, offsets, work):
             occ[states[base + z]] = z
         mark[last] += 1
         stamp = mark[last]
-        _reach(lows[head], floor, occ, mark, stamp, work[QUEUE], offsets, inside, corral)
+        flood(lows[head], floor, occ, mark, stamp, work[QUEUE], offsets)
         for q in range(4 * n):
             moved, d = q >> 2, q & 3
             b = states[base + moved]
@@ -237,7 +219,7 @@ def _search(n, low, floor, dead, goal, offsets, work):
             elif not freeze_deadlock(floor, dead, goal, -offsets[0], occ, t, work[FROZEN]):
                 work[CHILD_MARK, last] += 1
                 r = _reach(b, floor, occ, work[CHILD_MARK], work[CHILD_MARK, last],
-                           work[QUEUE], offsets, inside, corral)  # fmt: skip
+                           work[QUEUE], offsets, cells, n_cells)  # fmt: skip
                 if r < 0:
                     answer = 0  # the player gets in
                 else:
