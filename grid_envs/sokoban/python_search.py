@@ -33,9 +33,13 @@ class Solver(Protocol):
     def _flood(self, seed: int, free: int) -> int: ...
     def _around(self, x: int) -> int: ...
 
-    def _pi_corral(self, boxes: int, reach: int, free: int) -> list[tuple[int, int]] | None: ...
+    def corrals(self, reach: int, free: int) -> list[int]: ...
 
-    def corrals_lost(self, boxes: int, reach: int, free: int) -> bool: ...
+    def _pi_corral(
+        self, boxes: int, reach: int, comps: list[int]
+    ) -> list[tuple[int, int]] | None: ...
+
+    def corrals_lost(self, boxes: int, reach: int, comps: list[int]) -> bool: ...
 
     def freeze_deadlock(self, boxes: int, cell: int) -> bool: ...
 
@@ -205,8 +209,9 @@ class _Search:
             closed.add((bx, pl))
             self.expanding = (bx, reach)
             self.expanded += 1
-            restricted = s._pi_corral(bx, reach, free)
-            if restricted != [] and self.fences and s.corrals_lost(bx, reach, free):
+            corrals = s.corrals(reach, free)
+            restricted = s._pi_corral(bx, reach, corrals)
+            if restricted != [] and self.fences and s.corrals_lost(bx, reach, corrals):
                 restricted = []
             if restricted is not None:
                 paths: list[tuple[tuple[int, int], ...]] = [((b, d),) for b, d in restricted]

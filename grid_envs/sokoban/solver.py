@@ -333,16 +333,21 @@ class Solver:
         return False
 
     # ------------------------------------------------------- PI-corrals
-    def _pi_corral(self, boxes: int, reach: int, free: int) -> list[tuple[int, int]] | None:
-        """Pushes of the smallest PI-corral; [] for a corral deadlock; None if none applies."""
-        rest = free & ~reach
-        if not rest:
-            return None
-        comps = []
+    def corrals(self, reach: int, free: int) -> list[int]:
+        """The areas of ``free`` floor off the player's area ``reach``, lowest cell first:
+        what :meth:`_pi_corral` and :meth:`corrals_lost` test (worked out once a state)."""
+        rest, comps = free & ~reach, []
         while rest:
             comp = self._flood(rest & -rest, rest)
             comps.append(comp)
             rest &= ~comp
+        return comps
+
+    def _pi_corral(self, boxes: int, reach: int, comps: list[int]) -> list[tuple[int, int]] | None:
+        """Pushes of the smallest PI-corral among the areas ``comps`` (:meth:`corrals`);
+        [] for a corral deadlock; None if none applies."""
+        if not comps:
+            return None
         best: list[tuple[int, int]] | None = None
         tried: set[int] = set()
         for comp in comps:
@@ -395,17 +400,11 @@ class Solver:
             unsolved = (barrier & ~self.goal_bb) or (area & self.goal_bb)
             return pushes if unsolved else None
 
-    def corrals_lost(self, boxes: int, reach: int, free: int) -> bool:
-        """Whether an area of ``free`` floor off the player's area ``reach`` is a lost
-        corral (:meth:`corral_lost`), the areas taken lowest cell first."""
-        rest = free & ~reach
+    def corrals_lost(self, boxes: int, reach: int, comps: list[int]) -> bool:
+        """Whether one of the areas ``comps`` off the player's area ``reach``
+        (:meth:`corrals`) is a lost corral (:meth:`corral_lost`)."""
         low = (reach & -reach).bit_length() - 1
-        while rest:
-            area = self._flood(rest & -rest, rest)
-            if self.corral_lost(area, boxes, low):
-                return True
-            rest &= ~area
-        return False
+        return any(self.corral_lost(area, boxes, low) for area in comps)
 
     def corral_lost(self, area: int, boxes: int, low: int) -> bool:
         """Whether the corral ``area`` is lost: a search of the pushes of the boxes beside

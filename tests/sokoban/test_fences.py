@@ -70,8 +70,8 @@ def test_a_corral_the_fence_search_proves_lost() -> None:
     rule (dead squares, freeze, pairs, the PI-corral's pushes) says so."""
     (level,) = parse_xsb(LOST)
     solver, boxes, reach, free = _position(level)
-    assert solver._pi_corral(boxes, reach, free)  # the PI-corral has pushes
-    assert solver.corrals_lost(boxes, reach, free)
+    assert solver._pi_corral(boxes, reach, solver.corrals(reach, free))  # the PI-corral has pushes
+    assert solver.corrals_lost(boxes, reach, solver.corrals(reach, free))
     assert _compiled_lost(solver, boxes, reach)
     assert min_pushes(level) is None
     on = solve(level, mode="optimal", max_seconds=30)
@@ -87,7 +87,7 @@ def test_a_lost_corral_is_lost_and_both_engines_say_so() -> None:
     lost = checked = 0
     for level in _layouts(7, 7, 3, seed=5, count=120):
         solver, boxes, reach, free = _position(level)
-        answer = solver.corrals_lost(boxes, reach, free)
+        answer = solver.corrals_lost(boxes, reach, solver.corrals(reach, free))
         assert _compiled_lost(solver, boxes, reach) == answer
         if answer:
             assert min_pushes(level) is None
@@ -101,7 +101,7 @@ def test_the_engines_agree_on_larger_rooms() -> None:
     fired = 0
     for level in _layouts(10, 10, 6, seed=8, count=150):
         solver, boxes, reach, free = _position(level)
-        answer = solver.corrals_lost(boxes, reach, free)
+        answer = solver.corrals_lost(boxes, reach, solver.corrals(reach, free))
         assert _compiled_lost(solver, boxes, reach) == answer
         fired += answer
     assert fired >= 5

@@ -190,7 +190,7 @@ def test_pi_corral_restricts_to_pushes_into_the_corral() -> None:
     boxes = sum(1 << int(i) for i in np.flatnonzero(level.boxes.ravel()))
     free = s.floor_bb & ~boxes
     reach = s._flood(1 << (level.player[0] * cols + level.player[1]), free)
-    pushes = s._pi_corral(boxes, reach, free)
+    pushes = s._pi_corral(boxes, reach, s.corrals(reach, free))
     assert pushes is not None
     assert sorted((divmod(b, cols), d) for b, d in pushes) == [((1, 4), 2), ((3, 3), 2)]
     assert solve(level, mode="optimal").pushes == min_pushes(level) == 5

@@ -233,7 +233,7 @@ def _search(n, cells, n_cells, low, floor, dead, goal, offsets, work):
         for z in range(n):
             occ[states[base + z]] = -1
         head += 1
-    for q in range(min(abs(n_states), FENCE_STATES)):
+    for q in range(abs(n_states)):
         work[SEEN, work[USED, q]] = 0
     return answer
 
