@@ -288,7 +288,10 @@ class _FeatureSearch(_Search):
     cycling through the cells keeps other directions alive where one best-first queue
     sinks into a plateau. With ``box_moves`` the search counts box moves, as FESS does,
     not pushes: a push of the box the state's own move pushed goes on with that move and
-    costs nothing, so a box taken several cells out of the way costs what one push does."""
+    costs nothing, so a box taken several cells out of the way costs what one push does.
+    With ``pushes`` it counts pushes as well: a push that is not advised costs one more
+    (one for the box the state's own move pushed, two for another), so a box taken ``k``
+    cells costs ``k + 1``."""
 
     feature = 1
 
@@ -304,9 +307,11 @@ class _FeatureSearch(_Search):
         pairs: bool = True,
         box_moves: bool = True,
         fences: bool = True,
+        pushes: bool = False,
     ) -> None:
         self.prefixes = _prefixes(packing)
         self.box_moves = box_moves
+        self.count_pushes = pushes
         self.moved = -1  # the cell where the expanding state's move left its box
         self.cells: dict[tuple[int, int], list[tuple[int, int, int, int, int, int]]] = {}
         self.keys: list[tuple[int, int]] = []  # the non-empty cells' keys, best first
@@ -329,10 +334,9 @@ class _FeatureSearch(_Search):
     def _add(self, h: int, g: int, boxes: int, player: int) -> None:
         key = self.features(boxes)
         (packed, areas), cost = self.current
-        advised = (
-            key[0] < packed or key[1] < areas or (self.moved >= 0 and not (boxes >> self.moved) & 1)
-        )
-        cost += not advised
+        if not (key[0] < packed or key[1] < areas):  # advised: it packs or joins areas
+            same_box = self.moved >= 0 and not (boxes >> self.moved) & 1
+            cost += (not same_box) + self.count_pushes
         cell = self.cells.get(key)
         if cell is None:
             cell = self.cells[key] = []

@@ -89,8 +89,8 @@ BOLD_SLICES = 2
 # what the searches add to plain best-first search (pair- and corral-deadlocks: both
 # modes; the rest: ``fast``), each of which can be left out
 TECHNIQUES = (
-    "feature-search", "goal-macros", "packing-advice", "box-moves", "box-routes",
-    "pair-deadlocks", "corral-deadlocks",
+    "feature-search", "second-feature-search", "goal-macros", "packing-advice", "box-moves",
+    "box-routes", "pair-deadlocks", "corral-deadlocks",
 )  # fmt: skip
 # the weighted searches run compiled (the default) or in pure Python: the same states in
 # the same order, the second kept to measure the first against and to check it
@@ -707,8 +707,10 @@ class Solver:
         self, boxes: int, player: int, h0: int, mode: str, without: Collection[str],
         engine: str, memory: int,
     ) -> list[_Search | CompiledSearch]:  # fmt: skip
-        """The searches of a mode: the weighted ones, then (``fast``) the feature search,
-        compiled or in pure Python; the compiled ones share ``memory`` bytes."""
+        """The searches of a mode: the weighted ones, then (``fast``) the feature searches,
+        compiled or in pure Python; the compiled ones share ``memory`` bytes. Of the two
+        feature searches the first counts box moves, the second pushes as well: which
+        solves a level first differs from level to level, as with the weights."""
         weights = FAST_WEIGHTS if mode == "fast" else (1.0,)
         starts = 0 if "box-routes" in without else boxes
         order = self.packing_order(player, starts) if mode == "fast" else None
@@ -721,17 +723,20 @@ class Solver:
         pairs = "pair-deadlocks" not in without
         fences = "corral-deadlocks" not in without
         box_moves = "box-moves" not in without
+        # a feature search counting box moves, and one counting pushes as well
+        counts = (False, True)[: 1 + ("second-feature-search" not in without)] if feature else ()
         if engine == "python":
             searches: list[_Search | CompiledSearch] = [
                 _Search(self, boxes, player, h0, w, pairs=pairs, fences=fences) for w in weights
             ]
-            if feature:  # last: where the others solve a level as fast, theirs is shorter
-                assert areas is not None
-                searches.append(
-                    _FeatureSearch(
-                        self, boxes, player, h0, areas, macros, fill, pairs, box_moves, fences
-                    )
+            # last: where the others solve a level as fast, theirs is shorter
+            searches += [
+                _FeatureSearch(
+                    self, boxes, player, h0, areas, macros, fill, pairs, box_moves, fences, p
                 )
+                for p in counts
+                if areas is not None
+            ]
             return searches
         left, room, cells = [memory], self.compiled_room(), bit_cells(boxes)
         shared = fence_scratch(self.size, fences)  # one for the searches, which take turns
@@ -739,14 +744,17 @@ class Solver:
             CompiledSearch(room, cells, player, w, left, pairs=pairs, fences=shared)
             for w in weights
         ]
-        if feature:
-            assert areas is not None
-            plan = Features(each_order(areas), macros is not None, fill is not None, box_moves)
-            searches.append(
-                CompiledSearch(
-                    room, cells, player, 1.0, left, features=plan, pairs=pairs, fences=shared
-                )
+        plans = [
+            Features(each_order(areas), macros is not None, fill is not None, box_moves, p)
+            for p in counts
+            if areas is not None
+        ]
+        searches += [
+            CompiledSearch(
+                room, cells, player, 1.0, left, features=plan, pairs=pairs, fences=shared
             )
+            for plan in plans
+        ]
         return searches
 
     def _portfolio(

@@ -342,23 +342,25 @@ def test_compiled_searches_take_larger_turns_and_engines_are_checked(
 @pytest.mark.parametrize(
     "advice",
     [
-        (True, True, True, True, True),
-        (False, True, True, True, True),
-        (True, False, True, True, True),
-        (True, True, False, True, True),
-        (True, True, True, False, True),
-        (True, True, True, True, False),
+        (True, True, True, True, True, False),
+        (False, True, True, True, True, False),
+        (True, False, True, True, True, False),
+        (True, True, False, True, True, False),
+        (True, True, True, False, True, False),
+        (True, True, True, True, False, False),
+        (True, True, True, True, True, True),
+        (True, True, True, False, True, True),
     ],
 )
 def test_the_compiled_feature_search_expands_what_the_python_one_expands(
-    advice: tuple[bool, bool, bool, bool, bool],
+    advice: tuple[bool, bool, bool, bool, bool, bool],
 ) -> None:
     """The feature search (FESS's cells, goal macros, packing advice, the two-box
-    deadlocks, box moves counted, the corral deadlocks), compiled: the same states, the
-    same counts, the same pushes as the Python search."""
+    deadlocks, box moves counted, the corral deadlocks, pushes counted as well), compiled:
+    the same states, the same counts, the same pushes as the Python search."""
     from grid_envs.sokoban.solver import _FeatureSearch
 
-    macros, fill, pairs, box_moves, fences = advice
+    macros, fill, pairs, box_moves, fences, pushes = advice
     compared = 0
     for level in _levels():
         solver = solver_for(level.floor, level.goals)
@@ -370,9 +372,9 @@ def test_the_compiled_feature_search_expands_what_the_python_one_expands(
         h0 = solver.lower_bound(boxes)
         python = _FeatureSearch(
             solver, boxes, player, h0, areas, areas if macros else None, areas if fill else None,
-            pairs, box_moves, fences,
+            pairs, box_moves, fences, pushes,
         )  # fmt: skip
-        plan = cs.Features(each_order(areas), macros, fill, box_moves)
+        plan = cs.Features(each_order(areas), macros, fill, box_moves, pushes)
         compiled = cs.CompiledSearch(
             solver.compiled_room(), bit_cells(boxes), player, 1.0, [1 << 40], capacity=64,
             features=plan, pairs=pairs, fences=fences,

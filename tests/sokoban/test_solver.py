@@ -388,11 +388,17 @@ def test_a_goal_macro_is_offered_besides_the_push_not_instead() -> None:
     assert rest | 1 << corner in children  # and the macro on to the first slot
 
 
-@pytest.mark.parametrize("box_moves", [True, False])
-def test_the_feature_search_counts_box_moves_not_pushes(box_moves: bool) -> None:
+@pytest.mark.parametrize(
+    ("box_moves", "pushes", "costs"),
+    [(True, False, (2, 2)), (False, False, (2, 3)), (True, True, (4, 5)), (False, True, (4, 6))],
+)
+def test_the_feature_search_counts_box_moves_not_pushes(
+    box_moves: bool, pushes: bool, costs: tuple[int, int]
+) -> None:
     """A push of the box the state's own move pushed costs nothing in the feature search
     (it neither packs nor joins areas here); without box moves it costs one, as any
-    other push that is not advised."""
+    other push that is not advised. Counting pushes as well adds one to every such push
+    (the second feature search of ``fast`` mode)."""
     from grid_envs.sokoban.solver import _bits, _FeatureSearch
 
     (level,) = parse_xsb("#######\n#@$  .#\n#######")
@@ -401,12 +407,16 @@ def test_the_feature_search_counts_box_moves_not_pushes(box_moves: bool) -> None
     boxes, player = _bits([cols + 2]), cols + 1
     areas = solver.area_orders(solver.packing_order(player, boxes))
     h0 = solver.lower_bound(boxes)
-    search = _FeatureSearch(solver, boxes, player, h0, areas, pairs=False, box_moves=box_moves)
-    assert search.run(1) == "open"  # the start (cost 1): one push, which costs one
-    assert [entry[0] for cell in search.cells.values() for entry in cell] == [2]
+    search = _FeatureSearch(
+        solver, boxes, player, h0, areas, pairs=False, box_moves=box_moves, pushes=pushes
+    )
+    # the start (cost 1; 2 with pushes counted, a constant the order of states ignores): one
+    # push, of a box not yet moved
+    assert search.run(1) == "open"
+    assert [entry[0] for cell in search.cells.values() for entry in cell] == [costs[0]]
     assert search.run(1) == "open"  # that push's child: the same box, pushed on
     (entry,) = [entry for cell in search.cells.values() for entry in cell]
-    assert entry[0] == (2 if box_moves else 3)
+    assert entry[0] == costs[1]
     assert entry[4] == _bits([cols + 4])
 
 
@@ -434,18 +444,20 @@ def test_the_bold_searches_take_two_turns_and_the_near_greedy_one_stops_early(
     run = module._Search.run
 
     def counted(self: module._Search, budget: int) -> str:
-        turns.append((type(self).__name__, self.weight, budget))
+        name = f"{type(self).__name__}{getattr(self, 'count_pushes', '')}"
+        turns.append((name, self.weight, budget))
         outcome = run(self, budget)
         return "open" if outcome == "solved" else outcome
 
     def share(name: str, weight: float) -> int:
-        bold = name == "_FeatureSearch" or weight > module.GREEDY_WEIGHT
+        bold = name.startswith("_FeatureSearch") or weight > module.GREEDY_WEIGHT
         return module._SLICE * (module.BOLD_SLICES if bold else 1)
 
     monkeypatch.setattr(module._Search, "run", counted)
     (level,) = parse_xsb(GOAL_ROOM)
-    everyone = {("_Search", w) for w in module.FAST_WEIGHTS} | {("_FeatureSearch", 1.0)}
-    assert len(everyone) == 3 and module.BOLD_SLICES == 2
+    feature = {("_FeatureSearchFalse", 1.0), ("_FeatureSearchTrue", 1.0)}  # box moves; pushes
+    everyone = {("_Search", w) for w in module.FAST_WEIGHTS} | feature
+    assert len(everyone) == 4 and module.BOLD_SLICES == 2
 
     # the pure-Python engine: every search is a _Search (the compiled one's turns are
     # tested in test_compiled_search.py)

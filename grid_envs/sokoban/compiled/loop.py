@@ -469,8 +469,9 @@ def run(
     ``feature`` 0 is a weighted best-first search on ``queue`` (:mod:`.queue`); 1 the
     feature search on ``cells`` (with goal macros when ``feature & 2``, the packing advice
     when ``feature & 4``, a push of the box the state's own move pushed costing nothing
-    when ``feature & 8``), whose moves of many pushes go to ``pool`` (:func:`_move`) and
-    whose features come from ``fs``.
+    when ``feature & 8``, and with ``feature & 16`` every push that is not advised costing
+    one more: pushes counted as well as box moves), whose moves of many pushes go to
+    ``pool`` (:func:`_move`) and whose features come from ``fs``.
     ``pairs`` is the room's table of two-box deadlocks (:mod:`.pairs`; empty: none),
     ``fences`` the corral deadlock test's working array (:mod:`.fences`; empty: none). A
     state with no push (a lost corral) gets no move of many pushes either.
@@ -660,11 +661,11 @@ def run(
             counters[GENERATED] += 1
             if feature:
                 child_packed = ng - child_cell // (size + 1)
-                advised = (
-                    child_packed > here_packed or child_cell % (size + 1) < here_areas
-                    or b == moved
-                )  # fmt: skip
-                cost = here_cost + (0 if advised else 1)
+                advised = child_packed > here_packed or child_cell % (size + 1) < here_areas
+                # not advised: one unless the same box goes on, and one more for any push
+                # where pushes are counted too
+                extra = (b != moved) + (feature >> 4 & 1)
+                cost = here_cost if advised else here_cost + extra
                 cell_push(
                     heaps, sizes, keys, counters, NKEYS, TURN, child_cell, (cost << 32) | total,
                     entry_order(child_g, counters[GENERATED]), row,

@@ -78,13 +78,16 @@ class Room:
 class Features(NamedTuple):
     """What the feature search is given: each goal area's goals in the order the packing
     fills them (areas in the order their first goal comes in the packing order), the
-    moves of many pushes it offers, and whether it counts box moves (a push of the box that
-    the state's own move pushed costs nothing)."""
+    moves of many pushes it offers, whether it counts box moves (a push of the box that
+    the state's own move pushed costs nothing) and whether it counts pushes as well (with
+    ``pushes``, a push that is not advised costs one more: one for the box the state's own
+    move pushed, two for another box)."""
 
     orders: list[list[int]]
     goal_macros: bool
     packing_advice: bool
     box_moves: bool = True
+    pushes: bool = False
 
 
 # what an array holds where no state is stored yet, where it is not 0: ``slot_of`` -1 (not
@@ -152,7 +155,7 @@ class CompiledSearch:
         if features is not None:
             self.feature = (
                 1 | 2 * features.goal_macros | 4 * features.packing_advice
-                | 8 * features.box_moves
+                | 8 * features.box_moves | 16 * features.pushes
             )  # fmt: skip
         ncells = (room.cost_of.shape[1] + 1) * (size + 1) if features is not None else 1
         self.cells = (new_cells(ncells), np.zeros(ncells, np.int64), np.zeros(ncells, np.int64))
