@@ -719,12 +719,14 @@ class Solver:
         # searches macros only widened the tree (Microban 111: twice the states)
         macros = None if "goal-macros" in without else areas
         fill = None if "packing-advice" in without else areas
-        feature = areas is not None and "feature-search" not in without
         pairs = "pair-deadlocks" not in without
         fences = "corral-deadlocks" not in without
         box_moves = "box-moves" not in without
-        # a feature search counting box moves, and one counting pushes as well
-        counts = (False, True)[: 1 + ("second-feature-search" not in without)] if feature else ()
+        # the feature searches, by whether they count pushes as well as box moves
+        counts: tuple[bool, ...] = ()
+        if areas is not None and "feature-search" not in without:
+            counts = (False,) if "second-feature-search" in without else (False, True)
+        packing = areas or {}
         if engine == "python":
             searches: list[_Search | CompiledSearch] = [
                 _Search(self, boxes, player, h0, w, pairs=pairs, fences=fences) for w in weights
@@ -732,10 +734,9 @@ class Solver:
             # last: where the others solve a level as fast, theirs is shorter
             searches += [
                 _FeatureSearch(
-                    self, boxes, player, h0, areas, macros, fill, pairs, box_moves, fences, p
+                    self, boxes, player, h0, packing, macros, fill, pairs, box_moves, fences, p
                 )
                 for p in counts
-                if areas is not None
             ]
             return searches
         left, room, cells = [memory], self.compiled_room(), bit_cells(boxes)
@@ -744,17 +745,15 @@ class Solver:
             CompiledSearch(room, cells, player, w, left, pairs=pairs, fences=shared)
             for w in weights
         ]
-        plans = [
-            Features(each_order(areas), macros is not None, fill is not None, box_moves, p)
-            for p in counts
-            if areas is not None
-        ]
         searches += [
             CompiledSearch(
-                room, cells, player, 1.0, left, features=plan, pairs=pairs, fences=shared
+                room, cells, player, 1.0, left, pairs=pairs, fences=shared,
+                features=Features(
+                    each_order(packing), macros is not None, fill is not None, box_moves, p
+                ),
             )
-            for plan in plans
-        ]
+            for p in counts
+        ]  # fmt: skip
         return searches
 
     def _portfolio(
