@@ -334,7 +334,7 @@ class _FeatureSearch(_Search):
     def _add(self, h: int, g: int, boxes: int, player: int) -> None:
         key = self.features(boxes)
         (packed, areas), cost = self.current
-        if not (key[0] < packed or key[1] < areas):  # advised: it packs or joins areas
+        if not (key[0] < packed or key[1] < areas):  # not advised: neither packs nor joins
             same_box = self.moved >= 0 and not (boxes >> self.moved) & 1
             cost += (not same_box) + self.count_pushes
         cell = self.cells.get(key)

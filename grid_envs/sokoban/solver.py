@@ -35,15 +35,15 @@ twice.
   conservative: a push that a move elsewhere could enable voids the corral.
 
 Modes: ``optimal`` (A*, fewest pushes) and ``fast`` (a portfolio of weighted best-first
-searches on the same bound with the same pruning, interleaved, and a search in feature
-space after FESS with packing advice and goal macros: moves of many pushes that fill the
-goal areas in a packing order worked out backwards along the routes the boxes can come
-in by; it counts box moves, not pushes, as FESS does; solutions need not be shortest;
-each technique can be left out, :data:`TECHNIQUES`; the near-greedy search and the
-feature search take two turns to the A*-like search's one, and after
-:data:`EARLY_SECONDS` the near-greedy search stops). Both honour a time and a node limit
-and answer ``solved``, ``unsolvable`` (the space was exhausted; every pruning rule is
-sound) or ``gave_up`` (a time, node or memory limit, or Ctrl-C).
+searches on the same bound with the same pruning, interleaved, and two searches in
+feature space after FESS with packing advice and goal macros: moves of many pushes that
+fill the goal areas in a packing order worked out backwards along the routes the boxes
+can come in by; one counts box moves, not pushes, as FESS does, the other pushes as well;
+solutions need not be shortest; each technique can be left out, :data:`TECHNIQUES`; the
+near-greedy search and the feature searches take two turns to the A*-like search's one,
+and after :data:`EARLY_SECONDS` the near-greedy search stops). Both honour a time and a
+node limit and answer ``solved``, ``unsolvable`` (the space was exhausted; every pruning
+rule is sound) or ``gave_up`` (a time, node or memory limit, or Ctrl-C).
 """
 
 from __future__ import annotations
