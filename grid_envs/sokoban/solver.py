@@ -40,8 +40,9 @@ feature space after FESS with packing advice and goal macros: moves of many push
 fill the goal areas in a packing order worked out backwards along the routes the boxes
 can come in by; one counts box moves, not pushes, as FESS does, the other pushes as well;
 solutions need not be shortest; each technique can be left out, :data:`TECHNIQUES`; the
-near-greedy search and the feature searches take two turns to the A*-like search's one,
-and after :data:`EARLY_SECONDS` the near-greedy search stops). Both honour a time and a
+near-greedy search and the feature searches take two turns to the A*-like search's one;
+after :data:`EARLY_SECONDS` the near-greedy search stops, and where feature searches run,
+the A*-like one too). Both honour a time and a
 node limit and answer ``solved``, ``unsolvable`` (the space was exhausted; every pruning
 rule is sound) or ``gave_up`` (a time, node or memory limit, or Ctrl-C).
 """
@@ -82,7 +83,8 @@ FAST_WEIGHTS = (8.0, 1.2)
 _SLICE = 64  # states one search expands before the next one takes a turn
 # The near-greedy search and the feature search take BOLD_SLICES slices a turn, the A*-like
 # search one: it finishes few levels first, and those early. The near-greedy search cracks
-# a level early or not at all (docs/sokoban-solver.md): after EARLY_SECONDS it stops.
+# a level early or not at all (docs/sokoban-solver.md): after EARLY_SECONDS it stops, and
+# where feature searches run the A*-like search stops too.
 EARLY_SECONDS = 10.0
 GREEDY_WEIGHT = 2.0  # searches weighted above this are the near-greedy ones
 BOLD_SLICES = 2
@@ -765,12 +767,14 @@ class Solver:
         or a limit (time, nodes, memory, Ctrl-C) ends the solve."""
         expanded = generated = 0
         shown = start
+        # where feature searches run, every weighted search stops after EARLY_SECONDS
+        features = any(search.feature > 0 for search in searches)
         try:
             while True:
                 late = time.perf_counter() - start > EARLY_SECONDS
                 for search in searches:
                     greedy = search.feature == 0 and search.weight > GREEDY_WEIGHT
-                    if late and greedy:
+                    if late and (greedy or (features and search.feature == 0)):
                         search.release()  # it stops for good: its memory goes to the others
                         continue
                     bold = greedy or search.feature > 0

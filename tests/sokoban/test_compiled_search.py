@@ -281,7 +281,7 @@ def test_a_released_search_hands_its_memory_to_the_others(monkeypatch: pytest.Mo
     assert left[0] == 1 << 30 and search.nbytes == 0 and search.expanded == expanded
     with pytest.raises(RuntimeError, match="released"):
         search.run(1)
-    # in a solve, the near-greedy search is released once it stops for good
+    # in a solve, the weighted searches are released once they stop for good
     released: list[float] = []
     release = cs.CompiledSearch.release
 
@@ -292,6 +292,9 @@ def test_a_released_search_hands_its_memory_to_the_others(monkeypatch: pytest.Mo
     monkeypatch.setattr(cs.CompiledSearch, "release", counted)
     monkeypatch.setattr(module, "EARLY_SECONDS", -1.0)
     solve(level, mode="fast", max_seconds=0.3)
+    assert sorted(released) == sorted(module.FAST_WEIGHTS)  # feature searches run on
+    released.clear()
+    solve(level, mode="fast", max_seconds=0.3, without=("feature-search",))
     greedy = {w for w in module.FAST_WEIGHTS if w > module.GREEDY_WEIGHT}
     assert released and set(released) == greedy
 

@@ -431,11 +431,12 @@ def test_techniques_can_be_left_out_and_unknown_names_are_refused() -> None:
         solve(level, without=("goal-macro",))
 
 
-def test_the_bold_searches_take_two_turns_and_the_near_greedy_one_stops_early(
+def test_the_bold_searches_take_two_turns_and_the_weighted_ones_stop_early(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The near-greedy and the feature search take ``BOLD_SLICES`` slices a turn, the
-    A*-like search one; past ``EARLY_SECONDS`` the near-greedy search gets no more turns.
+    A*-like search one; past ``EARLY_SECONDS`` the weighted searches get no more turns
+    where feature searches run, and the near-greedy one alone stops where none does.
     (The searches are kept from reporting success, so turns go on until one runs out of
     states.)"""
     from grid_envs.sokoban import solver as module
@@ -476,13 +477,18 @@ def test_the_bold_searches_take_two_turns_and_the_near_greedy_one_stops_early(
     monkeypatch.setattr(module._Search, "release", counted_release)
     monkeypatch.setattr(module, "EARLY_SECONDS", -1.0)
     solve(level, max_seconds=0.2, engine="python")
-    # the near-greedy search stops for good, and drops its tables for the others
+    # the weighted searches stop for good, and drop their tables for the feature searches
+    assert {(s.feature, s.weight) for s in released} == {(0, w) for w in module.FAST_WEIGHTS}
+    assert all(not s.parent and not s.heap and not s.best_g for s in released)
+    assert {(name, weight) for name, weight, _ in turns} == feature
+    assert all(budget == share(name, weight) for name, weight, budget in turns)
+
+    # without a feature search, the near-greedy search alone stops
+    turns.clear()
+    released.clear()
+    solve(level, max_seconds=0.2, engine="python", without=("feature-search",))
     greedy = {w for w in module.FAST_WEIGHTS if w > module.GREEDY_WEIGHT}
     assert released and {s.weight for s in released} == greedy
-    assert all(not s.parent and not s.heap and not s.best_g for s in released)
     assert {(name, weight) for name, weight, _ in turns} == {
-        (name, weight)
-        for name, weight in everyone
-        if weight <= module.GREEDY_WEIGHT or name == "_FeatureSearch"
+        ("_Search", w) for w in module.FAST_WEIGHTS if w <= module.GREEDY_WEIGHT
     }
-    assert all(budget == share(name, weight) for name, weight, budget in turns)
