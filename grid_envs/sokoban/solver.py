@@ -42,9 +42,9 @@ can come in by; one counts box moves, not pushes, as FESS does, the other pushes
 solutions need not be shortest; each technique can be left out, :data:`TECHNIQUES`; the
 near-greedy search and the feature searches take two turns to the A*-like search's one;
 after :data:`EARLY_SECONDS` the near-greedy search stops, and where feature searches run,
-the A*-like one too). Both honour a time and a
-node limit and answer ``solved``, ``unsolvable`` (the space was exhausted; every pruning
-rule is sound) or ``gave_up`` (a time, node or memory limit, or Ctrl-C).
+the A*-like one too). Both honour a time and a node limit and answer ``solved``,
+``unsolvable`` (the space was exhausted; every pruning rule is sound) or ``gave_up`` (a
+time, node or memory limit, or Ctrl-C).
 """
 
 from __future__ import annotations
