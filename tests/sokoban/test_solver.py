@@ -489,6 +489,8 @@ def test_the_bold_searches_take_two_turns_and_the_weighted_ones_stop_early(
     solve(level, max_seconds=0.2, engine="python", without=("feature-search",))
     greedy = {w for w in module.FAST_WEIGHTS if w > module.GREEDY_WEIGHT}
     assert released and {s.weight for s in released} == greedy
+    assert all(not s.parent and not s.heap and not s.best_g for s in released)
     assert {(name, weight) for name, weight, _ in turns} == {
         ("_Search", w) for w in module.FAST_WEIGHTS if w <= module.GREEDY_WEIGHT
     }
+    assert all(budget == share(name, weight) for name, weight, budget in turns)
