@@ -51,6 +51,22 @@ def read_levels(path: str) -> list[Level]:
     return parse_xsb("\n\n".join(blocks) + "\n", source=path)
 
 
+def level_indices(text: str, count: int) -> list[int]:
+    """The 0-based indices of ``text``'s 1-based level numbers (``"1-20,93"``), each
+    checked against the collection's ``count`` levels."""
+    picked: list[int] = []
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        try:
+            first, last = int(lo), int(hi or lo)
+        except ValueError:
+            raise SystemExit(f"--levels: {part!r} is not a level number or range") from None
+        if not 1 <= first <= last <= count:
+            raise SystemExit(f"--levels: {part!r} is outside the collection's 1-{count}")
+        picked.extend(range(first - 1, last))
+    return picked
+
+
 def _one(job: tuple[str, int, str, float, tuple[str, ...], str]) -> dict:
     path, index, mode, limit, without, engine = job
     level = read_levels(path)[index]
@@ -81,13 +97,7 @@ def main() -> None:
     )  # fmt: skip
     args = parser.parse_args()
     n = len(read_levels(args.collection))
-    wanted = range(n)
-    if args.levels:
-        picked: list[int] = []
-        for part in args.levels.split(","):
-            lo, _, hi = part.partition("-")
-            picked.extend(range(int(lo) - 1, int(hi or lo)))
-        wanted = picked  # type: ignore[assignment]
+    wanted = level_indices(args.levels, n) if args.levels else list(range(n))
     without = tuple(args.without)
     jobs = [(args.collection, i, args.mode, args.max_seconds, without, args.engine) for i in wanted]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from solve_collection import read_levels
+from solve_collection import level_indices, read_levels
 
 from grid_envs.sokoban import Level
 from grid_envs.sokoban.compiled import CompiledSearch, Features
@@ -74,10 +74,7 @@ def main() -> None:
     parser.add_argument("--json", default="")
     args = parser.parse_args()
     levels = read_levels(args.collection)
-    wanted: list[int] = []
-    for part in args.levels.split(","):
-        lo, _, hi = part.partition("-")
-        wanted.extend(range(int(lo) - 1, int(hi or lo)))
+    wanted = level_indices(args.levels, len(levels))
     solve(levels[0], max_seconds=1.0)  # compile (or load) every compiled function first
     rows: list[dict[str, Any]] = []
     print(f"{'level':>5} {'search':<9} {'states':>9} {'python/s':>9} {'compiled/s':>10} "
