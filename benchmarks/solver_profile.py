@@ -48,14 +48,14 @@ def perf_map_entries() -> list[tuple[int, int, str]]:
     addresses: dict[int, str] = {}
     for library in libraries:
         final = getattr(library, "_final_module", None)  # the linked LLVM module
-        for function in final.functions if final is not None else ():
-            if function.is_declaration:
+        for llvm_function in final.functions if final is not None else ():
+            if llvm_function.is_declaration:
                 continue
-            address = library.get_pointer_to_function(function.name)
+            address = library.get_pointer_to_function(llvm_function.name)
             if address:
-                addresses[address] = names.get(function.name, function.name)
+                addresses[address] = names.get(llvm_function.name, llvm_function.name)
     ordered = sorted(addresses.items())
-    # a function runs to the next one's start (numba's code lies in one block a library)
+    # sizes are not listed: a function is taken to run to the next one's start (1 MiB at most)
     ends = [start for start, _ in ordered[1:]] + [ordered[-1][0] + 4096] if ordered else []
     return [
         (start, min(end - start, 1 << 20), name)
