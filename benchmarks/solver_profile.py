@@ -33,18 +33,21 @@ def perf_map_entries() -> list[tuple[int, int, str]]:
     grid_envs modules loaded: the name is the Python function's where one is known."""
     from numba.core.registry import CPUDispatcher
 
+    # each dispatcher once, though a module that imports it holds it too
+    dispatchers = {
+        id(value): value
+        for module_name, module in list(sys.modules.items())
+        if module_name.startswith("grid_envs")
+        for value in vars(module).values()
+        if isinstance(value, CPUDispatcher)
+    }
     libraries, names = [], {}
-    for module_name, module in list(sys.modules.items()):
-        if not module_name.startswith("grid_envs"):
-            continue
-        for value in vars(module).values():
-            if not isinstance(value, CPUDispatcher):
-                continue
-            function = value.py_func  # named where it is defined, not where imported
-            overloads: dict[Any, Any] = value.overloads
-            for result in overloads.values():
-                names[result.fndesc.mangled_name] = f"{function.__module__}.{function.__name__}"
-                libraries.append(result.library)
+    for dispatcher in dispatchers.values():
+        function = dispatcher.py_func  # named where it is defined, not where imported
+        overloads: dict[Any, Any] = dispatcher.overloads
+        for result in overloads.values():
+            names[result.fndesc.mangled_name] = f"{function.__module__}.{function.__name__}"
+            libraries.append(result.library)
     addresses: dict[int, str] = {}
     for library in libraries:
         final = getattr(library, "_final_module", None)  # the linked LLVM module
@@ -121,18 +124,19 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.collection is None:
         parser.error("give a collection to solve, or --report PERF_DATA")
-    # before numba is imported: compile here, into a cache of this run's own
-    os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="solver-profile-")
-    from solve_collection import level_indices, read_levels
+    # before numba is imported: compile here, into a cache of this run's own, removed after
+    with tempfile.TemporaryDirectory(prefix="solver-profile-") as cache:
+        os.environ["NUMBA_CACHE_DIR"] = cache
+        from solve_collection import level_indices, read_levels
 
-    from grid_envs.sokoban.solver import solve
+        from grid_envs.sokoban.solver import solve
 
-    levels = read_levels(args.collection)
-    for index in level_indices(args.levels, len(levels)):
-        result: Any = solve(levels[index], max_seconds=args.seconds)
-        states, seconds = result.nodes, result.seconds
-        print(f"level {index + 1}: {result.status}, {states:,} states, {seconds:.1f} s")
-    print(f"perf map: {write_perf_map()}")
+        levels = read_levels(args.collection)
+        for index in level_indices(args.levels, len(levels)):
+            result = solve(levels[index], max_seconds=args.seconds)
+            states, seconds = result.nodes, result.seconds
+            print(f"level {index + 1}: {result.status}, {states:,} states, {seconds:.1f} s")
+        print(f"perf map: {write_perf_map()}")
 
 
 if __name__ == "__main__":
