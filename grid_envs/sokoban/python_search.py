@@ -27,6 +27,7 @@ class Solver(Protocol):
     dead_bb: int
     cost_row: list[list[int]]  # cost_row[cell][goal]: the pushes from cell to goal
     area_of: dict[int, int]  # a goal's area, by its cell
+    goal_index: dict[int, int]  # a goal's column in the matching, by its cell
 
     def _shift(self, x: int, d: int) -> int: ...
 
@@ -50,8 +51,9 @@ class Solver(Protocol):
     ) -> list[tuple[int, int]] | None: ...
 
     def fill_path(
-        self, boxes: int, reach: int, target: int, keep: int = 0, tries: int = 3
-    ) -> tuple[tuple[int, int], ...] | None: ...
+        self, boxes: int, reach: int, target: int, keep: int = 0, tries: int = 3,
+        first: int = -1,
+    ) -> tuple[tuple[int, int], ...] | None: ...  # fmt: skip
 
     def areas(self, boxes: int) -> int: ...
 
@@ -87,6 +89,7 @@ class _Search:
     """
 
     feature = 0  # not the feature search (the solver's turns tell them apart)
+    matched = False  # the advice's matched box first (the feature search's)
 
     def __init__(
         self,
@@ -133,17 +136,22 @@ class _Search:
         self.closed.clear()
         self.heap.clear()
 
-    def _macros(self, boxes: int, reach: int) -> list[tuple[tuple[int, int], ...]]:
+    def _macros(
+        self, boxes: int, reach: int, cells: list[int], match: list[int]
+    ) -> list[tuple[tuple[int, int], ...]]:
         """For each goal area, the push sequence that fills its next goal in the packing
-        order, where a box can get there (:meth:`Solver.fill_path`)."""
+        order, where a box can get there (:meth:`Solver.fill_path`); with ``matched`` the
+        box the state's matching (``match`` over ``cells``) gives that goal is tried first."""
         paths: list[tuple[tuple[int, int], ...]] = []
+        index = self.s.goal_index
         for prefixes in self.fill:
             done = _filled(prefixes, boxes)
             if done == len(prefixes):
                 continue
             packed = prefixes[done - 1] if done else 0
             goal = (prefixes[done] & ~packed).bit_length() - 1
-            path = self.s.fill_path(boxes, reach, goal, keep=packed)
+            first = cells[match[index[goal] + 1] - 1] if self.matched else -1
+            path = self.s.fill_path(boxes, reach, goal, keep=packed, first=first)
             if path is not None:
                 paths.append(path)
         return paths
@@ -240,7 +248,7 @@ class _Search:
                         if macro is not None:
                             paths.append(((b, d), *macro))
             if paths:  # a state with no push (a lost corral) gets no advice either
-                paths += self._macros(bx, reach)
+                paths += self._macros(bx, reach, cells, parent_match[2])
             for pushes in paths:
                 b, d = pushes[0]
                 last, last_d = pushes[-1]
@@ -308,8 +316,10 @@ class _FeatureSearch(_Search):
         box_moves: bool = True,
         fences: bool = True,
         pushes: bool = False,
+        matched: bool = True,
     ) -> None:
         self.prefixes = _prefixes(packing)
+        self.matched = matched
         self.box_moves = box_moves
         self.count_pushes = pushes
         self.moved = -1  # the cell where the expanding state's move left its box

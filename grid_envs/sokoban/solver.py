@@ -92,7 +92,7 @@ BOLD_SLICES = 2
 # modes; the rest: ``fast``), each of which can be left out
 TECHNIQUES = (
     "feature-search", "second-feature-search", "goal-macros", "packing-advice", "box-moves",
-    "box-routes", "pair-deadlocks", "corral-deadlocks",
+    "box-routes", "matched-advice", "pair-deadlocks", "corral-deadlocks",
 )  # fmt: skip
 # the weighted searches run compiled (the default) or in pure Python: the same states in
 # the same order, the second kept to measure the first against and to check it
@@ -602,17 +602,24 @@ class Solver:
         return self.push_path(cell, player, others, target)
 
     def fill_path(
-        self, boxes: int, reach: int, target: int, keep: int = 0, tries: int = 3
-    ) -> tuple[tuple[int, int], ...] | None:
+        self, boxes: int, reach: int, target: int, keep: int = 0, tries: int = 3,
+        first: int = -1,
+    ) -> tuple[tuple[int, int], ...] | None:  # fmt: skip
         """The pushes, as (box cell, direction) pairs, that bring a box to the empty goal
         ``target`` with the other boxes fixed, the player's area being ``reach``: the
         ``tries`` boxes nearest to it in pushes (those on ``keep`` excepted) are tried in
-        turn. None when none of them gets there. FESS's packing advisor proposes such
-        moves."""
+        turn, the box on ``first`` (the one a matching gives the goal) before them where it
+        is one of them. None when none of them gets there. FESS's packing advisor proposes
+        such moves."""
         dist = self.dist[self.goal_index[target]]
-        near = sorted((dist[c], c) for c in bit_cells(boxes & ~keep) if dist[c] < BIG)
+        near = [
+            c for _, c in sorted((dist[c], c) for c in bit_cells(boxes & ~keep) if dist[c] < BIG)
+        ]
+        if first in near:
+            near.remove(first)
+            near.insert(0, first)
         player = (reach & -reach).bit_length() - 1
-        for _, box in near[:tries]:
+        for box in near[:tries]:
             path = self.push_path(box, player, boxes & ~(1 << box), target)
             if path is not None:
                 return tuple(path)
@@ -724,6 +731,7 @@ class Solver:
         pairs = "pair-deadlocks" not in without
         fences = "corral-deadlocks" not in without
         box_moves = "box-moves" not in without
+        matched = "matched-advice" not in without
         # the feature searches, by whether they count pushes as well as box moves
         counts: tuple[bool, ...] = ()
         if areas is not None and "feature-search" not in without:
@@ -736,10 +744,11 @@ class Solver:
             # last: where the others solve a level as fast, theirs is shorter
             searches += [
                 _FeatureSearch(
-                    self, boxes, player, h0, packing, macros, fill, pairs, box_moves, fences, p
+                    self, boxes, player, h0, packing, macros, fill, pairs, box_moves, fences, p,
+                    matched,
                 )
                 for p in counts
-            ]
+            ]  # fmt: skip
             return searches
         left, room, cells = [memory], self.compiled_room(), bit_cells(boxes)
         shared = fence_scratch(self.size, fences)  # one for the searches, which take turns
@@ -751,7 +760,8 @@ class Solver:
             CompiledSearch(
                 room, cells, player, 1.0, left, pairs=pairs, fences=shared,
                 features=Features(
-                    each_order(packing), macros is not None, fill is not None, box_moves, p
+                    each_order(packing), macros is not None, fill is not None, box_moves, p,
+                    matched,
                 ),
             )
             for p in counts

@@ -351,6 +351,27 @@ def test_goal_macro_and_fill_path_take_a_box_to_the_next_slot() -> None:
     assert macro == [(middle, 3)]  # one push right, onto (1, 7)
 
 
+def test_fill_path_tries_the_box_a_matching_gives_the_goal_first() -> None:
+    """``first`` (the box the state's matching gives the goal) is tried before the nearest
+    boxes where it can get there; a cell holding no box changes nothing."""
+    (level,) = parse_xsb(GOAL_ROOM)
+    solver = solver_for(level.floor, level.goals)
+    cols = level.floor.shape[1]
+    player = level.player[0] * cols + level.player[1]
+    order = solver.packing_order(player)
+    assert order is not None
+    far, near = 2 * cols + 2, 2 * cols + 5
+    boxes = sum(1 << c for c in (far, 2 * cols + 3, near))
+    reach = solver._flood(1 << player, solver.floor_bb & ~boxes)
+    nearest = solver.fill_path(boxes, reach, order[0])
+    assert nearest is not None and nearest[0][0] == near
+    path = solver.fill_path(boxes, reach, order[0], first=far)
+    assert path is not None and path[0][0] == far
+    last, d = path[-1]
+    assert last + solver.offsets[d] == order[0]  # the far box, pushed all the way in
+    assert solver.fill_path(boxes, reach, order[0], first=player) == nearest
+
+
 def test_macros_keep_unsolvable_sound_in_a_goal_room() -> None:
     """Goal macros and packing advice are extra moves, never the only ones: on random
     box placements in a goal-room level, ``fast`` calls a position unsolvable exactly

@@ -318,15 +318,39 @@ def _goal_macros(n_paths, goal, offsets, floor, occupied, fs, paths, pstart):
 
 
 @uncounted
+def _rank(near, n_near, cost_of, column, mine):
+    """Order the boxes ``near[:n_near]`` as the advice tries them: by (distance to goal
+    ``column``, cell), as the solver's ``sorted()`` orders them, then the box on ``mine``
+    (the one the matching gives that goal; -1: none) moved to the front."""
+    for x in range(1, n_near):
+        y = x
+        while y > 0 and (
+            cost_of[near[y], column] < cost_of[near[y - 1], column]
+            or (cost_of[near[y], column] == cost_of[near[y - 1], column]
+                and near[y] < near[y - 1])
+        ):  # fmt: skip
+            near[y], near[y - 1] = near[y - 1], near[y]
+            y -= 1
+    for x in range(n_near):
+        if near[x] == mine:
+            for y in range(x, 0, -1):
+                near[y] = near[y - 1]
+            near[0] = mine
+            return
+
+
+@uncounted
 def _packing_advice(
     n_paths, cells, low, goal, offsets, floor, occupied, cost_of, fs, paths, pstart, near,
-    mark, stamp,
+    mark, stamp, match,
 ):  # fmt: skip
     """For each goal area, the move that fills its next goal in the packing order: the
     three boxes nearest it in pushes (those on the area's packed goals aside) are tried in
-    turn, the others standing still (the solver's ``fill_path``). Returns the paths'
-    count. A box beside no cell of the player's area (``mark == stamp``) has no path, and
-    is passed over before the path's search (docs/sokoban-solver.md says how often)."""
+    turn, the others standing still (the solver's ``fill_path``); with ``match`` (the
+    state's matching, empty: none) the box it gives that goal comes first. Returns the
+    paths' count. A box beside no cell of the player's area (``mark == stamp``) has no
+    path, and is passed over before the path's search (docs/sokoban-solver.md says how
+    often)."""
     area_goals, area_start = fs[0], fs[1]
     marks, stamps, visited, states, pbuf = paths
     for a in range(area_start.shape[0] - 1):
@@ -347,15 +371,8 @@ def _packing_advice(
             if not kept and cost_of[c, column] < BIG:
                 near[n_near] = c
                 n_near += 1
-        for x in range(1, n_near):  # by (distance, cell), as sorted() orders them
-            y = x
-            while y > 0 and (
-                cost_of[near[y], column] < cost_of[near[y - 1], column]
-                or (cost_of[near[y], column] == cost_of[near[y - 1], column]
-                    and near[y] < near[y - 1])
-            ):  # fmt: skip
-                near[y], near[y - 1] = near[y - 1], near[y]
-                y -= 1
+        mine = cells[match[column + 1] - 1] if match.shape[0] > 0 else -1
+        _rank(near, n_near, cost_of, column, mine)
         for x in range(min(n_near, 3)):
             if not _beside_area(near[x], mark, stamp, offsets):
                 continue
@@ -469,7 +486,8 @@ def run(
     ``feature`` 0 is a weighted best-first search on ``queue`` (:mod:`.queue`); 1 the
     feature search on ``cells`` (with goal macros when ``feature & 2``, the packing advice
     when ``feature & 4``, a push of the box the state's own move pushed costing nothing
-    when ``feature & 8``, and with ``feature & 16`` every push that is not advised costing
+    when ``feature & 8``, the advice's matched box first when ``feature & 32``, and with
+    ``feature & 16`` every push that is not advised costing
     one more: pushes counted as well as box moves), whose moves of many pushes go to
     ``pool`` (:func:`_move`) and whose features come from ``fs``.
     ``pairs`` is the room's table of two-box deadlocks (:mod:`.pairs`; empty: none),
@@ -563,17 +581,17 @@ def run(
             pstart[k] = k
         if feature & 2:
             n_paths = _goal_macros(n_paths, goal, offsets, floor, occupied, fs, paths, pstart)
-        if feature & 4 and n_paths > 0:
-            n_paths = _packing_advice(
-                n_paths, boxes[i], low, goal, offsets, floor, occupied, cost_of, fs, paths,
-                pstart, near, mark, stamp,
-            )  # fmt: skip
-        # this state's matching, from its parent's
+        # this state's matching, from its parent's (the advice reads it)
         e = counters[EXPANDED] - 1
         _own_matching(
             i, e, parent, slot_of, u, v, match, pool, push, boxes,
             cost_of, offsets, rows, before, uu, vv, mm, way, slack, colseen,
         )  # fmt: skip
+        if feature & 4 and n_paths > 0:
+            n_paths = _packing_advice(
+                n_paths, boxes[i], low, goal, offsets, floor, occupied, cost_of, fs, paths,
+                pstart, near, mark, stamp, mm if feature & 32 else mm[:0],
+            )  # fmt: skip
         h_here = h[i]
         on_goal = 0
         for k in range(nb):

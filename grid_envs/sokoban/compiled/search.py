@@ -81,13 +81,15 @@ class Features(NamedTuple):
     moves of many pushes it offers, whether it counts box moves (a push of the box that
     the state's own move pushed costs nothing) and whether it counts pushes as well (with
     ``pushes``, a push that is not advised costs one more: one for the box the state's own
-    move pushed, two for another box)."""
+    move pushed, two for another box). With ``matched`` the packing advice tries first the
+    box the state's matching of boxes to goals gives the goal to fill."""
 
     orders: list[list[int]]
     goal_macros: bool
     packing_advice: bool
     box_moves: bool = True
     pushes: bool = False
+    matched: bool = True
 
 
 # what an array holds where no state is stored yet, where it is not 0: ``slot_of`` -1 (not
@@ -155,7 +157,7 @@ class CompiledSearch:
         if features is not None:
             self.feature = (
                 1 | 2 * features.goal_macros | 4 * features.packing_advice
-                | 8 * features.box_moves | 16 * features.pushes
+                | 8 * features.box_moves | 16 * features.pushes | 32 * features.matched
             )  # fmt: skip
         ncells = (room.cost_of.shape[1] + 1) * (size + 1) if features is not None else 1
         self.cells = (new_cells(ncells), np.zeros(ncells, np.int64), np.zeros(ncells, np.int64))
