@@ -608,9 +608,10 @@ class Solver:
         """The pushes, as (box cell, direction) pairs, that bring a box to the empty goal
         ``target`` with the other boxes fixed, the player's area being ``reach``: the
         ``tries`` boxes nearest to it in pushes (those on ``keep`` excepted) are tried in
-        turn, the box on ``first`` (the one a matching gives the goal) before them where it
-        is one of them. None when none of them gets there. FESS's packing advisor proposes
-        such moves."""
+        turn, the box on ``first`` (the one a matching gives the goal) before them wherever
+        it stands among the candidates (off ``keep``, a goal within reach), as the compiled
+        advice orders them. None when none of them gets there. FESS's packing advisor
+        proposes such moves."""
         dist = self.dist[self.goal_index[target]]
         near = [
             c for _, c in sorted((dist[c], c) for c in bit_cells(boxes & ~keep) if dist[c] < BIG)

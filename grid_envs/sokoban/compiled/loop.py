@@ -487,9 +487,9 @@ def run(
     feature search on ``cells`` (with goal macros when ``feature & 2``, the packing advice
     when ``feature & 4``, a push of the box the state's own move pushed costing nothing
     when ``feature & 8``, the advice's matched box first when ``feature & 32``, and with
-    ``feature & 16`` every push that is not advised costing
-    one more: pushes counted as well as box moves), whose moves of many pushes go to
-    ``pool`` (:func:`_move`) and whose features come from ``fs``.
+    ``feature & 16`` every push that is not advised costing one more: pushes counted as
+    well as box moves), whose moves of many pushes go to ``pool`` (:func:`_move`) and
+    whose features come from ``fs``.
     ``pairs`` is the room's table of two-box deadlocks (:mod:`.pairs`; empty: none),
     ``fences`` the corral deadlock test's working array (:mod:`.fences`; empty: none). A
     state with no push (a lost corral) gets no move of many pushes either.
