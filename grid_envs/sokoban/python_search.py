@@ -90,6 +90,9 @@ class _Search:
 
     feature = 0  # not the feature search (the solver's turns tell them apart)
     matched = False  # the advice's matched box first (the feature search's)
+    # the cell (minus the goals packed in order, the areas) and cost of the state being
+    # expanded: the feature search's; a weighted search packs nothing
+    current: tuple[tuple[int, int], int] = ((0, 0), 0)
 
     def __init__(
         self,
@@ -123,6 +126,7 @@ class _Search:
         self.expanded = 0
         self.found: tuple[int, int] | None = None
         self.best_bound = h0  # the least bound of any state expanded
+        self.best_packed = 0  # the most goals packed in order of any state expanded
         self.expanding: tuple[int, int] | None = None  # boxes and player's area of the state
         self._add(h0, 0, boxes, player)
 
@@ -217,6 +221,7 @@ class _Search:
             closed.add((bx, pl))
             self.expanding = (bx, reach)
             self.expanded += 1
+            self.best_packed = max(self.best_packed, -self.current[0][0])
             corrals = s.corrals(reach, free)
             restricted = s._pi_corral(bx, reach, corrals)
             if restricted != [] and self.fences and s.corrals_lost(bx, reach, corrals):
@@ -329,7 +334,7 @@ class _FeatureSearch(_Search):
         self.s = solver
         self.expanding = None
         # the features and cost of the state being expanded, passed on to its children
-        self.current: tuple[tuple[int, int], int] = (self.features(boxes), 0)
+        self.current = (self.features(boxes), 0)
         super().__init__(solver, boxes, player, h0, 1.0, orders, fill, pairs, fences)
 
     def features(self, boxes: int) -> tuple[int, int]:

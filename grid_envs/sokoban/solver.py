@@ -168,6 +168,10 @@ class SolveProgress:
     generated: int
     best_bound: int  # the least push bound of any state expanded: how near the search came
     memory: int  # bytes the process holds
+    # the most goals any state the feature searches expanded had filled in the packing
+    # order, and the level's goals; None where no feature search runs (``optimal``)
+    packed: int | None = None
+    goals: int = 0
 
     @property
     def per_second(self) -> float:
@@ -175,9 +179,10 @@ class SolveProgress:
 
     def line(self) -> str:
         """One line of it, as ``grid-games solve`` prints it."""
+        packed = "" if self.packed is None else f"  packed {self.packed}/{self.goals} goals"
         return (
             f"{self.seconds:6.0f} s  {self.expanded:>12,} states  {self.per_second:>9,.0f}/s"
-            f"  best bound {self.best_bound:>4} pushes  memory {gib(self.memory)}"
+            f"  best bound {self.best_bound:>4} pushes{packed}  memory {gib(self.memory)}"
         )
 
 
@@ -185,13 +190,16 @@ def _memory_reason(memory: int) -> str:
     return f"memory limit ({gib(memory)} for the search's tables)"
 
 
-def _progress(searches: list, seconds: float) -> SolveProgress:
+def _progress(searches: list, seconds: float, goals: int) -> SolveProgress:
+    features = [x.best_packed for x in searches if x.feature > 0]
     return SolveProgress(
         seconds,
         sum(x.expanded for x in searches),
         sum(x.generated for x in searches),
         min(x.best_bound for x in searches),
         resident_bytes(),
+        max(features) if features else None,
+        goals,
     )
 
 
@@ -815,7 +823,7 @@ class Solver:
                         return self._gave_up("time limit", mode, expanded, generated, start)
                     if progress is not None and now - shown >= every:
                         shown = now
-                        progress(_progress(searches, now - start))
+                        progress(_progress(searches, now - start, len(self.goal_cells)))
         except KeyboardInterrupt:
             return self._gave_up("interrupted", mode, expanded, generated, start)
 

@@ -49,7 +49,7 @@ def _start(level: Level) -> tuple[int, int]:
 def _in_step(python: Any, compiled: Any, step: int, turns: int, bound: bool = True) -> str:
     """Run the two engines ``step`` expansions at a time for up to ``turns`` slices, the
     same outcome, counts (and least bound) after each; returns the last outcome."""
-    names = ("expanded", "generated", "best_bound")[: 3 if bound else 2]
+    names = ("expanded", "generated", "best_packed") + (("best_bound",) if bound else ())
     for _ in range(turns):
         a, b = python.run(step), compiled.run(step)
         assert [a, *(getattr(python, n) for n in names)] == [b, *(getattr(compiled, n)
@@ -316,6 +316,20 @@ def test_progress_is_reported_and_ctrl_c_ends_the_search_with_what_it_knows(engi
     assert len(seen) == 3 and seen[0].expanded < seen[2].expanded
     assert all(p.memory > 0 and p.per_second > 0 and p.best_bound >= 0 for p in seen)
     assert "states" in seen[0].line() and "best bound" in seen[0].line()
+    assert all(p.packed is None for p in seen) and "packed" not in seen[0].line()
+
+
+@pytest.mark.parametrize("engine", ["compiled", "python"])
+def test_progress_counts_the_goals_the_feature_searches_packed(engine: str) -> None:
+    (level,) = parse_xsb(HARD)
+    seen: list[SolveProgress] = []
+    r = solve(level, max_seconds=60, progress=seen.append, progress_every=0.0, engine=engine)
+    assert r.solved and seen
+    packed = [p.packed for p in seen]
+    # the most goals packed in order only grows, up to the level's 8
+    assert all(x is not None for x in packed) and packed == sorted(packed)  # type: ignore[type-var]
+    assert packed[-1] <= 8 and seen[-1].goals == 8
+    assert f"packed {packed[-1]}/8 goals" in seen[-1].line()
 
 
 def test_compiled_searches_take_larger_turns_and_engines_are_checked(
@@ -365,6 +379,7 @@ def test_the_compiled_feature_search_expands_what_the_python_one_expands(
 
     macros, fill, pairs, box_moves, fences, pushes = advice
     compared = 0
+    packed: list[int] = []  # the most goals each search packed in order
     for level in _levels():
         solver = solver_for(level.floor, level.goals)
         boxes, player = _start(level)
@@ -385,7 +400,10 @@ def test_the_compiled_feature_search_expands_what_the_python_one_expands(
         assert _in_step(python, compiled, 23, 400, bound=False) == "solved", level.title
         assert python.pushes() == compiled.pushes()
         compared += 1
-    assert compared >= 8
+        # the solved state is not expanded: fewer than all goals
+        assert compiled.best_packed < int((level.goals & level.floor).sum())
+        packed.append(compiled.best_packed)
+    assert compared >= 8 and max(packed) > 0
 
 
 def test_a_level_off_the_gate_is_refused_before_the_compiled_search() -> None:

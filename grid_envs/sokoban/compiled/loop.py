@@ -80,8 +80,9 @@ OPEN, SOLVED, EXHAUSTED, FULL, FULL_EXPANDED = 0, 1, 2, 3, 4
     NKEYS,  # non-empty cells of the feature search
     TURN,  # the cell whose turn it is
     ASTAMP,  # the last stamp the area counts and the children's areas marked ``label`` with
+    BEST_PACKED,  # the most goals packed in order of any state expanded (feature search)
     N_COUNTERS,
-) = range(12)
+) = range(13)
 
 
 # ------------------------------------------------------------------ the queue
@@ -598,6 +599,8 @@ def run(
             if goal[boxes[i, k]] >= 0:
                 on_goal += 1
         here_packed = ng - here_cell // (size + 1)
+        if feature and here_packed > counters[BEST_PACKED]:
+            counters[BEST_PACKED] = here_packed
         here_areas = here_cell % (size + 1)
         # the parent's areas, which each child's player's area and count start from
         n_areas = number_areas(floor_cells, mark, stamp, corral_work, area_of)

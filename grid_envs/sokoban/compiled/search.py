@@ -14,6 +14,7 @@ from grid_envs.sokoban.compiled.features import MAX_PUSHES, new_cells, path_scra
 from grid_envs.sokoban.compiled.fences import fence_work
 from grid_envs.sokoban.compiled.loop import (
     BEST_H,
+    BEST_PACKED,
     EXHAUSTED,
     EXPANDED,
     FOUND,
@@ -195,6 +196,12 @@ class CompiledSearch:
     def best_bound(self) -> int:
         """The least bound of any state expanded: how near the search has come."""
         return int(self.counters[BEST_H])
+
+    @property
+    def best_packed(self) -> int:
+        """The most goals any state expanded had filled in the packing order (0 for a
+        weighted search)."""
+        return int(self.counters[BEST_PACKED])
 
     @property
     def nbytes(self) -> int:
