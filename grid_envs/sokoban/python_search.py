@@ -40,7 +40,9 @@ class Solver(Protocol):
         self, boxes: int, reach: int, comps: list[int]
     ) -> list[tuple[int, int]] | None: ...
 
-    def corrals_lost(self, boxes: int, reach: int, comps: list[int]) -> bool: ...
+    def corrals_lost(
+        self, boxes: int, reach: int, comps: list[int], last: int = -1, rings: bool = True
+    ) -> bool: ...
 
     def freeze_deadlock(self, boxes: int, cell: int) -> bool: ...
 
@@ -84,8 +86,9 @@ class _Search:
     goal macro (:meth:`Solver.goal_macro`) where one applies: one step of several pushes.
     With ``fill`` (area orders too) each state also yields the moves of the packing
     advice (:meth:`_macros`). ``pairs`` prunes the two-box deadlocks
-    (:meth:`Solver.pair_deadlock`), ``fences`` the lost corrals (:meth:`Solver.corrals_lost`):
-    a state with one gets no move at all.
+    (:meth:`Solver.pair_deadlock`), ``fences`` the lost corrals (:meth:`Solver.corrals_lost`,
+    with ``rings`` a fence searched again with the boxes beside it): a state with one gets
+    no move at all.
     """
 
     feature = 0  # not the feature search (the solver's turns tell them apart)
@@ -105,6 +108,7 @@ class _Search:
         fill: dict[int, list[int]] | None = None,
         pairs: bool = True,
         fences: bool = True,
+        rings: bool = True,
     ) -> None:
         self.s = solver
         area = solver._flood(1 << player, solver.floor_bb & ~boxes)
@@ -113,6 +117,7 @@ class _Search:
         self.wkey = weight_key(weight)
         self.pairs = pairs
         self.fences = fences
+        self.rings = rings
         self.orders = orders
         self.fill = _prefixes(fill or {})
         self.parent: dict[tuple[int, int], _Link | None] = {(boxes, player): None}
@@ -190,6 +195,14 @@ class _Search:
         area = s._flood(1 << player, free)
         return (area & -area).bit_length() - 1
 
+    def _last(self, boxes: int, player: int) -> int:
+        """The cell where the move that reached this state left its box; -1 at the start."""
+        link = self.parent[(boxes, player)]
+        if link is None:
+            return -1
+        box, d = link[2][-1]
+        return box + self.s.offsets[d]
+
     # the queue: the one thing the searches of the portfolio do differently
     def _add(self, h: int, g: int, boxes: int, player: int) -> None:
         heapq.heappush(self.heap, (self.wkey * h + 10 * g, -g, self.generated, boxes, player))
@@ -224,7 +237,9 @@ class _Search:
             self.best_packed = max(self.best_packed, -self.current[0][0])
             corrals = s.corrals(reach, free)
             restricted = s._pi_corral(bx, reach, corrals)
-            if restricted != [] and self.fences and s.corrals_lost(bx, reach, corrals):
+            if restricted != [] and self.fences and s.corrals_lost(
+                bx, reach, corrals, self._last(bx, pl), self.rings
+            ):  # fmt: skip
                 restricted = []
             if restricted is not None:
                 paths: list[tuple[tuple[int, int], ...]] = [((b, d),) for b, d in restricted]
@@ -322,6 +337,7 @@ class _FeatureSearch(_Search):
         fences: bool = True,
         pushes: bool = False,
         matched: bool = True,
+        rings: bool = True,
     ) -> None:
         self.prefixes = _prefixes(packing)
         self.matched = matched
@@ -335,7 +351,7 @@ class _FeatureSearch(_Search):
         self.expanding = None
         # the features and cost of the state being expanded, passed on to its children
         self.current = (self.features(boxes), 0)
-        super().__init__(solver, boxes, player, h0, 1.0, orders, fill, pairs, fences)
+        super().__init__(solver, boxes, player, h0, 1.0, orders, fill, pairs, fences, rings)
 
     def features(self, boxes: int) -> tuple[int, int]:
         """(minus the goals packed in order, the areas): the key of the state's cell. A

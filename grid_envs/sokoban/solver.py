@@ -61,7 +61,12 @@ from grid_envs.core.machine import available_bytes, gib, resident_bytes
 from grid_envs.sokoban.compiled import CompiledSearch, Features, MemoryLimit, warm_up
 from grid_envs.sokoban.compiled import Room as CompiledRoom
 from grid_envs.sokoban.compiled.features import MAX_PUSHES
-from grid_envs.sokoban.compiled.fences import FENCE_BOXES, FENCE_STATES, fence_scratch
+from grid_envs.sokoban.compiled.fences import (
+    FENCE_BOXES,
+    FENCE_STATES,
+    RING_STATES,
+    fence_scratch,
+)
 from grid_envs.sokoban.levels import check_level
 from grid_envs.sokoban.matching import (  # noqa: F401 (the solver's public names)
     BIG,
@@ -92,7 +97,7 @@ BOLD_SLICES = 2
 # modes; the rest: ``fast``), each of which can be left out
 TECHNIQUES = (
     "feature-search", "second-feature-search", "goal-macros", "packing-advice", "box-moves",
-    "box-routes", "matched-advice", "pair-deadlocks", "corral-deadlocks",
+    "box-routes", "matched-advice", "pair-deadlocks", "corral-deadlocks", "corral-rings",
 )  # fmt: skip
 # the weighted searches run compiled (the default) or in pure Python: the same states in
 # the same order, the second kept to measure the first against and to check it
@@ -248,7 +253,7 @@ class Solver:
             for c in range(cols)
         ]
         self._compiled_room: CompiledRoom | None = None
-        self._lost: dict[tuple[int, int, int], bool] = {}  # corral_lost's answers
+        self._lost: dict[tuple[int, int, int, int], bool] = {}  # corral_lost's answers
         # goal areas: the 4-connected groups of goals; area_of[goal] is its area's bitboard
         self.area_of: dict[int, int] = {}
         rest = self.goal_bb
@@ -410,32 +415,48 @@ class Solver:
             unsolved = (barrier & ~self.goal_bb) or (area & self.goal_bb)
             return pushes if unsolved else None
 
-    def corrals_lost(self, boxes: int, reach: int, comps: list[int]) -> bool:
+    def corrals_lost(
+        self, boxes: int, reach: int, comps: list[int], last: int = -1, rings: bool = True
+    ) -> bool:
         """Whether one of the areas ``comps`` off the player's area ``reach``
-        (:meth:`corrals`) is a lost corral (:meth:`corral_lost`)."""
+        (:meth:`corrals`) is a lost corral (:meth:`corral_lost`), its fence alone or, with
+        ``rings``, with the boxes beside it where the box on ``last`` (the state's own
+        move's; -1: none) is among them (:mod:`grid_envs.sokoban.compiled.fences`)."""
         low = (reach & -reach).bit_length() - 1
-        return any(self.corral_lost(area, boxes, low) for area in comps)
+        for area in comps:
+            fence = self._around(area) & boxes
+            if self.corral_lost(area, fence, low, FENCE_STATES):
+                return True
+            ring = fence | (self._around(fence) & boxes)
+            if not rings or ring == fence or fence.bit_count() > FENCE_BOXES:
+                continue
+            if (last < 0 or (ring >> last) & 1) and self.corral_lost(
+                area, ring, low, RING_STATES
+            ):  # fmt: skip
+                return True
+        return False
 
-    def corral_lost(self, area: int, boxes: int, low: int) -> bool:
-        """Whether the corral ``area`` is lost: a search of the pushes of the boxes beside
-        it alone, the player's area's lowest cell being ``low``, brings neither every one
-        onto a goal nor the player in (:mod:`grid_envs.sokoban.compiled.fences` says why
-        that is a proof, and is this search compiled). False where every fence box is on
-        a goal, it has more than ``FENCE_BOXES`` boxes, or the search stops undecided
-        after ``FENCE_STATES`` positions. Answers are kept (a bounded table)."""
-        fence = self._around(area) & boxes
+    def corral_lost(self, area: int, fence: int, low: int, limit: int) -> bool:
+        """Whether the corral ``area`` is lost: a search of the pushes of the boxes
+        ``fence`` (those beside it, or more) alone, the player's area's lowest cell being
+        ``low``, brings neither every one onto a goal nor the player in
+        (:mod:`grid_envs.sokoban.compiled.fences` says why that is a proof, and is this
+        search compiled). False where every one is on a goal, they are more than
+        ``FENCE_BOXES``, or the search stops undecided after ``limit`` positions. Answers
+        are kept (a bounded table)."""
         if not fence & ~self.goal_bb or fence.bit_count() > FENCE_BOXES:
             return False
-        key = (fence, low, area)
+        key = (fence, low, area, limit)
         answer = self._lost.get(key)
         if answer is None:
             if len(self._lost) >= LOST_KEPT:
                 self._lost.clear()
-            answer = self._lost[key] = self._fence_search(area, bit_cells(fence), low)
+            answer = self._fence_search(area, bit_cells(fence), low, limit)
+            self._lost[key] = answer
         return answer
 
-    def _fence_search(self, area: int, cells: list[int], low: int) -> bool:
-        """:meth:`corral_lost`'s breadth-first search over (the fence's cells, the lowest
+    def _fence_search(self, area: int, cells: list[int], low: int, limit: int) -> bool:
+        """:meth:`corral_lost`'s breadth-first search over (the boxes' cells, the lowest
         cell of the player's area); True where it runs out of positions."""
         floor, goal_bb, dead_bb, offsets = self.floor_bb, self.goal_bb, self.dead_bb, self.offsets
         start = self._flood(1 << low, floor & ~_bits(cells))
@@ -466,7 +487,7 @@ class Solver:
                     key = (nb, (inner & -inner).bit_length() - 1)
                     if key in seen:
                         continue
-                    if len(positions) == FENCE_STATES:
+                    if len(positions) == limit:
                         return False  # undecided
                     seen.add(key)
                     positions.append(([*cells[:z], t, *cells[z + 1 :]], key[1]))
@@ -739,6 +760,7 @@ class Solver:
         fill = None if "packing-advice" in without else areas
         pairs = "pair-deadlocks" not in without
         fences = "corral-deadlocks" not in without
+        rings = "corral-rings" not in without
         box_moves = "box-moves" not in without
         matched = "matched-advice" not in without
         # the feature searches, by whether they count pushes as well as box moves
@@ -748,19 +770,20 @@ class Solver:
         packing = areas or {}
         if engine == "python":
             searches: list[_Search | CompiledSearch] = [
-                _Search(self, boxes, player, h0, w, pairs=pairs, fences=fences) for w in weights
+                _Search(self, boxes, player, h0, w, pairs=pairs, fences=fences, rings=rings)
+                for w in weights
             ]
             # last: where the others solve a level as fast, theirs is shorter
             searches += [
                 _FeatureSearch(
                     self, boxes, player, h0, packing, macros, fill, pairs, box_moves, fences, p,
-                    matched,
+                    matched, rings,
                 )
                 for p in counts
             ]  # fmt: skip
             return searches
         left, room, cells = [memory], self.compiled_room(), bit_cells(boxes)
-        shared = fence_scratch(self.size, fences)  # one for the searches, which take turns
+        shared = fence_scratch(self.size, fences, rings)  # the searches take turns with it
         searches = [
             CompiledSearch(room, cells, player, w, left, pairs=pairs, fences=shared)
             for w in weights

@@ -50,8 +50,9 @@ def _position(level: Level) -> tuple[Solver, int, int, int]:
     return solver, boxes, reach, free
 
 
-def _compiled_lost(solver: Solver, boxes: int, reach: int) -> bool:
-    """The compiled answer: the corral's labelling, then :func:`fences.any_lost`."""
+def _compiled_lost(solver: Solver, boxes: int, reach: int, rings: bool = True) -> bool:
+    """The compiled answer: the corral's labelling, then :func:`fences.any_lost` (every
+    ring searched with ``rings``, as at a search's start)."""
     room = solver.compiled_room()
     size = room.floor.shape[0]
     occupied = np.full(size, -1, np.int64)
@@ -61,8 +62,12 @@ def _compiled_lost(solver: Solver, boxes: int, reach: int) -> bool:
     low = (reach & -reach).bit_length() - 1
     work = pruning.corral_scratch(size)
     pruning.corral(room.floor, room.dead, room.goal, room.offsets, occupied, mark, 1, work)
-    scratch = fences.fence_scratch(size)
-    return bool(fences.any_lost(low, room.floor, room.dead, room.goal, room.offsets, work, scratch))
+    scratch = fences.fence_scratch(size, True, rings)
+    return bool(
+        fences.any_lost(
+            low, room.floor, room.dead, room.goal, room.offsets, work, scratch, occupied, -1
+        )
+    )
 
 
 def test_a_corral_the_fence_search_proves_lost() -> None:
@@ -105,6 +110,29 @@ def test_the_engines_agree_on_larger_rooms() -> None:
         assert _compiled_lost(solver, boxes, reach) == answer
         fired += answer
     assert fired >= 5
+
+
+def test_a_fence_searched_with_the_boxes_beside_it_proves_more_and_stays_sound() -> None:
+    """A box beside a fence box can hold it where the fence alone looks free: searched
+    with its ring, more positions are proven lost, each one truly lost (breadth-first
+    search over every push), both engines alike; the ring is searched only where the
+    state's own move left its box in it."""
+    more = 0
+    for level in _layouts(7, 7, 4, seed=13, count=300):
+        solver, boxes, reach, free = _position(level)
+        comps = solver.corrals(reach, free)
+        plain = solver.corrals_lost(boxes, reach, comps, rings=False)
+        ringed = solver.corrals_lost(boxes, reach, comps)
+        assert _compiled_lost(solver, boxes, reach, rings=False) == plain
+        assert _compiled_lost(solver, boxes, reach) == ringed
+        assert ringed or not plain  # the ring only adds
+        if ringed and not plain:
+            more += 1
+            assert min_pushes(level) is None
+            # a move that left its box out of every ring (cell 0, a corner of the border
+            # wall, for one): the fence alone is searched
+            assert not solver.corrals_lost(boxes, reach, comps, last=0)
+    assert more >= 3
 
 
 def test_solves_with_and_without_agree_on_what_is_unsolvable() -> None:

@@ -13,6 +13,14 @@ labelling of :func:`grid_envs.sokoban.compiled.pruning.corral`, and keeps its an
 a table (a position's hash, confirmed on its cells), since the same corral comes back in
 state after state while boxes elsewhere move. The solver's ``corral_lost`` is the same
 search in pure Python.
+
+A fence can look free only because the boxes taken away were the ones that hold it: a box
+beside a fence box stands where the player must stand to push it, or where it must go.
+Where the fence alone is not lost, :func:`any_lost` searches it again with every box
+beside it, its *ring* (the proof holds for any set of boxes kept, the success being all of
+them on goals or the player in), cut at :data:`RING_STATES` positions, and only where the
+state's own move put a box in that ring: the move that may have closed it, at a fraction
+of the cost of searching every ring of every state.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from grid_envs.sokoban.compiled.pruning import (
 
 FENCE_BOXES = 16  # a corral fenced by more boxes is not searched
 FENCE_STATES = 1024  # the search gives up, deciding nothing, past this many positions
+RING_STATES = 128  # the same for a fence searched with the boxes beside it
 WIDTH = 1 << 14  # a row of the working array: FENCE_STATES * FENCE_BOXES
 ENTRY = 32  # a table entry: hash, answer + 1, player, area, count, cells (FENCE_BOXES)
 TABLE_ROWS = 32  # the most rows that hold the table of answers (a room's: fence_scratch)
@@ -51,13 +60,15 @@ ROW_SLOTS = WIDTH // ENTRY
     KEYS,  # ... their hashes,
     USED,  # ... and the slots filled, cleared after each search
     FROZEN,  # the freeze test's marks
+    RING,  # a fence and the boxes beside it; its last entry 1 where rings are searched
     TABLE,  # the answers kept, ENTRY entries a slot, from here to the last row
-) = range(12)
+) = range(13)
 
 
-def fence_scratch(size: int, on: bool = True) -> np.ndarray:
+def fence_scratch(size: int, on: bool = True, rings: bool = True) -> np.ndarray:
     """The working array of :func:`corral_lost` for a room of ``size`` cells; with
-    ``on`` False an empty one, which turns the test off."""
+    ``on`` False an empty one, which turns the test off, and with ``rings`` False one
+    that searches no fence again with the boxes beside it."""
     if not on:
         return np.zeros((TABLE, 0), np.int64)
     # the table of answers grows with the room: a small room meets few corrals, and a
@@ -68,6 +79,7 @@ def fence_scratch(size: int, on: bool = True) -> np.ndarray:
     work = np.zeros((TABLE + rows, max(size + 1, WIDTH)), np.int64)
     work[OCC] = -1
     work[ZOB, :size] = np.random.default_rng(20261204).integers(1, 1 << 62, size)
+    work[RING, -1] = rings
     return work
 
 
@@ -109,13 +121,13 @@ def _entry(work, key):
 
 
 @uncounted
-def _known(work, key, n, low, alow, cells):
+def _known(work, key, n, low, alow, cells, limit):
     """The kept answer for this corral (0 alive, 1 lost), -1 when none is kept."""
     row, at = _entry(work, key)
     table = work[row]
     if table[at + 1] == 0 or table[at] != key or table[at + 2] != low:
         return -1
-    if table[at + 3] != alow or table[at + 4] != n:
+    if table[at + 3] != alow or table[at + 4] != n + (limit << 8):
         return -1
     for z in range(n):
         if table[at + 5 + z] != cells[z]:
@@ -124,7 +136,7 @@ def _known(work, key, n, low, alow, cells):
 
 
 @uncounted
-def _keep(work, key, n, low, alow, cells, answer):
+def _keep(work, key, n, low, alow, cells, limit, answer):
     """Keep ``answer`` for this corral, over whatever the slot held."""
     row, at = _entry(work, key)
     table = work[row]
@@ -132,7 +144,7 @@ def _keep(work, key, n, low, alow, cells, answer):
     table[at + 1] = answer + 1
     table[at + 2] = low
     table[at + 3] = alow
-    table[at + 4] = n
+    table[at + 4] = n + (limit << 8)
     for z in range(n):
         table[at + 5 + z] = cells[z]
 
@@ -151,11 +163,11 @@ def _same(work, row, n, low):
 
 
 @uncounted
-def corral_lost(fence, n, cells, n_cells, low, floor, dead, goal, offsets, work):
+def corral_lost(fence, n, cells, n_cells, low, floor, dead, goal, offsets, work, limit):
     """Whether the corral of cells ``cells[:n_cells]``, fenced by the ``n`` boxes
     ``fence[:n]``, is lost, the player's area's lowest cell being ``low`` (the module's
-    search). False where the corral holds no work (every fence box on a goal), it has
-    more than :data:`FENCE_BOXES` boxes, or the search gives up."""
+    search, cut at ``limit`` positions). False where the corral holds no work (every fence
+    box on a goal), it has more than :data:`FENCE_BOXES` boxes, or the search gives up."""
     if n == 0 or n > FENCE_BOXES:
         return False
     on = 0
@@ -171,18 +183,18 @@ def corral_lost(fence, n, cells, n_cells, low, floor, dead, goal, offsets, work)
     for q in range(n_cells):
         alow = min(alow, cells[q])
     key = _hash(work[ZOB], states, 0, n, -1, 0, low) ^ work[ZOB, alow] * 5
-    answer = _known(work, key, n, low, alow, states)
+    answer = _known(work, key, n, low, alow, states, limit)
     if answer < 0:
-        answer = _search(n, cells, n_cells, low, floor, dead, goal, offsets, work)
-        _keep(work, key, n, low, alow, states, answer)
+        answer = _search(n, cells, n_cells, low, floor, dead, goal, offsets, work, limit)
+        _keep(work, key, n, low, alow, states, limit, answer)
     return answer == 1
 
 
 @uncounted
-def _search(n, cells, n_cells, low, floor, dead, goal, offsets, work):
+def _search(n, cells, n_cells, low, floor, dead, goal, offsets, work, limit):
     """The breadth-first search of :func:`corral_lost` from the fence in ``STATES``'s
     first row, the corral's cells ``cells[:n_cells]``: 1 where it runs out of positions
-    (lost), 0 where it finds a way or gives up."""
+    (lost), 0 where it finds a way or gives up after ``limit`` positions."""
     states, lows, occ, mark = work[STATES], work[LOWS], work[OCC], work[MARK]
     last = work.shape[1] - 1
     for z in range(n):
@@ -194,7 +206,7 @@ def _search(n, cells, n_cells, low, floor, dead, goal, offsets, work):
     if start < 0:
         return 0  # not fenced after all (never, for a corral)
     lows[0] = start
-    n_states = _add(work, n, 0, -1, 0, start, 0)
+    n_states = _add(work, n, 0, -1, 0, start, 0, limit)
     head, answer = 0, 1  # lost unless a way is found
     while head < n_states and answer == 1:
         base = head * FENCE_BOXES
@@ -223,7 +235,7 @@ def _search(n, cells, n_cells, low, floor, dead, goal, offsets, work):
                 if r < 0:
                     answer = 0  # the player gets in
                 else:
-                    n_states = _add(work, n, base, moved, t, r, n_states)
+                    n_states = _add(work, n, base, moved, t, r, n_states, limit)
                     if n_states < 0:
                         answer = 0  # undecided: counts as a way found
             occ[t] = -1
@@ -239,11 +251,11 @@ def _search(n, cells, n_cells, low, floor, dead, goal, offsets, work):
 
 
 @uncounted
-def _add(work, n, base, moved, t, low, n_states):
+def _add(work, n, base, moved, t, low, n_states, limit):
     """Store the position of ``STATES[base:]`` with box ``moved`` at ``t`` (none: -1) and
     the player's lowest cell ``low`` as position ``n_states`` unless it is stored
     already: the positions' count after it, or minus the count when the search is full
-    (:data:`FENCE_STATES`)."""
+    (``limit`` positions)."""
     states, seen, keys = work[STATES], work[SEEN], work[KEYS]
     h = _hash(work[ZOB], states, base, n, moved, t, low)
     mask = WIDTH - 1
@@ -252,7 +264,7 @@ def _add(work, n, base, moved, t, low, n_states):
         if keys[s] == h and _same(work, seen[s] - 1, n, low):
             return n_states
         s = (s + 1) & mask
-    if n_states == FENCE_STATES:
+    if n_states == limit:
         return -n_states
     seen[s] = n_states + 1
     keys[s] = h
@@ -267,18 +279,55 @@ def _add(work, n, base, moved, t, low, n_states):
 
 
 @uncounted
-def any_lost(low, floor, dead, goal, offsets, corrals, work):
+def _ring(fence, n, occupied, offsets, ring, last):
+    """The fence's ``n`` boxes and then every box beside one of them, into ``ring``: their
+    count, or 0 where they would be more than :data:`FENCE_BOXES` or the box on ``last``
+    (the state's own move's; -1: none, any ring) is not among them."""
+    touched = last < 0
+    for z in range(n):
+        ring[z] = fence[z]
+        touched = touched or fence[z] == last
+    m = n
+    for z in range(n):
+        for d in range(4):
+            c = fence[z] + offsets[d]
+            if occupied[c] < 0:
+                continue
+            new = True
+            for y in range(m):
+                new = new and ring[y] != c
+            if new:
+                if m == FENCE_BOXES:
+                    return 0
+                ring[m] = c
+                m += 1
+                touched = touched or c == last
+    return m if touched else 0
+
+
+@uncounted
+def any_lost(low, floor, dead, goal, offsets, corrals, work, occupied, last):
     """Whether any area off the player's reach, as
     :func:`grid_envs.sokoban.compiled.pruning.corral` has just labelled them in
-    ``corrals``, is a lost corral (:func:`corral_lost`); False at once when ``work`` is
-    empty (the test is off)."""
+    ``corrals``, is a lost corral (:func:`corral_lost`), its fence alone or with the boxes
+    beside it (``occupied``; only where the state's own move left its box on ``last`` in
+    that ring); False at once when ``work`` is empty (the test is off)."""
     if work.shape[1] == 0:
         return False
+    rings = work[RING, work.shape[1] - 1] == 1
     for a in range(corrals[START, corrals.shape[1] - 1]):
         f0, s0 = corrals[FENCE_START, a], corrals[START, a]
+        n, fence = corrals[FENCE_START, a + 1] - f0, corrals[AREA_FENCE, f0:]
+        cells, n_cells = corrals[CELLS, s0:], corrals[START, a + 1] - s0
         if corral_lost(
-            corrals[AREA_FENCE, f0:], corrals[FENCE_START, a + 1] - f0, corrals[CELLS, s0:],
-            corrals[START, a + 1] - s0, low, floor, dead, goal, offsets, work,
+            fence, n, cells, n_cells, low, floor, dead, goal, offsets, work, FENCE_STATES
+        ):  # fmt: skip
+            return True
+        if not rings or n > FENCE_BOXES:
+            continue
+        m = _ring(fence, n, occupied, offsets, work[RING], last)
+        if m > n and corral_lost(
+            work[RING], m, cells, n_cells, low, floor, dead, goal, offsets, work, RING_STATES
         ):  # fmt: skip
             return True
     return False

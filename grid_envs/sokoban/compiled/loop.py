@@ -256,14 +256,16 @@ def queue_root_in_cell(floor, offsets, occupied, boxes, counters, fs, cells, ng,
 
 @uncounted
 def _pushes(
-    floor, dead, goal, offsets, occupied, mark, stamp, low, work, fences, cells, order, pbuf
+    floor, dead, goal, offsets, occupied, mark, stamp, low, work, fences, cells, order, pbuf,
+    last,
 ):  # fmt: skip
     """A PI-corral's pushes, or every push the player (``mark == stamp``, lowest cell
     ``low``) can make, in the solver's order (direction, then the target cell), into
     ``pbuf``; returns their count, 0 where a corral is lost (:mod:`.fences`, with
-    ``fences`` its working array). ``work`` is the corral's working array."""
+    ``fences`` its working array; ``last`` the cell where the state's own move left its
+    box, -1 for none). ``work`` is the corral's working array."""
     n = corral(floor, dead, goal, offsets, occupied, mark, stamp, work)
-    if n != 0 and any_lost(low, floor, dead, goal, offsets, work, fences):
+    if n != 0 and any_lost(low, floor, dead, goal, offsets, work, fences, occupied, last):
         return 0
     if n >= 0:
         for k in range(n):
@@ -574,9 +576,13 @@ def run(
         # the moves, in the solver's order: a PI-corral's pushes, or every push the
         # player can make; then the goal macros; then the packing advice. Each is a path
         # of pushes in ``pbuf`` (from ``pstart[k]`` to ``pstart[k + 1]``).
+        moved = -1  # where this state's move left its box
+        if push[i] != -1:
+            _, end, _ = _move(push, pool, i)
+            moved = (end >> 2) + offsets[end & 3]
         n_paths = _pushes(
             floor, dead, goal, offsets, occupied, mark, stamp, low, corral_work, fences,
-            boxes[i], order, pbuf,
+            boxes[i], order, pbuf, moved,
         )  # fmt: skip
         for k in range(n_paths + 1):
             pstart[k] = k
@@ -604,10 +610,8 @@ def run(
         here_areas = here_cell % (size + 1)
         # the parent's areas, which each child's player's area and count start from
         n_areas = number_areas(floor_cells, mark, stamp, corral_work, area_of)
-        moved = -1  # where this state's move left its box (counting box moves)
-        if feature & 8 and push[i] != -1:
-            _, end, _ = _move(push, pool, i)
-            moved = (end >> 2) + offsets[end & 3]
+        if not feature & 8:
+            moved = -1  # box moves not counted: no push goes on with the state's move
         for c in range(n_paths):
             length = pstart[c + 1] - pstart[c]
             b = pbuf[pstart[c]] >> 2
