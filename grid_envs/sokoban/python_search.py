@@ -387,12 +387,7 @@ class _FeatureSearch(_Search):
             del self.cells[key]
             del self.keys[self.turn]
         self.current = (key, cost)
-        link = self.parent[(boxes, player)] if self.box_moves else None
-        if link is not None:
-            box, d = link[2][-1]
-            self.moved = box + self.s.offsets[d]
-        else:
-            self.moved = -1
+        self.moved = self._last(boxes, player) if self.box_moves else -1
         return -neg_g, boxes, player
 
 

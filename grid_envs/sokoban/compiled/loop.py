@@ -576,13 +576,13 @@ def run(
         # the moves, in the solver's order: a PI-corral's pushes, or every push the
         # player can make; then the goal macros; then the packing advice. Each is a path
         # of pushes in ``pbuf`` (from ``pstart[k]`` to ``pstart[k + 1]``).
-        moved = -1  # where this state's move left its box
+        last = -1  # where this state's move left its box
         if push[i] != -1:
             _, end, _ = _move(push, pool, i)
-            moved = (end >> 2) + offsets[end & 3]
+            last = (end >> 2) + offsets[end & 3]
         n_paths = _pushes(
             floor, dead, goal, offsets, occupied, mark, stamp, low, corral_work, fences,
-            boxes[i], order, pbuf, moved,
+            boxes[i], order, pbuf, last,
         )  # fmt: skip
         for k in range(n_paths + 1):
             pstart[k] = k
@@ -610,8 +610,8 @@ def run(
         here_areas = here_cell % (size + 1)
         # the parent's areas, which each child's player's area and count start from
         n_areas = number_areas(floor_cells, mark, stamp, corral_work, area_of)
-        if not feature & 8:
-            moved = -1  # box moves not counted: no push goes on with the state's move
+        # counting box moves, a push of that box goes on with the state's move
+        moved = last if feature & 8 else -1
         for c in range(n_paths):
             length = pstart[c + 1] - pstart[c]
             b = pbuf[pstart[c]] >> 2
