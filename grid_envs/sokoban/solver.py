@@ -782,8 +782,9 @@ class Solver:
                 for p in counts
             ]  # fmt: skip
             return searches
-        left, room, cells = [memory], self.compiled_room(), bit_cells(boxes)
-        shared = fence_scratch(self.size, fences, rings)  # the searches take turns with it
+        # the searches take turns with one corral table, whose bytes the memory bound counts
+        shared = fence_scratch(self.size, fences, rings, memory)
+        left, room, cells = [memory - shared.nbytes], self.compiled_room(), bit_cells(boxes)
         searches = [
             CompiledSearch(room, cells, player, w, left, pairs=pairs, fences=shared)
             for w in weights

@@ -135,6 +135,41 @@ def test_a_fence_searched_with_the_boxes_beside_it_proves_more_and_stays_sound()
     assert more >= 3
 
 
+def test_a_childs_area_read_from_its_parents_is_the_one_a_flood_finds() -> None:
+    """The fence search names a child's area from its parent's where it can: on every
+    push of random placements, with each position's unreached area as the corral, that
+    answer (the lowest cell, or the player in the corral) is the flood's, and it settles
+    most pushes without one."""
+    settled = pushes = 0
+    for level in _layouts(8, 8, 4, seed=21, count=120):
+        solver, boxes, reach, free = _position(level)
+        room = solver.compiled_room()
+        floor, offsets, size = room.floor, room.offsets, room.floor.shape[0]
+        occ = np.full(size, -1, np.int64)
+        for k, c in enumerate(bit_cells(boxes)):
+            occ[c] = k
+        mark = np.array([(reach >> c) & 1 for c in range(size)], np.int64)
+        low = (reach & -reach).bit_length() - 1
+        cells = np.array([c for c in bit_cells(free & ~reach)] or [0], np.int64)
+        n_cells = int(bool(free & ~reach)) and len(cells)
+        queue, child = np.zeros(size, np.int64), np.zeros(size, np.int64)
+        for k, b in enumerate(bit_cells(boxes)):
+            for d in range(4):
+                t = b + int(offsets[d])
+                if not mark[b - offsets[d]] or not floor[t] or occ[t] >= 0:
+                    continue
+                occ[b], occ[t] = -1, k
+                fast = fences._child_low(b, t, low, floor, occ, mark, 1, offsets, cells, n_cells)
+                child[:] = 0
+                flooded = fences._reach(b, floor, occ, child, 1, queue, offsets, cells, n_cells)
+                occ[t], occ[b] = -1, k
+                pushes += 1
+                if fast != -2:
+                    settled += 1
+                    assert fast == flooded
+    assert pushes >= 200 and settled >= pushes // 2
+
+
 def test_solves_with_and_without_agree_on_what_is_unsolvable() -> None:
     """``optimal`` with the corral test and without it calls the same positions
     unsolvable, and with it proves each in no more states (it searches a subset of the

@@ -296,6 +296,14 @@ def _runs(free):
 
 
 @uncounted
+def may_cut(t, floor, occupied, offsets):
+    """Whether a box on ``t`` may cut the free cells beside it apart: they do not all join
+    round it through the ring of eight cells (where they do, no area loses more than
+    ``t``)."""
+    return _runs(_ring(t, floor, occupied, offsets)[1])[0] > 1
+
+
+@uncounted
 def areas_after(
     count, b, t, floor, occupied, area_of, label, stamp, queue, other, offsets, mark, mstamp,
     tree,

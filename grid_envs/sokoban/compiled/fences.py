@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from grid_envs.core.jit import uncounted
+from grid_envs.sokoban.compiled.areas import may_cut
 from grid_envs.sokoban.compiled.pruning import (
     AREA_FENCE,
     CELLS,
@@ -43,7 +44,7 @@ FENCE_STATES = 1024  # the search gives up, deciding nothing, past this many pos
 RING_STATES = 128  # the same for a fence searched with the boxes beside it
 WIDTH = 1 << 14  # a row of the working array: FENCE_STATES * FENCE_BOXES
 ENTRY = 32  # a table entry: hash, answer + 1, player, area, count, cells (FENCE_BOXES)
-TABLE_ROWS = 32  # the most rows that hold the table of answers (a room's: fence_scratch)
+TABLE_ROWS = 1024  # the most rows that hold the table of answers (a room's: fence_scratch)
 ROW_SLOTS = WIDTH // ENTRY
 
 # the rows of the working array (:func:`fence_scratch`); MARK and CHILD_MARK keep their
@@ -65,17 +66,24 @@ ROW_SLOTS = WIDTH // ENTRY
 ) = range(13)
 
 
-def fence_scratch(size: int, on: bool = True, rings: bool = True) -> np.ndarray:
+def fence_scratch(
+    size: int, on: bool = True, rings: bool = True, memory: int | None = None
+) -> np.ndarray:
     """The working array of :func:`corral_lost` for a room of ``size`` cells; with
     ``on`` False an empty one, which turns the test off, and with ``rings`` False one
-    that searches no fence again with the boxes beside it."""
+    that searches no fence again with the boxes beside it. Its table of answers takes at
+    most an eighth of ``memory`` bytes where that is given."""
     if not on:
         return np.zeros((TABLE, 0), np.int64)
-    # the table of answers grows with the room: a small room meets few corrals, and a
-    # solve of one takes milliseconds, which a large table's first writes would double
+    # the table of answers grows with the room, to the power of two rows (512 answers
+    # each) at or above its cells: the same corrals come back all through a long search,
+    # and every answer the table keeps is a search saved. Its pages are written only as
+    # answers land in them, so a short solve pays for the answers it keeps, not the rows.
     rows = 2
-    while rows < TABLE_ROWS and rows * 20 < size:
+    while rows < TABLE_ROWS and rows < size:
         rows *= 2
+    while memory is not None and rows > 2 and (TABLE + rows) * WIDTH * 8 > memory // 8:
+        rows //= 2
     work = np.zeros((TABLE + rows, max(size + 1, WIDTH)), np.int64)
     work[OCC] = -1
     work[ZOB, :size] = np.random.default_rng(20261204).integers(1, 1 << 62, size)
@@ -100,6 +108,43 @@ def _reach(start, floor, occ, mark, stamp, queue, offsets, cells, n_cells):
         if mark[cells[q]] == stamp:
             return -1
     return low
+
+
+@uncounted
+def _child_low(b, t, low, floor, occ, mark, stamp, offsets, cells, n_cells):
+    """:func:`_reach` of the child whose box went from ``b`` to ``t`` (``occ`` is the
+    child's), without a flood where its parent's area (``mark == stamp``, lowest cell
+    ``low``) settles it; -2 where it does not. The player, on ``b``, is in the corral if
+    ``b`` or a free cell beside it is one of its cells; else, where every free cell
+    beside ``b`` was in the parent's area, the child's area is that area with ``b`` and
+    without ``t``, which a box on ``t`` cuts nowhere else where the cells round ``t``
+    join (:func:`~grid_envs.sokoban.compiled.areas.may_cut`)."""
+    for q in range(n_cells):
+        if cells[q] == b:
+            return -1
+    for k in range(4):
+        n = b + offsets[k]
+        if n == t or not floor[n] or occ[n] >= 0 or mark[n] == stamp:
+            continue
+        for q in range(n_cells):
+            if cells[q] == n:
+                return -1
+        return -2  # another area joins the player's
+    if mark[t] == stamp and (t == low or may_cut(t, floor, occ, offsets)):
+        return -2
+    return min(low, b)
+
+
+@uncounted
+def _child_area(b, t, low, floor, occ, stamp, offsets, cells, n_cells, work):
+    """:func:`_child_low`, or where that leaves it open, :func:`_reach` from ``b``."""
+    r = _child_low(b, t, low, floor, occ, work[MARK], stamp, offsets, cells, n_cells)
+    if r != -2:
+        return r
+    last = work.shape[1] - 1
+    work[CHILD_MARK, last] += 1
+    stamp = work[CHILD_MARK, last]
+    return _reach(b, floor, occ, work[CHILD_MARK], stamp, work[QUEUE], offsets, cells, n_cells)
 
 
 @uncounted
@@ -212,9 +257,10 @@ def _search(n, cells, n_cells, low, floor, dead, goal, offsets, work, limit):
         base = head * FENCE_BOXES
         for z in range(n):
             occ[states[base + z]] = z
-        mark[last] += 1
+        if head > 0:  # the first position's area is the one the start's flood marked
+            mark[last] += 1
+            flood(lows[head], floor, occ, mark, mark[last], work[QUEUE], offsets)
         stamp = mark[last]
-        flood(lows[head], floor, occ, mark, stamp, work[QUEUE], offsets)
         for q in range(4 * n):
             moved, d = q >> 2, q & 3
             b = states[base + moved]
@@ -229,9 +275,8 @@ def _search(n, cells, n_cells, low, floor, dead, goal, offsets, work, limit):
             if on == n:
                 answer = 0  # every fence box on a goal
             elif not freeze_deadlock(floor, dead, goal, -offsets[0], occ, t, work[FROZEN]):
-                work[CHILD_MARK, last] += 1
-                r = _reach(b, floor, occ, work[CHILD_MARK], work[CHILD_MARK, last],
-                           work[QUEUE], offsets, cells, n_cells)  # fmt: skip
+                r = _child_area(b, t, lows[head], floor, occ, stamp, offsets, cells, n_cells,
+                                work)  # fmt: skip
                 if r < 0:
                     answer = 0  # the player gets in
                 else:
