@@ -138,9 +138,10 @@ def test_a_fence_searched_with_the_boxes_beside_it_proves_more_and_stays_sound()
 def test_a_childs_area_read_from_its_parents_is_the_one_a_flood_finds() -> None:
     """The fence search names a child's area from its parent's where it can: on every
     push of random placements, with each position's unreached area as the corral, that
-    answer (the lowest cell, or the player in the corral) is the flood's, and it settles
-    most pushes without one."""
-    settled = pushes = 0
+    answer (the lowest cell, or the player in the corral) is the flood's, with the two
+    floods in step where the pushed box may cut the area in two; the parent's area alone
+    settles most pushes."""
+    settled = two = pushes = 0
     for level in _layouts(8, 8, 4, seed=21, count=120):
         solver, boxes, reach, free = _position(level)
         room = solver.compiled_room()
@@ -148,10 +149,12 @@ def test_a_childs_area_read_from_its_parents_is_the_one_a_flood_finds() -> None:
         occ = np.full(size, -1, np.int64)
         for k, c in enumerate(bit_cells(boxes)):
             occ[c] = k
-        mark = np.array([(reach >> c) & 1 for c in range(size)], np.int64)
+        work = fences.fence_scratch(size)
+        mark = work[fences.MARK]
+        mark[:size] = [(reach >> c) & 1 for c in range(size)]
         low = (reach & -reach).bit_length() - 1
-        cells = np.array([c for c in bit_cells(free & ~reach)] or [0], np.int64)
-        n_cells = int(bool(free & ~reach)) and len(cells)
+        cells = np.array(bit_cells(free & ~reach) or [0], np.int64)
+        n_cells = len(cells) if free & ~reach else 0
         queue, child = np.zeros(size, np.int64), np.zeros(size, np.int64)
         for k, b in enumerate(bit_cells(boxes)):
             for d in range(4):
@@ -160,14 +163,17 @@ def test_a_childs_area_read_from_its_parents_is_the_one_a_flood_finds() -> None:
                     continue
                 occ[b], occ[t] = -1, k
                 fast = fences._child_low(b, t, low, floor, occ, mark, 1, offsets, cells, n_cells)
+                area = fences._child_area(b, t, low, floor, occ, 1, offsets, cells, n_cells, work)
                 child[:] = 0
                 flooded = fences._reach(b, floor, occ, child, 1, queue, offsets, cells, n_cells)
                 occ[t], occ[b] = -1, k
+                assert area == flooded
                 pushes += 1
-                if fast != -2:
+                two += fast == -3
+                if fast >= -1:
                     settled += 1
                     assert fast == flooded
-    assert pushes >= 200 and settled >= pushes // 2
+    assert pushes >= 200 and settled >= pushes // 2 and two >= 10
 
 
 def test_solves_with_and_without_agree_on_what_is_unsolvable() -> None:

@@ -183,7 +183,7 @@ def _pieces(t, mark, stamp, offsets, tree):
 
 
 @uncounted
-def _pieces_of_two(a, b, floor, occupied, label, stamp, queue, other, offsets):
+def pieces_of_two(a, b, floor, occupied, label, stamp, queue, other, offsets):
     """Whether the free cells ``a`` and ``b`` are joined: a flood from each, a cell at a
     time in turn (``label``: ``stamp`` for ``a``'s, ``stamp + 1`` for ``b``'s), until one
     reaches the other's cells or runs out (its piece is closed). Either way it costs about
@@ -296,11 +296,14 @@ def _runs(free):
 
 
 @uncounted
-def may_cut(t, floor, occupied, offsets):
-    """Whether a box on ``t`` may cut the free cells beside it apart: they do not all join
-    round it through the ring of eight cells (where they do, no area loses more than
-    ``t``)."""
-    return _runs(_ring(t, floor, occupied, offsets)[1])[0] > 1
+def sides(t, floor, occupied, offsets):
+    """The runs of free cells round ``t`` (:func:`_runs`): how many, and the first cell
+    of the first two (where there are two). A box on ``t`` may cut the cells beside it
+    apart only where there are two or more; where there is one, no area loses more than
+    ``t``."""
+    ring, free = _ring(t, floor, occupied, offsets)
+    runs, s0, s1 = _runs(free)
+    return runs, t + ring[max(s0, 0)], t + ring[max(s1, 0)]
 
 
 @uncounted
@@ -351,7 +354,7 @@ def areas_after(
             return count + 1
         # two floods in step: they meet, or one closes
         a, z = t + ring[s0], t + ring[s1]
-        closed, _ = _pieces_of_two(a, z, floor, occupied, label, stamp, queue, other, offsets)
+        closed, _ = pieces_of_two(a, z, floor, occupied, label, stamp, queue, other, offsets)
         return count if closed < 0 else count + 1
     # more runs: count the pieces they lie in, one flood a piece
     pieces = 0
@@ -411,7 +414,7 @@ def child_low(
     ``mark == mstamp``) gives the lowest cell of each piece beside ``b``. Otherwise the
     loss matters only where ``t``'s area is beside ``b`` and ``t`` was its lowest cell or
     the ring of eight cells round ``t`` does not join its free sides. Two such sides are
-    told apart by two floods in step (:func:`_pieces_of_two`, ``label`` marked with
+    told apart by two floods in step (:func:`pieces_of_two`, ``label`` marked with
     ``stamp`` and ``stamp + 1``): the piece that closes first is flooded whole. Only where
     that leaves the answer open does a flood from ``b`` (``stamp + 2``) give it."""
     here = area_of[t]
@@ -438,7 +441,7 @@ def child_low(
         return best
     if runs == 2:
         a, z = t + ring[s0], t + ring[s1]
-        closed, lowest = _pieces_of_two(a, z, floor, occupied, label, stamp, queue, other, offsets)
+        closed, lowest = pieces_of_two(a, z, floor, occupied, label, stamp, queue, other, offsets)
         if closed >= 0 and label[b] == stamp + closed:
             return lowest  # the player's piece, flooded whole
         if kept and (closed < 0 or label[best] != stamp + closed):

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from grid_envs.core.jit import uncounted
-from grid_envs.sokoban.compiled.areas import may_cut
+from grid_envs.sokoban.compiled.areas import pieces_of_two, sides
 from grid_envs.sokoban.compiled.pruning import (
     AREA_FENCE,
     CELLS,
@@ -54,6 +54,7 @@ ROW_SLOTS = WIDTH // ENTRY
     MARK,  # the player's area of the position being expanded
     CHILD_MARK,  # a child's area
     QUEUE,  # the floods' queue
+    OTHER,  # a second one, for two floods in step
     ZOB,  # a random key a cell
     STATES,  # the positions' cells, FENCE_BOXES a position
     LOWS,  # the positions' lowest cells of the player's area
@@ -63,7 +64,7 @@ ROW_SLOTS = WIDTH // ENTRY
     FROZEN,  # the freeze test's marks
     RING,  # a fence and the boxes beside it; its last entry 1 where rings are searched
     TABLE,  # the answers kept, ENTRY entries a slot, from here to the last row
-) = range(13)
+) = range(14)
 
 
 def fence_scratch(
@@ -118,7 +119,8 @@ def _child_low(b, t, low, floor, occ, mark, stamp, offsets, cells, n_cells):
     ``b`` or a free cell beside it is one of its cells; else, where every free cell
     beside ``b`` was in the parent's area, the child's area is that area with ``b`` and
     without ``t``, which a box on ``t`` cuts nowhere else where the cells round ``t``
-    join (:func:`~grid_envs.sokoban.compiled.areas.may_cut`)."""
+    join (:func:`~grid_envs.sokoban.compiled.areas.sides`); -3 where they make two runs
+    and ``t`` is not the parent's lowest cell."""
     for q in range(n_cells):
         if cells[q] == b:
             return -1
@@ -130,18 +132,36 @@ def _child_low(b, t, low, floor, occ, mark, stamp, offsets, cells, n_cells):
             if cells[q] == n:
                 return -1
         return -2  # another area joins the player's
-    if mark[t] == stamp and (t == low or may_cut(t, floor, occ, offsets)):
+    if mark[t] != stamp:
+        return min(low, b)  # the box went off the player's area
+    runs, _, _ = sides(t, floor, occ, offsets)
+    if t == low or runs > 2:
         return -2
-    return min(low, b)
+    return -3 if runs == 2 else min(low, b)
 
 
 @uncounted
 def _child_area(b, t, low, floor, occ, stamp, offsets, cells, n_cells, work):
-    """:func:`_child_low`, or where that leaves it open, :func:`_reach` from ``b``."""
+    """:func:`_child_low`; where a box on ``t`` may cut the parent's area in two, two
+    floods in step from its sides
+    (:func:`~grid_envs.sokoban.compiled.areas.pieces_of_two`, about twice the smaller
+    piece): ``b``'s piece where it closes first, else the lowest of ``b`` and the parent's
+    lowest cell where the closed piece does not hold that; :func:`_reach` where it does."""
     r = _child_low(b, t, low, floor, occ, work[MARK], stamp, offsets, cells, n_cells)
-    if r != -2:
-        return r
     last = work.shape[1] - 1
+    if r == -3:
+        label = work[CHILD_MARK]
+        two = label[last] + 1
+        label[last] += 2
+        _, a, z = sides(t, floor, occ, offsets)
+        closed, lowest = pieces_of_two(a, z, floor, occ, label, two, work[QUEUE], work[OTHER],
+                                       offsets)  # fmt: skip
+        if closed >= 0 and label[b] == two + closed:
+            return lowest  # b's piece, flooded whole
+        if closed < 0 or label[low] != two + closed:
+            return min(low, b)  # joined, or the parent's lowest cell is on b's side
+    elif r != -2:
+        return r
     work[CHILD_MARK, last] += 1
     stamp = work[CHILD_MARK, last]
     return _reach(b, floor, occ, work[CHILD_MARK], stamp, work[QUEUE], offsets, cells, n_cells)
