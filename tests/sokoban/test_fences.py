@@ -176,6 +176,16 @@ def test_a_childs_area_read_from_its_parents_is_the_one_a_flood_finds() -> None:
     assert pushes >= 200 and settled >= pushes // 2 and two >= 10
 
 
+def test_the_corral_table_grows_with_the_room_within_an_eighth_of_the_memory() -> None:
+    """The table of answers takes the power of two rows at or above the room's cells, up
+    to its cap, and at most an eighth of a memory bound where one is given."""
+    rows = [fences.fence_scratch(size).shape[0] - fences.TABLE for size in (30, 121, 400)]
+    assert rows == [32, 128, 512]
+    assert fences.fence_scratch(5_000).shape[0] - fences.TABLE == fences.TABLE_ROWS
+    small = fences.fence_scratch(400, memory=64 << 20)
+    assert small.nbytes <= (64 << 20) // 8 < fences.fence_scratch(400).nbytes
+
+
 def test_solves_with_and_without_agree_on_what_is_unsolvable() -> None:
     """``optimal`` with the corral test and without it calls the same positions
     unsolvable, and with it proves each in no more states (it searches a subset of the
