@@ -80,12 +80,12 @@ def fence_scratch(
     # each) at or above its cells: the same corrals come back all through a long search,
     # and every answer the table keeps is a search saved. Its pages are written only as
     # answers land in them, so a short solve pays for the answers it keeps, not the rows.
-    rows = 2
+    rows, width = 2, max(size + 1, WIDTH)
     while rows < TABLE_ROWS and rows < size:
         rows *= 2
-    while memory is not None and rows > 2 and (TABLE + rows) * WIDTH * 8 > memory // 8:
+    while memory is not None and rows > 2 and (TABLE + rows) * width * 8 > memory // 8:
         rows //= 2
-    work = np.zeros((TABLE + rows, max(size + 1, WIDTH)), np.int64)
+    work = np.zeros((TABLE + rows, width), np.int64)
     work[OCC] = -1
     work[ZOB, :size] = np.random.default_rng(20261204).integers(1, 1 << 62, size)
     work[RING, -1] = rings
