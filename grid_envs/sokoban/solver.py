@@ -555,7 +555,10 @@ class Solver:
         and the player's area holds ``player``: the route a box really comes in by. Where
         no box gets that far (or ``boxes`` is 0), any cell off the goals on the player's
         side will do. None when at some point no box comes out (or the room is too large
-        to try)."""
+        to try). A player on a goal (a level that starts so, or a game in progress just
+        after a push into a goal room) stands where the pulls put a box: the cell of his
+        area nearest him off the goals stands in for him."""
+        player = self._off_goals(player, boxes)
         sources = boxes & ~self.goal_bb
         remaining = self.goal_bb
         removed: list[int] = []
@@ -573,6 +576,22 @@ class Solver:
             removed.append(best[1])
             remaining &= ~(1 << best[1])
         return removed[::-1]
+
+    def _off_goals(self, player: int, boxes: int) -> int:
+        """``player``'s cell, or where it is a goal the nearest cell off the goals that he
+        can walk to past ``boxes`` (breadth first; his own cell where there is none)."""
+        free, seen, frontier = self.floor_bb & ~boxes, 1 << player, [player]
+        while frontier:
+            following = []
+            for x in frontier:
+                if not (self.goal_bb >> x) & 1:
+                    return x
+                for o in self.offsets:
+                    if (free >> (x + o)) & 1 and not (seen >> (x + o)) & 1:
+                        seen |= 1 << (x + o)
+                        following.append(x + o)
+            frontier = following
+        return player
 
     def _pull_out(self, box: int, others: int, player: int, to: int, limit: int) -> int | None:
         """The fewest pulls that take the box at ``box`` to a cell of ``to`` off the goals

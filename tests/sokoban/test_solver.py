@@ -256,6 +256,29 @@ def test_packing_order_fills_a_dead_end_from_its_far_end() -> None:
     assert order == [1 * cols + 7, 1 * cols + 6, 1 * cols + 5]
 
 
+def test_packing_order_with_the_player_on_a_goal() -> None:
+    """A player on a goal (a level that starts so, or a game just after a push into a goal
+    room) stood where the pulls put a box, so no box ever came out and the feature search
+    had no order: the nearest cell of his area off the goals stands in for him."""
+    from grid_envs.sokoban.solver import _bits
+
+    for row in ("#  $$.+.#", "#  $$..+#"):
+        (level,) = parse_xsb(f"#########\n{row}\n#  $    #\n#########")
+        cols = level.floor.shape[1]
+        solver = solver_for(level.floor, level.goals)
+        player = level.player[0] * cols + level.player[1]
+        boxes = _bits(np.flatnonzero((level.boxes & level.floor).ravel()))
+        far_first = [1 * cols + 7, 1 * cols + 6, 1 * cols + 5]
+        assert solver.packing_order(player) == far_first
+        assert solver.packing_order(player, boxes) == far_first
+        assert solver._off_goals(player, boxes) == 2 * cols + player % cols
+    (level,) = parse_xsb("#########\n#    .+.#\n#  $$$  #\n#       #\n#########")
+    solver, cols = solver_for(level.floor, level.goals), level.floor.shape[1]
+    boxes = _bits(np.flatnonzero((level.boxes & level.floor).ravel()))
+    assert solver.packing_order(level.player[0] * cols + level.player[1], boxes) is not None
+    assert solve(level, max_seconds=5).solved
+
+
 def _can_follow(solver: Solver, order: list[int], starts: int, player: int) -> bool:
     """Whether the goals can be filled in ``order``, each by a box from one of the
     ``starts`` cells pushed alone, the goals before it already filled."""
