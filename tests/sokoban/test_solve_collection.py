@@ -42,3 +42,17 @@ def test_solves_an_xsok_file_and_replays_every_answer(tmp_path: Path) -> None:
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [row["title"] for row in rows] == ["1", "2"]
     assert all(row["solved"] and row["pushes"] > 0 for row in rows)
+
+
+def test_solves_positions_of_a_game_in_progress(tmp_path: Path) -> None:
+    """benchmarks/solve_in_progress.py: after the first box goes onto a goal the player
+    stands on the goal beside it; that position is solved afresh and replayed."""
+    levels = tmp_path / "tiny.xsb"
+    levels.write_text("; 1\n\n#######\n#@$ ..#\n# $   #\n#     #\n#######\n")
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "solve_in_progress.py"), str(levels),
+         "--every", "1", "--seconds", "5", "--max-seconds", "5"],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "solved 1 of 1 positions within 5 s each" in done.stdout
