@@ -556,8 +556,8 @@ class Solver:
         no box gets that far (or ``boxes`` is 0), any cell off the goals on the player's
         side will do. None when at some point no box comes out (or the room is too large
         to try). A player on a goal (a level that starts so, or a game in progress just
-        after a push into a goal room) stands where the pulls put a box: the cell of his
-        area nearest him off the goals stands in for him."""
+        after a push into a goal room) would stand on a box in the pulls, which start with
+        every goal filled: the cell of his area nearest him off the goals stands in."""
         player = self._off_goals(player, boxes)
         sources = boxes & ~self.goal_bb
         remaining = self.goal_bb
