@@ -579,18 +579,16 @@ class Solver:
 
     def _off_goals(self, player: int, boxes: int) -> int:
         """``player``'s cell, or where it is a goal the nearest cell off the goals that he
-        can walk to past ``boxes`` (breadth first; his own cell where there is none)."""
-        free, seen, frontier = self.floor_bb & ~boxes, 1 << player, [player]
-        while frontier:
-            following = []
-            for x in frontier:
-                if not (self.goal_bb >> x) & 1:
-                    return x
-                for o in self.offsets:
-                    if (free >> (x + o)) & 1 and not (seen >> (x + o)) & 1:
-                        seen |= 1 << (x + o)
-                        following.append(x + o)
-            frontier = following
+        can walk to past ``boxes`` (the lowest of the nearest; his own cell where there is
+        none): his area grown a step at a time, as :meth:`_flood` grows it."""
+        free, seen = self.floor_bb & ~boxes, 1 << player
+        layer = seen
+        while layer:
+            off = layer & ~self.goal_bb
+            if off:
+                return (off & -off).bit_length() - 1
+            layer = self._around(layer) & free & ~seen
+            seen |= layer
         return player
 
     def _pull_out(self, box: int, others: int, player: int, to: int, limit: int) -> int | None:
