@@ -532,6 +532,48 @@ def _parents(
             yield x
 
 
+def test_the_corral_scan_stops_once_every_free_cell_is_labelled() -> None:
+    """The search tells the corral's labelling how many free cells lie off the player's
+    reach (the room's less the boxes and the size of the player's area, which the area's
+    search leaves at its root), and the scan of the room stops once they are labelled:
+    the areas, their cells and fences and the pushes must be those of the full scan."""
+    from grid_envs.sokoban.compiled import areas
+
+    checked = stopped = 0
+    for x in _parents(np.random.default_rng(11), 6, most=40, share=2):
+        size = x.floor.size
+        player_cells = int((x.mark[x.cells] == x.stamp).sum())
+        root = x.tree[areas.ORDER, 0]  # where the area's search began
+        assert x.tree[areas.SIZE, root] == player_cells
+        left = x.cells.size - x.boxes.size - player_cells
+        no_dead, no_goal = np.zeros(size, np.uint8), np.full(size, -1, np.int64)
+        works = [pruning.corral_scratch(size), pruning.corral_scratch(size)]
+        found = [
+            pruning.corral(
+                x.floor, no_dead, no_goal, x.offsets, x.occupied, x.mark, x.stamp, work, known
+            )
+            for work, known in zip(works, (-1, left), strict=True)
+        ]
+        assert found[0] == found[1]
+        full, short = works
+        n_areas = full[pruning.START, -1]
+        assert short[pruning.START, -1] == n_areas
+        assert full[pruning.START, n_areas] == left  # the full scan labels exactly ``left``
+        for row in (pruning.START, pruning.FENCE_START):
+            assert (full[row, : n_areas + 1] == short[row, : n_areas + 1]).all()
+        for row, end in (
+            (pruning.CELLS, left),
+            (pruning.AREA_FENCE, full[pruning.FENCE_START, n_areas]),
+        ):
+            assert (full[row, :end] == short[row, :end]).all()
+        for row in (pruning.OUT_BOX, pruning.OUT_DIR):
+            assert (full[row, : max(found[0], 0)] == short[row, : max(found[0], 0)]).all()
+        checked += 1
+        # the scan stops short of the room's last free cell
+        stopped += left > 0 and full[pruning.CELLS, :left].max() < x.cells[-1]
+    assert checked > 20 and stopped > 0
+
+
 def test_a_childs_areas_follow_from_its_parents() -> None:
     """The feature search counts a child's areas from its parent's (the box leaves one
     cell and takes another, one push or a path of them): the count must be what counting

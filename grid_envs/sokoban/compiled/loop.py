@@ -30,6 +30,7 @@ import numpy as np
 
 from grid_envs.core.jit import compiled, inlined, uncounted
 from grid_envs.sokoban.compiled.areas import (
+    SIZE,
     areas,
     areas_after,
     child_low,
@@ -257,14 +258,15 @@ def queue_root_in_cell(floor, offsets, occupied, boxes, counters, fs, cells, ng,
 @uncounted
 def _pushes(
     floor, dead, goal, offsets, occupied, mark, stamp, low, work, fences, cells, order, pbuf,
-    last,
+    last, left,
 ):  # fmt: skip
     """A PI-corral's pushes, or every push the player (``mark == stamp``, lowest cell
     ``low``) can make, in the solver's order (direction, then the target cell), into
     ``pbuf``; returns their count, 0 where a corral is lost (:mod:`.fences`, with
     ``fences`` its working array; ``last`` the cell where the state's own move left its
-    box, -1 for none). ``work`` is the corral's working array."""
-    n = corral(floor, dead, goal, offsets, occupied, mark, stamp, work)
+    box, -1 for none; ``left`` the free cells off the player's reach, where the corral's
+    labelling of the room stops). ``work`` is the corral's working array."""
+    n = corral(floor, dead, goal, offsets, occupied, mark, stamp, work, left)
     if n != 0 and any_lost(low, floor, dead, goal, offsets, work, fences, occupied, last):
         return 0
     if n >= 0:
@@ -580,9 +582,11 @@ def run(
         if push[i] != -1:
             _, end, _ = _move(push, pool, i)
             last = (end >> 2) + offsets[end & 3]
+        # the free cells off the player's reach: the room's, less the boxes and his area
+        left = floor_cells.shape[0] - nb - tree[SIZE, low_of[i]]
         n_paths = _pushes(
             floor, dead, goal, offsets, occupied, mark, stamp, low, corral_work, fences,
-            boxes[i], order, pbuf, last,
+            boxes[i], order, pbuf, last, left,
         )  # fmt: skip
         for k in range(n_paths + 1):
             pstart[k] = k

@@ -114,18 +114,21 @@ def corral_scratch(size: int) -> np.ndarray:
 
 
 @uncounted
-def _label_areas(floor, occupied, mark, stamp, offsets, work):
+def _label_areas(floor, occupied, mark, stamp, offsets, work, left):
     """Label the areas of free floor off the player's reach (``mark == stamp``) in order
     of their lowest cell: ``work[LABEL, cell]``, their cells area by area in ``CELLS``
     (area ``a`` from ``START[a]`` to ``START[a + 1]``), and the boxes beside each in
     ``AREA_FENCE`` (from ``FENCE_START[a]``), so that a corral's fence is the union of
     its areas' lists. Returns how many areas there are, also kept in ``START``'s last
-    entry."""
+    entry. ``left``: the free cells off the player's reach where the caller knows them
+    (-1: not known); the scan of the room stops once they are all labelled."""
     ncomp = 0
     n_cells = 0
     n_boxes = 0
     serial = work.shape[1] - 1  # LISTED's last entry: the running number of areas
     for c in range(floor.shape[0]):
+        if n_cells == left:
+            break
         if not floor[c] or occupied[c] >= 0 or mark[c] == stamp or work[LABEL, c] >= 0:
             continue
         work[LISTED, serial] += 1
@@ -259,7 +262,7 @@ def _corral_from(first, ncomp, floor, dead, goal, offsets, occupied, mark, stamp
 
 
 @uncounted
-def corral(floor, dead, goal, offsets, occupied, mark, stamp, work):
+def corral(floor, dead, goal, offsets, occupied, mark, stamp, work, left=-1):
     """PI-corral pruning, as the solver's ``_pi_corral``: the pushes of the smallest
     PI-corral into ``work[OUT_BOX]``/``work[OUT_DIR]`` (``work`` from
     :func:`corral_scratch`); returns their count, 0 for a corral deadlock, -1 when none
@@ -267,7 +270,7 @@ def corral(floor, dead, goal, offsets, occupied, mark, stamp, work):
     hash of their areas: a collision can only make a corral count as tried, which prunes
     less, never wrongly. The areas off the player's reach stay listed in ``CELLS`` and
     ``START`` (:func:`grid_envs.sokoban.compiled.areas.number_areas` reads them)."""
-    ncomp = _label_areas(floor, occupied, mark, stamp, offsets, work)
+    ncomp = _label_areas(floor, occupied, mark, stamp, offsets, work, left)
     if ncomp == 0:
         return -1
     x = np.int64(0x2545F4914F6CDD1D)
