@@ -2,11 +2,12 @@
 
     python benchmarks/solve_collection.py ../shared/levels/microban_155.xsb \
         --max-seconds 10 --mode fast [--jobs 2] [--levels 1-50] [--json out.jsonl] \
-        [--without goal-macros ...]
+        [--without goal-macros ...] [--threads 2]
 
 Each level is solved on one core (``--jobs`` runs that many levels side by side, each in
-its own process). Every solution is replayed through the rules before it counts. The
-collection is read from where it lies; nothing is copied into the project.
+its own process), or with ``--threads`` its searches on that many threads (one level at a
+time on as many cores: ``--jobs 1``). Every solution is replayed through the rules before
+it counts. The collection is read from where it lies; nothing is copied into the project.
 
 Besides XSB files it reads xsok's level files. The original game's levels (Thinking
 Rabbit, 1982; the XSokoban set) ship in Debian's ``xsok`` package as ``Sokoban.def``:
@@ -67,10 +68,12 @@ def level_indices(text: str, count: int) -> list[int]:
     return picked
 
 
-def _one(job: tuple[str, int, str, float, tuple[str, ...], str]) -> dict:
-    path, index, mode, limit, without, engine = job
+def _one(job: tuple[str, int, str, float, tuple[str, ...], str, int]) -> dict:
+    path, index, mode, limit, without, engine, threads = job
     level = read_levels(path)[index]
-    r = solve(level, mode=mode, max_seconds=limit, without=without, engine=engine)
+    r = solve(
+        level, mode=mode, max_seconds=limit, without=without, engine=engine, threads=threads
+    )  # fmt: skip
     replay_ok = r.solved and rules.solves(level, r.solution)
     return {
         "level": index + 1, "title": level.title, "status": r.status, "solved": replay_ok,
@@ -85,6 +88,7 @@ def main() -> None:
     parser.add_argument("--max-seconds", type=float, default=10.0)
     parser.add_argument("--mode", choices=("fast", "optimal"), default="fast")
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=1, help="threads a level's searches run on")
     parser.add_argument(
         "--engine", choices=ENGINES, default="compiled",
         help="run the weighted searches compiled (default) or in pure Python",
@@ -99,7 +103,10 @@ def main() -> None:
     n = len(read_levels(args.collection))
     wanted = level_indices(args.levels, n) if args.levels else list(range(n))
     without = tuple(args.without)
-    jobs = [(args.collection, i, args.mode, args.max_seconds, without, args.engine) for i in wanted]
+    jobs = [
+        (args.collection, i, args.mode, args.max_seconds, without, args.engine, args.threads)
+        for i in wanted
+    ]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         rows = []
         for row in pool.map(_one, jobs):
@@ -118,7 +125,8 @@ def main() -> None:
     times = [r["seconds"] for r in solved]
     nps = [r["nodes_per_second"] for r in rows if r["nodes"] > 100]
     print(f"collection {args.collection}: {len(rows)} levels, mode {args.mode}, "
-          f"{args.max_seconds:g} s a level, {args.jobs} job(s), {args.engine} engine"
+          f"{args.max_seconds:g} s a level, {args.jobs} job(s), {args.threads} thread(s) a "
+          f"level, {args.engine} engine"
           + (f", without {', '.join(without)}" if without else ""))  # fmt: skip
     print(f"solved {len(solved)}/{len(rows)}")
     if times:

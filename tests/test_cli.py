@@ -209,6 +209,15 @@ def test_solve_prints_progress_and_ctrl_c_stops_it_with_what_it_knows(
     with pytest.raises(SystemExit) as refused:
         cli.main([*argv[:-1], "lots"])
     assert refused.value.code == 2 and "'lots' is not a size" in capsys.readouterr().err
+    # --threads: a level's searches on two threads, the answer replayed as on one
+    assert cli.main(["solve", str(path), "--level", "1", "--threads", "2", "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["solved"] and row["level"] == 1
+    assert cli.main(["solve", "samples", "--game", "knight", "--threads", "2"]) == 2
+    assert "the knight solver runs on one thread" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:
+        cli.main(["solve", str(path), "--threads", "0"])
+    assert refused.value.code == 2
 
 
 def test_play_in_a_pygame_window(tmp_path) -> None:

@@ -50,12 +50,14 @@ def solve_levels(
     mode: str,
     memory: int | None = None,
     progress: Callable[[int, str], None] | None = None,
+    threads: int = 1,
 ) -> Iterator[dict[str, Any]]:
     """``grid-games solve``: the push search on each level of an XSB file (or the one
     numbered ``level``, from 1), each solution replayed through the rules before it is
     reported. ``memory`` bounds each search (bytes; default a quarter of the memory free);
-    ``progress(level, line)`` hears where a search stands every few seconds. Ctrl-C ends
-    the level being searched with what its search knows (the row's reason is
+    ``progress(level, line)`` hears where a search stands every few seconds; ``threads``
+    runs each level's searches on that many threads (as :func:`.solver.solve` does).
+    Ctrl-C ends the level being searched with what its search knows (the row's reason is
     "interrupted") and no later level is started."""
     levels = read_collection(path)
     if level is not None and not 1 <= level <= len(levels):
@@ -63,7 +65,10 @@ def solve_levels(
     for n in [level] if level is not None else range(1, len(levels) + 1):
         lv = levels[n - 1]
         report = None if progress is None else partial(_report, progress, n)
-        r = solve(lv, mode=mode, max_seconds=max_seconds, memory=memory, progress=report)
+        r = solve(
+            lv, mode=mode, max_seconds=max_seconds, memory=memory, progress=report,
+            threads=threads,
+        )  # fmt: skip
         if r.solved and not solves(lv, r.solution):  # never report one that fails
             raise RuntimeError(f"level {n}: the solver's answer does not solve it")
         yield {"level": n, "title": lv.title, "solved": r.solved, "status": r.status,

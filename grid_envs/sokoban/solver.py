@@ -44,16 +44,21 @@ near-greedy search and the feature searches take two turns to the A*-like search
 after :data:`EARLY_SECONDS` the near-greedy search stops, and where feature searches run,
 the A*-like one too). Both honour a time and a node limit and answer ``solved``,
 ``unsolvable`` (the space was exhausted; every pruning rule is sound) or ``gave_up`` (a
-time, node or memory limit, or Ctrl-C).
+time, node or memory limit, or Ctrl-C). With ``threads`` above one the compiled searches
+are dealt out to that many threads, each taking turns among its own (:func:`_thread_of`):
+they release the GIL while they expand states, so on as many free cores every search runs
+as often as in a portfolio of its thread's size.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -206,6 +211,111 @@ def _progress(searches: list, seconds: float, goals: int) -> SolveProgress:
         max(features) if features else None,
         goals,
     )
+
+
+def _thread_of(features: list[bool], threads: int) -> list[int]:
+    """The thread each search of a portfolio runs on (``features``: whether each is a
+    feature search). The feature searches run the whole solve and are dealt round the
+    threads in turn; the weighted ones stop after :data:`EARLY_SECONDS` where feature
+    searches run, and share the last thread, so that the first feature searches have a
+    core each from the start. Without feature searches every search is dealt round; with
+    one thread (or one search), all run on thread 0."""
+    n = min(threads, len(features))
+    fs = [k for k, f in enumerate(features) if f]
+    thread = [0] * len(features)
+    for turn, k in enumerate(fs):
+        thread[k] = turn % n
+    for turn, k in enumerate(k for k, f in enumerate(features) if not f):
+        thread[k] = n - 1 if fs else turn % n
+    return thread
+
+
+class _Race:
+    """What the threads of one solve share: its searches, its limits and how it ended
+    (the first outcome stands; the others stop after their turn)."""
+
+    def __init__(
+        self, searches: list[Any], start: float, deadline: float, node_limit: int | None
+    ) -> None:
+        self.searches, self.start, self.deadline = searches, start, deadline
+        self.node_limit = node_limit
+        self.outcome: tuple[str, Any] | None = None
+        self.done = threading.Event()
+        self._lock = threading.Lock()
+
+    def end(self, kind: str, search: Any = None) -> None:
+        """End the solve: "solved" (by ``search``), "exhausted", or the limit that ended it."""
+        with self._lock:
+            if self.outcome is None:
+                self.outcome = (kind, search)
+                self.done.set()
+
+
+def _take_turns(group: list[Any], race: _Race, tick: Callable[[], None] | None) -> None:
+    """The searches of ``group`` take turns until the race ends (``tick`` after each turn),
+    or every one of them has stopped for good."""
+    # where feature searches run, every weighted search stops after EARLY_SECONDS
+    features = any(search.feature > 0 for search in race.searches)
+    while not race.done.is_set():
+        late = time.perf_counter() - race.start > EARLY_SECONDS
+        running = False
+        for search in group:
+            greedy = search.feature == 0 and search.weight > GREEDY_WEIGHT
+            if late and (greedy or (features and search.feature == 0)):
+                search.release()  # it stops for good: its memory goes to the others
+                continue
+            running = True
+            share = _SLICE * (BOLD_SLICES if greedy or search.feature > 0 else 1)
+            if isinstance(search, CompiledSearch):
+                share *= COMPILED_SLICES
+            if race.node_limit is not None:
+                share = min(share, race.node_limit - sum(x.expanded for x in race.searches))
+            if share <= 0:
+                return race.end("node limit")
+            try:
+                outcome = search.run(share)
+            except MemoryLimit:
+                return race.end("memory limit")
+            if outcome != "open":
+                return race.end(outcome, search)
+            if time.perf_counter() > race.deadline:
+                return race.end("time limit")
+            if race.done.is_set():
+                return None
+            if tick is not None:
+                tick()
+        if not running:
+            return None
+    return None
+
+
+def _in_threads(groups: list[list[Any]], race: _Race, tick: Callable[[], None]) -> None:
+    """Each group takes turns on a thread of its own while this one waits, calling
+    ``tick`` (Ctrl-C reaches this thread: it ends the race, and the others stop after
+    their turn); an error in a thread is raised here."""
+    errors: list[BaseException] = []
+
+    def work(group: list[Any]) -> None:
+        try:
+            _take_turns(group, race, None)
+        except BaseException as error:  # raised in the waiting thread
+            errors.append(error)
+            race.end("error")
+
+    workers = [threading.Thread(target=work, args=(group,), daemon=True) for group in groups]
+    for worker in workers:
+        worker.start()
+    try:
+        while not race.done.wait(0.02):
+            tick()
+            if not any(worker.is_alive() for worker in workers):
+                race.end("time limit")  # never: some search of a portfolio never stops
+    finally:
+        race.end("interrupted")  # nothing where it has ended; else Ctrl-C or the tick's error
+        for worker in workers:
+            worker.join()
+    if errors:
+        raise errors[0]
 
 
 class Solver:
@@ -721,6 +831,7 @@ class Solver:
         memory: int | None = None,
         progress: Callable[[SolveProgress], None] | None = None,
         progress_every: float | None = None,
+        threads: int = 1,
     ) -> SolveResult:
         """Solve from this box layout and player cell. ``without`` names techniques of
         ``fast`` mode to leave out (:data:`TECHNIQUES`), to measure what each buys.
@@ -730,7 +841,9 @@ class Solver:
         reason "memory limit". ``progress`` is called every ``progress_every`` seconds
         (default :data:`PROGRESS_EVERY`) with a :class:`SolveProgress`. Ctrl-C
         (KeyboardInterrupt) ends the search with what it knows: ``gave_up`` for the reason
-        "interrupted"."""
+        "interrupted". ``threads`` runs the compiled searches on that many threads (one
+        corral table each): a solve with one expands the same states on every run (under a
+        node limit), with more which search finishes first depends on timing."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         if engine not in ENGINES:
@@ -738,6 +851,9 @@ class Solver:
         unknown = sorted(set(without) - set(TECHNIQUES))
         if unknown:
             raise ValueError(f"unknown techniques {unknown}; known: {', '.join(TECHNIQUES)}")
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"threads must be a whole number of at least 1, got {threads!r}")
+        threads = threads if engine == "compiled" else 1  # Python searches hold the GIL
         # before the clock starts: a time limit measures the search (the Python engine
         # reads the room's compiled tables too: the two-box deadlocks)
         warm_up()
@@ -751,17 +867,18 @@ class Solver:
             return SolveResult("unsolvable", "", 0, 0, 0, 1, time.perf_counter() - start, mode)
         limit = memory if memory is not None else default_memory()
         try:
-            searches = self._searches(boxes, player, h0, mode, without, engine, limit)
+            searches = self._searches(boxes, player, h0, mode, without, engine, limit, threads)
         except MemoryLimit:
             return self._gave_up(_memory_reason(limit), mode, 0, 0, start)
         every = PROGRESS_EVERY if progress_every is None else progress_every
         return self._portfolio(
-            searches, boxes, player, mode, start, deadline, node_limit, limit, progress, every
-        )
+            searches, boxes, player, mode, _Race(searches, start, deadline, node_limit),
+            limit, progress, every, threads,
+        )  # fmt: skip
 
     def _searches(
         self, boxes: int, player: int, h0: int, mode: str, without: Collection[str],
-        engine: str, memory: int,
+        engine: str, memory: int, threads: int = 1,
     ) -> list[_Search | CompiledSearch]:  # fmt: skip
         """The searches of a mode: the weighted ones, then (``fast``) the feature searches,
         compiled or in pure Python; the compiled ones share ``memory`` bytes. Of the two
@@ -799,74 +916,64 @@ class Solver:
                 for p in counts
             ]  # fmt: skip
             return searches
-        # the searches take turns with one corral table, whose bytes the memory bound counts
-        shared = fence_scratch(self.size, fences, rings, memory)
-        left, room, cells = [memory - shared.nbytes], self.compiled_room(), bit_cells(boxes)
+        # the searches of a thread share a corral table; the memory bound counts them all
+        on = _thread_of([False] * len(weights) + [True] * len(counts), threads)
+        tables = [fence_scratch(self.size, fences, rings, memory) for _ in set(on)]
+        left, room = [memory - sum(x.nbytes for x in tables)], self.compiled_room()
+        cells, n = bit_cells(boxes), len(weights)
         searches = [
-            CompiledSearch(room, cells, player, w, left, pairs=pairs, fences=shared)
-            for w in weights
+            CompiledSearch(room, cells, player, w, left, pairs=pairs, fences=tables[on[k]])
+            for k, w in enumerate(weights)
         ]
         searches += [
             CompiledSearch(
-                room, cells, player, 1.0, left, pairs=pairs, fences=shared,
+                room, cells, player, 1.0, left, pairs=pairs, fences=tables[on[n + k]],
                 features=Features(
                     each_order(packing), macros is not None, fill is not None, box_moves, p,
                     matched,
                 ),
             )
-            for p in counts
+            for k, p in enumerate(counts)
         ]  # fmt: skip
         return searches
 
     def _portfolio(
         self, searches: list[_Search | CompiledSearch], boxes: int, player: int, mode: str,
-        start: float, deadline: float, node_limit: int | None, memory: int,
-        progress: Callable[[SolveProgress], None] | None, every: float,
+        race: _Race, memory: int, progress: Callable[[SolveProgress], None] | None,
+        every: float, threads: int,
     ) -> SolveResult:  # fmt: skip
-        """Run the searches in turns until one solves the level or proves it unsolvable,
-        or a limit (time, nodes, memory, Ctrl-C) ends the solve."""
-        expanded = generated = 0
-        shown = start
-        # where feature searches run, every weighted search stops after EARLY_SECONDS
-        features = any(search.feature > 0 for search in searches)
+        """Run the searches in turns, on one thread or dealt out to ``threads``
+        (:func:`_thread_of`), until one solves the level or proves it unsolvable, or a limit
+        (time, nodes, memory, Ctrl-C) ends the solve."""
+        shown = [race.start]
+
+        def tick() -> None:
+            now = time.perf_counter()
+            if progress is not None and now - shown[0] >= every:
+                shown[0] = now
+                progress(_progress(searches, now - race.start, len(self.goal_cells)))
+
+        dealt = _thread_of([search.feature > 0 for search in searches], threads)
+        groups = [[x for x, t in zip(searches, dealt, strict=True) if t == k] for k in set(dealt)]
         try:
-            while True:
-                late = time.perf_counter() - start > EARLY_SECONDS
-                for search in searches:
-                    greedy = search.feature == 0 and search.weight > GREEDY_WEIGHT
-                    if late and (greedy or (features and search.feature == 0)):
-                        search.release()  # it stops for good: its memory goes to the others
-                        continue
-                    bold = greedy or search.feature > 0
-                    share = _SLICE * (BOLD_SLICES if bold else 1)
-                    if isinstance(search, CompiledSearch):
-                        share *= COMPILED_SLICES
-                    budget = share if node_limit is None else min(share, node_limit - expanded)
-                    if budget <= 0:
-                        return self._gave_up("node limit", mode, expanded, generated, start)
-                    try:
-                        outcome = search.run(budget)
-                    except MemoryLimit:
-                        why = _memory_reason(memory)
-                        return self._gave_up(why, mode, expanded, generated, start)
-                    expanded = sum(x.expanded for x in searches)
-                    generated = sum(x.generated for x in searches)
-                    if outcome == "solved":
-                        pushes = search.pushes()
-                        return self._finish(boxes, player, pushes, mode, expanded, generated, start)
-                    if outcome == "exhausted":  # every pruning rule is sound: no solution
-                        elapsed = time.perf_counter() - start
-                        return SolveResult(
-                            "unsolvable", "", 0, 0, expanded, generated, elapsed, mode
-                        )
-                    now = time.perf_counter()
-                    if now > deadline:
-                        return self._gave_up("time limit", mode, expanded, generated, start)
-                    if progress is not None and now - shown >= every:
-                        shown = now
-                        progress(_progress(searches, now - start, len(self.goal_cells)))
+            if len(groups) == 1:
+                _take_turns(searches, race, tick)
+            else:
+                _in_threads(groups, race, tick)
         except KeyboardInterrupt:
-            return self._gave_up("interrupted", mode, expanded, generated, start)
+            race.end("interrupted")
+        expanded = sum(x.expanded for x in searches)
+        generated = sum(x.generated for x in searches)
+        ended: tuple[str, Any] = race.outcome or ("interrupted", None)
+        kind, search = ended
+        if kind == "solved":
+            pushes = search.pushes()
+            return self._finish(boxes, player, pushes, mode, expanded, generated, race.start)
+        if kind == "exhausted":  # every pruning rule is sound: no solution
+            elapsed = time.perf_counter() - race.start
+            return SolveResult("unsolvable", "", 0, 0, expanded, generated, elapsed, mode)
+        why = _memory_reason(memory) if kind == "memory limit" else kind
+        return self._gave_up(why, mode, expanded, generated, race.start)
 
     def compiled_room(self) -> CompiledRoom:
         """The room's tables as the compiled search reads them (made once)."""
@@ -960,11 +1067,12 @@ def solve(
     memory: int | None = None,
     progress: Callable[[SolveProgress], None] | None = None,
     progress_every: float | None = None,
+    threads: int = 1,
 ) -> SolveResult:
     """Solve a level (or a game in progress) and return the LURD solution and statistics.
 
     ``without`` leaves techniques of ``fast`` mode out (:data:`TECHNIQUES`); ``engine``,
-    ``memory`` and ``progress`` as :meth:`Solver.solve` takes them. The level passes
+    ``memory``, ``progress`` and ``threads`` as :meth:`Solver.solve` takes them. The level passes
     Sokoban's gate first (:func:`~grid_envs.sokoban.levels.check_level`: the compiled
     search trusts a room walled in), a ``ValueError`` naming what is wrong otherwise."""
     if isinstance(level, SokobanState):
@@ -980,7 +1088,7 @@ def solve(
     return solver.solve(
         boxes, player, mode=mode, max_seconds=max_seconds, node_limit=node_limit,
         without=without, engine=engine, memory=memory, progress=progress,
-        progress_every=progress_every,
+        progress_every=progress_every, threads=threads,
     )  # fmt: skip
 
 

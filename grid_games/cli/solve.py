@@ -32,6 +32,9 @@ def _solve_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--memory", type=byte_size, default=None,
                    help="the memory a level's search may take, e.g. 4G or 512M (default: "
                    "a quarter of the memory free); past it the search gives up")  # fmt: skip
+    p.add_argument("--threads", type=count(1), default=1,
+                   help="sokoban: run the searches of a level on this many threads, for as "
+                   "many free cores (default 1: the same states on every run)")  # fmt: skip
     p.add_argument("--quiet", action="store_true",
                    help="no progress lines (every 5 s on stderr while a search runs)")  # fmt: skip
     json_argument(p, "one JSON object per level")
@@ -46,7 +49,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
     takes = inspect.signature(solve).parameters
     if args.memory is not None and "memory" not in takes:
         raise ValueError(f"--memory: the {args.game} solver takes no memory bound")
-    options = {"memory": args.memory, "progress": None if args.quiet else _progress}
+    if args.threads != 1 and "threads" not in takes:
+        raise ValueError(f"--threads: the {args.game} solver runs on one thread")
+    options = {
+        "memory": args.memory, "progress": None if args.quiet else _progress,
+        "threads": args.threads,
+    }  # fmt: skip
     rows = solve(args.levels, args.level, args.max_seconds, args.mode,
                  **{k: v for k, v in options.items() if k in takes})  # fmt: skip
     if args.json:

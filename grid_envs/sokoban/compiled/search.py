@@ -4,6 +4,7 @@ states live in numpy arrays that grow on demand within a memory bound."""
 from __future__ import annotations
 
 import math
+import threading
 from functools import cached_property
 from typing import NamedTuple
 
@@ -96,6 +97,20 @@ class Features(NamedTuple):
 # what an array holds where no state is stored yet, where it is not 0: ``slot_of`` -1 (not
 # expanded)
 FILLS = {"slot_of": -1}
+# the memory bound is one count that the searches of a solve draw on, from several threads
+# where the solver runs them so: each draw is checked and taken under this lock
+_DRAW = threading.Lock()
+
+
+def _draw(memory: list[int], nbytes: int) -> None:
+    """Take ``nbytes`` from the memory bound, or raise :class:`MemoryLimit` where they are
+    not left."""
+    with _DRAW:
+        if nbytes > memory[0]:
+            raise MemoryLimit
+        memory[0] -= nbytes
+
+
 # the most states a search holds: a queue entry keeps a state's row in 30 bits
 MAX_STATES = ROW_MASK + 1
 
@@ -120,8 +135,8 @@ class CompiledSearch:
     the searches of one solve as a one-item list of what is left) bounds them: growth that
     would pass it raises :class:`MemoryLimit` instead, and :meth:`release` hands a stopped
     search's bytes back. ``fences`` turns the corral deadlock test (:mod:`.fences`) on or
-    off, or is its working array, which the searches of one solve share (they take turns,
-    and share its table of answers so)."""
+    off, or is its working array, which the searches of one solve that take turns on one
+    thread share (and its table of answers so)."""
 
     def __init__(self, room: Room, cells: list[int], player: int, weight: float,
                  memory: list[int], capacity: int = 4096, features: Features | None = None,
@@ -168,9 +183,7 @@ class CompiledSearch:
             np.zeros(most_paths * (MAX_PUSHES + 1) + 8, np.int64),
         )
         self._alloc(capacity)
-        if self.nbytes > memory[0]:
-            raise MemoryLimit
-        memory[0] -= self.nbytes
+        _draw(memory, self.nbytes)
         h0 = start(
             room.cost_of, room.zob_box, room.zob_player, np.array(cells, np.int64),
             _lowest_reached(room, cells, player), wkey, self.counters, self.boxes,
@@ -295,14 +308,15 @@ class CompiledSearch:
         again."""
         cap, rows_e = self.capacity
         old = rows_e if expanded else cap
-        for new in (2 * old, old + old // 2, old + old // 4):
-            size = (cap, new) if expanded else (new, rows_e)
-            more = self._bytes(*size) - self.nbytes
-            if more <= self.memory[0] and size[0] <= MAX_STATES:
-                break
-        else:
-            raise MemoryLimit
-        self.memory[0] -= more
+        with _DRAW:
+            for new in (2 * old, old + old // 2, old + old // 4):
+                size = (cap, new) if expanded else (new, rows_e)
+                more = self._bytes(*size) - self.nbytes
+                if more <= self.memory[0] and size[0] <= MAX_STATES:
+                    break
+            else:
+                raise MemoryLimit
+            self.memory[0] -= more
         for name, shape in self._shapes(*size).items():
             array = getattr(self, name)
             rows = array.shape[0]
@@ -327,7 +341,8 @@ class CompiledSearch:
         if self.released:
             return
         self.released = True
-        self.memory[0] += self.nbytes
+        with _DRAW:
+            self.memory[0] += self.nbytes
         for name in self._shapes(0, 0):
             array = getattr(self, name)
             setattr(self, name, np.zeros((0, *array.shape[1:]), array.dtype))
