@@ -281,12 +281,11 @@ def _take_turns(group: list[Any], race: _Race, tick: Callable[[], None] | None) 
             if time.perf_counter() > race.deadline:
                 return race.end("time limit")
             if race.done.is_set():
-                return None
+                return
             if tick is not None:
                 tick()
         if not running:
-            return None
-    return None
+            return
 
 
 def _in_threads(groups: list[list[Any]], race: _Race, tick: Callable[[], None]) -> None:
