@@ -266,14 +266,15 @@ def _take_turns(group: list[Any], race: _Race, tick: Callable[[], None] | None) 
                 continue
             running = True
             share = _SLICE * (BOLD_SLICES if greedy or search.feature > 0 else 1)
-            if isinstance(search, CompiledSearch):
+            compiled = isinstance(search, CompiledSearch)
+            if compiled:
                 share *= COMPILED_SLICES
             if race.node_limit is not None:
                 share = min(share, race.node_limit - sum(x.expanded for x in race.searches))
             if share <= 0:
                 return race.end("node limit")
-            try:
-                outcome = search.run(share)
+            try:  # a compiled search out of time does not grow its arrays
+                outcome = search.run(share, race.deadline) if compiled else search.run(share)
             except MemoryLimit:
                 return race.end("memory limit")
             if outcome != "open":

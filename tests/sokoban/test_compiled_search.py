@@ -252,6 +252,22 @@ def test_a_search_grows_by_less_than_double_where_a_doubling_would_pass_the_boun
     assert 0 <= left[0] < search._bytes(1920, 512) - search.nbytes
 
 
+def test_a_search_out_of_time_does_not_grow_its_arrays() -> None:
+    """Growing millions of states' arrays takes seconds: past its deadline a search whose
+    arrays are full answers "open" and grows nothing, and goes on as before once given
+    time (the same states as a search never stopped)."""
+    (level,) = parse_xsb(HARD)
+    room = solver_for(level.floor, level.goals).compiled_room()
+    boxes, player = _start(level)
+    search = cs.CompiledSearch(room, bit_cells(boxes), player, 1.0, [1 << 40], capacity=1024)
+    other = cs.CompiledSearch(room, bit_cells(boxes), player, 1.0, [1 << 40], capacity=1024)
+    assert search.run(10_000, deadline=0.0) == "open"  # the clock is long past 0
+    assert search.capacity == (1024, 256) and 0 < search.expanded <= 256
+    assert search.run(10_000 - search.expanded) == other.run(10_000) == "open"
+    assert search.capacity > (1024, 256) and search.expanded == other.expanded == 10_000
+    assert search.generated == other.generated
+
+
 def test_the_expanded_states_rows_grow_apart_from_the_states() -> None:
     """The matchings kept for expanded states grow when they fill, not with the states
     (the rows were a quarter of the states': a near-greedy search expands more than that
@@ -347,9 +363,9 @@ def test_compiled_searches_take_larger_turns_and_engines_are_checked(
     turns: list[tuple[bool, int]] = []
     run = cs.CompiledSearch.run
 
-    def counted(self: cs.CompiledSearch, budget: int) -> str:
+    def counted(self: cs.CompiledSearch, budget: int, deadline: float) -> str:
         turns.append((self.feature > 0 or self.weight > module.GREEDY_WEIGHT, budget))
-        outcome = run(self, budget)
+        outcome = run(self, budget, deadline)
         return "open" if outcome == "solved" else outcome  # so that every search has turns
 
     monkeypatch.setattr(cs.CompiledSearch, "run", counted)

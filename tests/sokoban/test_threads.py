@@ -90,9 +90,9 @@ def test_ctrl_c_ends_a_solve_on_two_threads_with_what_it_knows(
     before = threading.active_count()
     run = cs.CompiledSearch.run
 
-    def slowed(self: cs.CompiledSearch, budget: int) -> str:
+    def slowed(self: cs.CompiledSearch, budget: int, deadline: float) -> str:
         time.sleep(0.05)  # a turn as long as a large level's: the solve outlasts the reports
-        return run(self, budget)
+        return run(self, budget, deadline)
 
     monkeypatch.setattr(cs.CompiledSearch, "run", slowed)
 

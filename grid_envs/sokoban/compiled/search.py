@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from functools import cached_property
 from typing import NamedTuple
 
@@ -353,7 +354,11 @@ class CompiledSearch:
     def _queue(self) -> tuple[np.ndarray, ...]:
         return self.entries, self.buckets, self.order, self.index, self.kept
 
-    def run(self, budget: int) -> str:
+    def run(self, budget: int, deadline: float = math.inf) -> str:
+        """Expand up to ``budget`` states: "open", "solved" or "exhausted". Arrays that
+        fill up are grown and the turn goes on, unless ``deadline`` (a
+        ``time.perf_counter`` time) has passed: a growth of millions of states takes
+        seconds, so a search out of time answers "open" instead (nothing is lost)."""
         if self.released:
             raise RuntimeError("a search whose memory was released cannot run again")
         room = self.room
@@ -369,6 +374,8 @@ class CompiledSearch:
             )  # fmt: skip
             if outcome not in (FULL, FULL_EXPANDED):
                 break
+            if time.perf_counter() > deadline:
+                return "open"
             self._grow(expanded=outcome == FULL_EXPANDED)
         if outcome == SOLVED:
             self.found = int(self.counters[FOUND])
