@@ -6,8 +6,10 @@
 
 Each level is solved on one core (``--jobs`` runs that many levels side by side, each in
 its own process), or with ``--threads`` its searches on that many threads (one level at a
-time on as many cores: ``--jobs 1``). Every solution is replayed through the rules before
-it counts. The collection is read from where it lies; nothing is copied into the project.
+time on as many cores: ``--jobs 1``); more jobs times threads than the machine has cores
+draw a warning, since the times then measure the sharing. Every solution is replayed
+through the rules before it counts. The collection is read from where it lies; nothing is
+copied into the project.
 
 Besides XSB files it reads xsok's level files. The original game's levels (Thinking
 Rabbit, 1982; the XSokoban set) ship in Debian's ``xsok`` package as ``Sokoban.def``:
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import sys
@@ -100,6 +103,12 @@ def main() -> None:
         help="leave a technique of fast mode out (repeatable), to measure what it buys",
     )  # fmt: skip
     args = parser.parse_args()
+    if args.jobs < 1 or args.threads < 1:
+        parser.error(f"--jobs and --threads take 1 or more, got {args.jobs} and {args.threads}")
+    cores = os.cpu_count() or 1
+    if args.jobs * args.threads > cores:
+        print(f"warning: {args.jobs} job(s) of {args.threads} thread(s) share {cores} core(s): "
+              "the times measure that sharing as well as the solver", file=sys.stderr)  # fmt: skip
     n = len(read_levels(args.collection))
     wanted = level_indices(args.levels, n) if args.levels else list(range(n))
     without = tuple(args.without)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -42,6 +43,27 @@ def test_solves_an_xsok_file_and_replays_every_answer(tmp_path: Path) -> None:
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [row["title"] for row in rows] == ["1", "2"]
     assert all(row["solved"] and row["pushes"] > 0 for row in rows)
+
+
+def test_bad_job_and_thread_counts_are_refused_and_shared_cores_named(tmp_path: Path) -> None:
+    levels = tmp_path / "Sokoban.def"
+    levels.write_text(XSOK_TEXT)
+    script = str(ROOT / "benchmarks" / "solve_collection.py")
+    for flag in ("--jobs", "--threads"):
+        done = subprocess.run(
+            [sys.executable, script, str(levels), flag, "0"],
+            capture_output=True, text=True, timeout=120, cwd=ROOT,
+        )  # fmt: skip
+        assert done.returncode == 2 and "--jobs and --threads take 1 or more" in done.stderr
+        assert "Traceback" not in done.stderr
+    threads = (os.cpu_count() or 1) + 1  # more threads than the machine has cores
+    done = subprocess.run(
+        [sys.executable, script, str(levels), "--threads", str(threads), "--max-seconds", "5"],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert f"1 job(s) of {threads} thread(s) share" in done.stderr
+    assert "solved 2/2" in done.stdout
 
 
 def test_solves_positions_of_a_game_in_progress(tmp_path: Path) -> None:
