@@ -253,9 +253,12 @@ class _Race:
 
 def _take_turns(group: list[Any], race: _Race, tick: Callable[[], None] | None) -> None:
     """The searches of ``group`` take turns until the race ends (``tick`` after each turn),
-    or every one of them has stopped for good."""
+    or every one of them has stopped for good. A compiled search whose arrays could not
+    grow before the deadline ("full") sits out the time left; where all have, the group
+    waits for the deadline, since another thread's searches may still finish."""
     # where feature searches run, every weighted search stops after EARLY_SECONDS
     features = any(search.feature > 0 for search in race.searches)
+    full: list[Any] = []  # compiled searches whose arrays cannot grow before the deadline
     while not race.done.is_set():
         late = time.perf_counter() - race.start > EARLY_SECONDS
         running = False
@@ -263,6 +266,8 @@ def _take_turns(group: list[Any], race: _Race, tick: Callable[[], None] | None) 
             greedy = search.feature == 0 and search.weight > GREEDY_WEIGHT
             if late and (greedy or (features and search.feature == 0)):
                 search.release()  # it stops for good: its memory goes to the others
+                continue
+            if search in full:
                 continue
             running = True
             share = _SLICE * (BOLD_SLICES if greedy or search.feature > 0 else 1)
@@ -273,11 +278,13 @@ def _take_turns(group: list[Any], race: _Race, tick: Callable[[], None] | None) 
                 share = min(share, race.node_limit - sum(x.expanded for x in race.searches))
             if share <= 0:
                 return race.end("node limit")
-            try:  # a compiled search out of time does not grow its arrays
+            try:  # a compiled search grows no arrays it has no time to fill
                 outcome = search.run(share, race.deadline) if compiled else search.run(share)
             except MemoryLimit:
                 return race.end("memory limit")
-            if outcome != "open":
+            if outcome == "full":
+                full.append(search)
+            elif outcome != "open":
                 return race.end(outcome, search)
             if time.perf_counter() > race.deadline:
                 return race.end("time limit")
@@ -286,6 +293,9 @@ def _take_turns(group: list[Any], race: _Race, tick: Callable[[], None] | None) 
             if tick is not None:
                 tick()
         if not running:
+            if full:  # the others of the solve may still finish in the time left
+                race.done.wait(max(0.0, race.deadline - time.perf_counter()))
+                return race.end("time limit")
             return
 
 

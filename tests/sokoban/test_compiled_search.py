@@ -4,6 +4,7 @@ env's, its memory bounded, its progress reported."""
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
@@ -253,19 +254,49 @@ def test_a_search_grows_by_less_than_double_where_a_doubling_would_pass_the_boun
 
 
 def test_a_search_out_of_time_does_not_grow_its_arrays() -> None:
-    """Growing millions of states' arrays takes seconds: past its deadline a search whose
-    arrays are full answers "open" and grows nothing, and goes on as before once given
-    time (the same states as a search never stopped)."""
+    """Growing millions of states' arrays takes seconds: a search whose arrays are full
+    grows them only where the growth, expected to take twice the last of its kind, ends
+    before the deadline; else it answers "full", grows nothing, and goes on as before once
+    given time (the same states as a search never stopped)."""
     (level,) = parse_xsb(HARD)
     room = solver_for(level.floor, level.goals).compiled_room()
     boxes, player = _start(level)
     search = cs.CompiledSearch(room, bit_cells(boxes), player, 1.0, [1 << 40], capacity=1024)
     other = cs.CompiledSearch(room, bit_cells(boxes), player, 1.0, [1 << 40], capacity=1024)
-    assert search.run(10_000, deadline=0.0) == "open"  # the clock is long past 0
+    assert search.run(10_000, deadline=0.0) == "full"  # the clock is long past 0
     assert search.capacity == (1024, 256) and 0 < search.expanded <= 256
     assert search.run(10_000 - search.expanded) == other.run(10_000) == "open"
     assert search.capacity > (1024, 256) and search.expanded == other.expanded == 10_000
     assert search.generated == other.generated
+    # a growth that took 100 s is not begun 150 s before the deadline
+    search._grew = [100.0, 100.0]
+    while (outcome := search.run(4096, deadline=time.perf_counter() + 150)) == "open":
+        pass
+    assert outcome == "full" and search.capacity == other.capacity
+
+
+def test_a_solve_whose_searches_are_full_waits_for_its_deadline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where no search of a thread can grow its arrays in the time left, the solve gives
+    up for the time limit at the deadline, not before (on two threads the other thread's
+    searches may still finish) and not seconds after it."""
+    (level,) = parse_xsb(HARD)
+    made: list[cs.CompiledSearch] = []
+    init = cs.CompiledSearch.__init__
+
+    def slow_growth(self: cs.CompiledSearch, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **{**kwargs, "capacity": 64})  # full before it solves
+        self._grew = [1e6, 1e6]  # as if each growth took days
+        made.append(self)
+
+    monkeypatch.setattr(cs.CompiledSearch, "__init__", slow_growth)
+    for threads in (1, 2):
+        made.clear()
+        r = solve(level, max_seconds=0.5, threads=threads)
+        assert r.status == "gave_up" and r.reason == "time limit"
+        assert r.seconds >= 0.5 and made
+        assert all(x.capacity == (64, 16) for x in made if not x.released)
 
 
 def test_the_expanded_states_rows_grow_apart_from_the_states() -> None:

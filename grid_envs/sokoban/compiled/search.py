@@ -151,6 +151,7 @@ class CompiledSearch:
         self.nb = len(cells)
         self.found: int | None = None
         self.released = False
+        self._grew = [0.0, 0.0]  # the seconds its last growth of each kind took
         self.counters = np.zeros(N_COUNTERS, np.int64)
         size = room.floor.shape[0]
         self.scratch = (
@@ -356,9 +357,10 @@ class CompiledSearch:
 
     def run(self, budget: int, deadline: float = math.inf) -> str:
         """Expand up to ``budget`` states: "open", "solved" or "exhausted". Arrays that
-        fill up are grown and the turn goes on, unless ``deadline`` (a
-        ``time.perf_counter`` time) has passed: a growth of millions of states takes
-        seconds, so a search out of time answers "open" instead (nothing is lost)."""
+        fill up are grown and the turn goes on, unless the growth would not end by
+        ``deadline`` (a ``time.perf_counter`` time): a growth of millions of states takes
+        seconds, and one twice the last of its kind is expected to take twice as long.
+        The search then answers "full" (nothing is lost; it can go on with more time)."""
         if self.released:
             raise RuntimeError("a search whose memory was released cannot run again")
         room = self.room
@@ -374,9 +376,12 @@ class CompiledSearch:
             )  # fmt: skip
             if outcome not in (FULL, FULL_EXPANDED):
                 break
-            if time.perf_counter() > deadline:
-                return "open"
-            self._grow(expanded=outcome == FULL_EXPANDED)
+            kind = int(outcome == FULL_EXPANDED)
+            began = time.perf_counter()
+            if began + 2 * self._grew[kind] > deadline:
+                return "full"
+            self._grow(expanded=kind == 1)
+            self._grew[kind] = time.perf_counter() - began
         if outcome == SOLVED:
             self.found = int(self.counters[FOUND])
             return "solved"
