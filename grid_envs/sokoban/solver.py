@@ -278,7 +278,7 @@ def _take_turns(group: list[Any], race: _Race, tick: Callable[[], None] | None) 
                 share = min(share, race.node_limit - sum(x.expanded for x in race.searches))
             if share <= 0:
                 return race.end("node limit")
-            try:  # a compiled search grows no arrays it has no time to fill
+            try:  # a compiled search grows no arrays where the growth would outlast it
                 outcome = search.run(share, race.deadline) if compiled else search.run(share)
             except MemoryLimit:
                 return race.end("memory limit")

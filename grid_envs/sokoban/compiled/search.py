@@ -132,12 +132,13 @@ class CompiledSearch:
     (:meth:`run` answers ``"open"``, ``"solved"`` or ``"exhausted"``; ``expanded``,
     ``generated``, ``best_bound``; :meth:`pushes` the solution's pushes).
 
-    Its arrays start small and grow when full (:meth:`_grow`); ``memory`` (bytes, shared by
-    the searches of one solve as a one-item list of what is left) bounds them: growth that
-    would pass it raises :class:`MemoryLimit` instead, and :meth:`release` hands a stopped
-    search's bytes back. ``fences`` turns the corral deadlock test (:mod:`.fences`) on or
-    off, or is its working array, which the searches of one solve that take turns on one
-    thread share (and its table of answers so)."""
+    Its arrays start small and grow when full (:meth:`_grow`; given a deadline, only where
+    the growth would end before it, else :meth:`run` answers ``"full"``); ``memory`` (bytes,
+    shared by the searches of one solve as a one-item list of what is left) bounds them:
+    growth that would pass it raises :class:`MemoryLimit` instead, and :meth:`release` hands
+    a stopped search's bytes back. ``fences`` turns the corral deadlock test
+    (:mod:`.fences`) on or off, or is its working array, which the searches of one solve
+    that take turns on one thread share (and its table of answers so)."""
 
     def __init__(self, room: Room, cells: list[int], player: int, weight: float,
                  memory: list[int], capacity: int = 4096, features: Features | None = None,
