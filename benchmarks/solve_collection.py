@@ -39,6 +39,7 @@ from pathlib import Path
 
 from grid_envs.sokoban import Level, parse_xsb, read_collection, rules
 from grid_envs.sokoban.solver import ENGINES, TECHNIQUES, solve
+from grid_games.cli.base import count
 
 
 def read_levels(path: str) -> list[Level]:
@@ -90,8 +91,10 @@ def main() -> None:
     parser.add_argument("collection")
     parser.add_argument("--max-seconds", type=float, default=10.0)
     parser.add_argument("--mode", choices=("fast", "optimal"), default="fast")
-    parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--threads", type=int, default=1, help="threads a level's searches run on")
+    parser.add_argument("--jobs", type=count(1), default=1)
+    parser.add_argument(
+        "--threads", type=count(1), default=1, help="threads a level's searches run on"
+    )
     parser.add_argument(
         "--engine", choices=ENGINES, default="compiled",
         help="run the weighted searches compiled (default) or in pure Python",
@@ -103,8 +106,6 @@ def main() -> None:
         help="leave a technique of fast mode out (repeatable), to measure what it buys",
     )  # fmt: skip
     args = parser.parse_args()
-    if args.jobs < 1 or args.threads < 1:
-        parser.error(f"--jobs and --threads take 1 or more, got {args.jobs} and {args.threads}")
     cores = os.cpu_count() or 1
     if args.jobs * args.threads > cores:
         print(f"warning: {args.jobs} job(s) of {args.threads} thread(s) share {cores} core(s): "
