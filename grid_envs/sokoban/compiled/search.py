@@ -152,7 +152,7 @@ class CompiledSearch:
         self.nb = len(cells)
         self.found: int | None = None
         self.released = False
-        self._grew = [0.0, 0.0]  # the seconds its last growth of each kind took
+        self._grew = [0.0, 0.0]  # the seconds its last growth took: states, matchings' rows
         self.counters = np.zeros(N_COUNTERS, np.int64)
         size = room.floor.shape[0]
         self.scratch = (
@@ -377,12 +377,12 @@ class CompiledSearch:
             )  # fmt: skip
             if outcome not in (FULL, FULL_EXPANDED):
                 break
-            kind = int(outcome == FULL_EXPANDED)
+            expanded = outcome == FULL_EXPANDED
             began = time.perf_counter()
-            if began + 2 * self._grew[kind] > deadline:
+            if began + 2 * self._grew[expanded] > deadline:
                 return "full"
-            self._grow(expanded=kind == 1)
-            self._grew[kind] = time.perf_counter() - began
+            self._grow(expanded=expanded)
+            self._grew[expanded] = time.perf_counter() - began
         if outcome == SOLVED:
             self.found = int(self.counters[FOUND])
             return "solved"
