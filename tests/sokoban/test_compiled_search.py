@@ -3,6 +3,7 @@ env's, its memory bounded, its progress reported."""
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Iterator
@@ -297,6 +298,51 @@ def test_a_solve_whose_searches_are_full_waits_for_its_deadline(
         assert r.status == "gave_up" and r.reason == "time limit"
         assert r.seconds >= 0.5 and made
         assert all(x.capacity == (64, 16) for x in made if not x.released)
+
+
+def test_a_grown_table_finds_every_state_it_holds() -> None:
+    """A table grows from the one before it, without reading the states (its slots keep
+    the top bits of each hash): after growths by a quarter, where the table may keep its
+    size, and by doubling, every state is where a probe for its boxes and player finds it,
+    and the search expands what one that never grew expands."""
+    from grid_envs.sokoban.compiled import loop
+
+    (level,) = parse_xsb(HARD)
+    room = solver_for(level.floor, level.goals).compiled_room()
+    boxes, player = _start(level)
+    steps = []
+    for capacity, quarter in ((64, False), (64, True), (1 << 16, False)):
+        search = cs.CompiledSearch(room, bit_cells(boxes), player, 1.0, [1 << 40], capacity)
+        while search.expanded < 3000:
+            # past its deadline a full search grows nothing: grow it here, by a quarter
+            outcome = search.run(
+                min(50, 3000 - search.expanded), deadline=0.0 if quarter else math.inf
+            )  # fmt: skip
+            if outcome == "full":
+                cap, rows_e = search.capacity
+                kind = search.expanded >= rows_e
+                more = (cap, rows_e + rows_e // 4) if kind else (cap + cap // 4, rows_e)
+                search.memory[0] = search._bytes(*more) - search.nbytes
+                search._grow(expanded=kind)
+                assert search.capacity == more
+            elif outcome != "open":
+                break
+        steps.append((search.expanded, search.generated, search.best_bound))
+        table, n = search.gen_table, int(search.counters[loop.N_STATES])
+        assert np.count_nonzero(table) == n
+        shift = loop.table_shift(table)
+        occupied = np.full(room.floor.shape[0], -1, np.int64)
+        for row in range(n):
+            occupied[search.boxes[row]] = np.arange(search.nb)
+            where = (
+                loop._box_key(room.zob_box, search.boxes, row) ^ room.zob_player[search.low_of[row]]
+            )
+            slot = loop._find(
+                table, shift, where, search.boxes, occupied, search.low_of, search.low_of[row]
+            )  # fmt: skip
+            assert loop._row_in(table[slot]) == row
+            occupied[search.boxes[row]] = -1
+    assert steps[0] == steps[1] == steps[2]
 
 
 def test_the_expanded_states_rows_grow_apart_from_the_states() -> None:

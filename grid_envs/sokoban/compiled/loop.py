@@ -19,7 +19,7 @@ A search keeps its states in arrays (struct of arrays, grown by the caller when 
   themselves, so a hash collision never merges two positions.
 
 A row holds only what the search cannot work out again: a state's hash is worked out from
-its boxes when it is expanded (and when the table is made anew), and the player's area is
+its boxes when it is expanded (the table keeps its top bits), and the player's area is
 searched from its lowest cell, so neither is stored: memory, more than time, bounds how
 far a long search gets.
 """
@@ -96,28 +96,48 @@ ROW_MASK = (1 << 30) - 1
 
 
 # ------------------------------------------------------------------ the hash tables
-# A table's slot is one int64: the high half of the state's hash beside its row + 1 (0 is
-# empty), so that a table takes 8 bytes a slot and a new one is zeros, which the system
-# hands over untouched. Probing compares the hash halves first, so a row's own arrays are
-# read only on a match, which the boxes and the player then confirm (the slot is the hash's
-# low bits: the two halves are apart).
-LOW_HALF = (1 << 32) - 1
+# A table's slot is one int64: the state's hash with its low ``ROW_BITS`` bits replaced by
+# its row + 1 (0 is empty), so that a table takes 8 bytes a slot and a new one is zeros,
+# which the system hands over untouched. A table of ``2**L`` slots puts a state at the slot
+# that its hash's top ``L`` bits name, so that a table twice the size puts the state of slot
+# ``s`` at ``2s`` or ``2s + 1`` (or on past the slots taken before it): a table grows from
+# the one before in one pass in slot order, without reading a state (:func:`retable`).
+# Probing compares the hashes' top bits first, so a row's own arrays are read only on a
+# match, which the boxes and the player then confirm.
+ROW_BITS = 31
+ROW_FIELD = (1 << ROW_BITS) - 1
+
+
+@compiled
+def table_shift(table):
+    """How far a hash is shifted right to leave the top bits that name its slot in
+    ``table`` (a power of two of slots)."""
+    bits = 0
+    while (1 << bits) < table.shape[0]:
+        bits += 1
+    return 64 - bits
+
+
+@compiled
+def _home(where, shift, mask):
+    """The slot a hash (or a slot's value) goes to first: its top bits."""
+    return (where >> shift) & mask
 
 
 @uncounted
-def _find(table, where, boxes, occupied, player_of, player):
+def _find(table, shift, where, boxes, occupied, player_of, player):
     """The slot of the state whose (boxes, player) hash to ``where``, whose boxes lie on
     ``occupied`` and whose ``player_of[row]`` is ``player``, or the empty slot where it
     would go (``table[slot] == 0``)."""
     mask = table.shape[0] - 1
-    slot = where & mask
-    high = where >> 32
+    slot = _home(where, shift, mask)
+    high = where >> ROW_BITS
     while True:
         entry = table[slot]
         if entry == 0:
             return slot
-        if entry >> 32 == high:
-            row = (entry & LOW_HALF) - 1
+        if entry >> ROW_BITS == high:
+            row = (entry & ROW_FIELD) - 1
             if player_of[row] == player:
                 same = True
                 for k in range(boxes.shape[1]):
@@ -141,14 +161,14 @@ def _box_key(zob_box, boxes, row):
 
 @compiled
 def _entry(where, row):
-    """A table slot's value: the high half of the state's hash ``where``, then ``row + 1``."""
-    return ((where >> 32) << 32) | (row + 1)
+    """A table slot's value: the state's hash ``where`` above ``row + 1``."""
+    return (where & ~ROW_FIELD) | (row + 1)
 
 
 @compiled
 def _row_in(entry):
     """The row a table slot holds, -1 for an empty one."""
-    return (entry & LOW_HALF) - 1
+    return (entry & ROW_FIELD) - 1
 
 
 # ------------------------------------------------------------------ the search
@@ -184,7 +204,8 @@ def start(
     h[0] = total
     low_of[0] = low
     where = key ^ zob_player[low]
-    gen_table[where & (gen_table.shape[0] - 1)] = _entry(where, 0)
+    mask = gen_table.shape[0] - 1
+    gen_table[_home(where, table_shift(gen_table), mask)] = _entry(where, 0)
     entries, buckets, order, index, kept = queue
     queue_push(entries, buckets, order, index, kept, _priority(wkey, total, 0), 0)
     counters[N_STATES] = 1
@@ -531,6 +552,7 @@ def run(
     entry = np.empty(3, np.int64)
     area_of = np.full(size, -1, np.int64)  # walls stay -1
     other = np.empty(size, np.int64)  # a second flood's queue
+    shift = table_shift(gen_table)
     n_areas = 0
     done = 0
     while done < budget:
@@ -640,7 +662,7 @@ def run(
             else:
                 low_here = flood(player, floor, occupied, label, astamp, fqueue, offsets)
             where = key ^ zob_player[low_here]
-            gslot = _find(gen_table, where, boxes, occupied, low_of, low_here)
+            gslot = _find(gen_table, shift, where, boxes, occupied, low_of, low_here)
             old = _row_in(gen_table[gslot])
             skip = old >= 0 and g[old] <= child_g
             solved = on_goal - (goal[b] >= 0) + (goal[t] >= 0) == nb
@@ -711,13 +733,19 @@ def run(
 
 
 @compiled
-def rehash(table, boxes, zob_box, zob_player, player_of, n):
-    """Put rows ``0..n-1`` into an empty ``table`` as :func:`_find` probes for them, by
-    their boxes and ``player_of`` (the lowest cell of each row's player's area)."""
+def retable(table, old):
+    """Put the states of ``old`` into the empty ``table`` (as large or larger) where
+    :func:`_find` probes for them. Taken in slot order, the states go to slots in order
+    too, but for a run of taken slots that wraps past the end, so the pass reads and writes
+    memory in order; a state's rows are not read (its slot's value holds the top bits of
+    its hash)."""
     mask = table.shape[0] - 1
-    for row in range(n):
-        where = _box_key(zob_box, boxes, row) ^ zob_player[player_of[row]]
-        slot = where & mask
+    shift = table_shift(table)
+    for s in range(old.shape[0]):
+        entry = old[s]
+        if entry == 0:
+            continue
+        slot = _home(entry, shift, mask)
         while table[slot] != 0:
             slot = (slot + 1) & mask
-        table[slot] = _entry(where, row)
+        table[slot] = entry

@@ -25,11 +25,10 @@ from grid_envs.sokoban.compiled.loop import (
     GENERATED,
     N_COUNTERS,
     N_HEAP,
-    N_STATES,
     ROW_MASK,
     SOLVED,
     queue_root_in_cell,
-    rehash,
+    retable,
     run,
     start,
 )
@@ -307,8 +306,8 @@ class CompiledSearch:
         keeping what is stored: double them, or where that would pass the memory bound
         grow them by a half or a quarter (the last states a bound allows are searched, not
         given up). The kept arrays grow in place (the allocator moves their pages: what
-        they hold is not copied); with the states, the tables are made anew and filled
-        again."""
+        they hold is not copied); with the states, the hash table is made anew from the
+        old one (:func:`.loop.retable`) and the queue's bucket index filled again."""
         cap, rows_e = self.capacity
         old = rows_e if expanded else cap
         with _DRAW:
@@ -330,11 +329,10 @@ class CompiledSearch:
                 array[rows:] = FILLS[name]
         if expanded:
             return
-        cap = size[0]
-        self._tables(cap)
-        n = int(self.counters[N_STATES])
-        room = self.room
-        rehash(self.gen_table, self.boxes, room.zob_box, room.zob_player, self.low_of, n)
+        table = self.gen_table
+        self._tables(size[0])
+        retable(self.gen_table, table)
+        del table
         reindex(self.index, self.buckets, int(self.kept[N_BUCKETS]))
 
     def release(self) -> None:
@@ -428,5 +426,4 @@ def warm_up() -> None:
     for features in (None, plan):
         CompiledSearch(room, [7], 6, 1.0, [1 << 40], capacity=16, features=features).run(8)
     search = CompiledSearch(room, [7], 6, 1.0, [1 << 40], capacity=16)
-    table = np.zeros(4, np.int64)
-    rehash(table, search.boxes, room.zob_box, room.zob_player, search.low_of, 1)
+    retable(np.zeros(2 * search.gen_table.shape[0], np.int64), search.gen_table)
