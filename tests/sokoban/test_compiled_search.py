@@ -178,6 +178,35 @@ def test_the_compiled_matching_is_the_python_matching() -> None:
             assert total == want and list(match) == want_match
 
 
+def test_the_goals_potentials_follow_from_the_boxes_and_the_matching() -> None:
+    """Expanded states keep the boxes' potentials and the matching, not the goals'
+    potentials: the matching is tight, so they are the ones the algorithm left, after a
+    whole matching and after each repair of a moved box's row."""
+    from grid_envs.sokoban.compiled.loop import _goal_potentials
+
+    rng = np.random.default_rng(1)
+    n_checked = 0
+    for n in (1, 2, 5, 9, 17):
+        cost = rng.integers(0, 12, (n, n))
+        u, v, match = (np.zeros(n + 1, np.int64) for _ in range(3))
+        if matching.hungarian(cost, u, v, match) >= matching.BIG:
+            continue
+        work = [np.zeros(n + 1, np.int64) for _ in range(2)] + [np.zeros(n + 1, np.uint8)]
+        for step in range(30):
+            derived = np.zeros(n + 1, np.int64)
+            _goal_potentials(cost, u, match, derived)
+            assert list(derived[1:]) == list(v[1:])
+            n_checked += 1
+            k = int(rng.integers(n))
+            before = cost[k].copy()
+            cost[k] = rng.integers(0, 12, n)
+            if step % 2:
+                matching.rematch(cost, k, before, u, v, match, *work)
+            else:
+                matching.rematch_row(cost, k, u, v, match, *work)
+    assert n_checked == 150
+
+
 def test_the_bucket_queue_pops_in_the_heaps_order() -> None:
     """The weighted searches' queue pops by (priority, order queued), as a heap of the
     entries does: random pushes and pops, few priorities and many, against heapq."""

@@ -100,7 +100,7 @@ ROW_MASK = (1 << 30) - 1
 # its row + 1 (0 is empty), so that a table takes 8 bytes a slot and a new one is zeros,
 # which the system hands over untouched. A table of ``2**L`` slots puts a state at the slot
 # that its hash's top ``L`` bits name, so that a table twice the size puts the state of slot
-# ``s`` at ``2s`` or ``2s + 1`` (or on past the slots taken before it): a table grows from
+# ``s`` at ``2 * s`` or ``2 * s + 1`` (or on past the slots taken before it): a table grows from
 # the one before in one pass in slot order, without reading a state (:func:`retable`).
 # Probing compares the hashes' top bits first, so a row's own arrays are read only on a
 # match, which the boxes and the player then confirm.
@@ -180,7 +180,7 @@ def _priority(wkey, h, g):
 @compiled
 def start(
     cost_of, zob_box, zob_player, cells, low, wkey, counters,
-    boxes, parent, push, g, h, u, v, match, low_of, gen_table, queue,
+    boxes, parent, push, g, h, u, match, low_of, gen_table, queue,
 ):  # fmt: skip
     """Store the start position as state 0 (``low``: its player's area's lowest cell),
     its matching as the first expanded state's, and queue it; returns its bound."""
@@ -196,7 +196,6 @@ def start(
     mm = np.zeros(nb + 1, np.int64)
     total = hungarian(rows, uu, vv, mm)
     u[0] = uu
-    v[0] = vv
     match[0] = mm
     parent[0] = -1
     push[0] = -1
@@ -440,8 +439,20 @@ def _put_row(dst, row, src):
 
 
 @uncounted
+def _goal_potentials(rows, uu, mm, vv):
+    """The goals' potentials ``vv`` of a matching (``uu``, ``mm``) of ``rows``, which are
+    not kept: the matching is tight (each box's potential and its goal's add up to the
+    push distance between them), so a goal's is its box's distance less the box's. The
+    dummy column 0 is only ever written, and starts at 0."""
+    vv[0] = 0
+    for j in range(1, vv.shape[0]):
+        r = mm[j]
+        vv[j] = rows[r - 1, j - 1] - uu[r]
+
+
+@uncounted
 def _own_matching(
-    i, e, parent, slot_of, u, v, match, pool, push, boxes, cost_of,
+    i, e, parent, slot_of, u, match, pool, push, boxes, cost_of,
     offsets, rows, before, uu, vv, mm, way, slack, seen,
 ):  # fmt: skip
     """State ``i``'s matching into ``rows``, ``uu``, ``vv``, ``mm``, worked out from its
@@ -453,8 +464,8 @@ def _own_matching(
     for k in range(nb):
         _get_row(rows[k], cost_of, boxes[i, k] if p < 0 else boxes[p, k])
     _get_row(uu, u, sp)
-    _get_row(vv, v, sp)
     _get_row(mm, match, sp)
+    _goal_potentials(rows, uu, mm, vv)
     slot_of[i] = e
     if p < 0:
         return
@@ -469,7 +480,6 @@ def _own_matching(
     else:
         rematch(rows, k, before, uu, vv, mm, way, slack, seen)
     _put_row(u, e, uu)
-    _put_row(v, e, vv)
     _put_row(match, e, mm)
 
 
@@ -500,7 +510,7 @@ def _child_bound(
 @compiled
 def run(
     floor, dead, goal, offsets, cols, cost_of, zob_box, zob_player, wkey, budget, counters,
-    boxes, parent, push, g, h, u, v, match, slot_of, low_of,
+    boxes, parent, push, g, h, u, match, slot_of, low_of,
     gen_table, queue, scratch, corral_work,
     feature, fs, cells, pool, paths, pairs, fences,
 ):  # fmt: skip
@@ -520,10 +530,11 @@ def run(
     ``fences`` the corral deadlock test's working array (:mod:`.fences`; empty: none). A
     state with no push (a lost corral) gets no move of many pushes either.
 
-    Only expanded states keep their matching (``u``, ``v``, ``match``, in the order of
-    their boxes, at row ``slot_of[state]``): a state's own is worked out again from its
-    parent's when it is expanded, as it was when it was generated, so the many states
-    that are generated and never expanded keep only their bound."""
+    Only expanded states keep their matching (the boxes' potentials ``u`` and ``match``,
+    in the order of their boxes, at row ``slot_of[state]``; the goals' follow from them,
+    :func:`_goal_potentials`): a state's own is worked out again from its parent's when it
+    is expanded, as it was when it was generated, so the many states that are generated
+    and never expanded keep only their bound."""
     occupied, mark, tree, seen = scratch
     entries, buckets, ranked, index, kept = queue
     area_start, floor_cells, label, fqueue = fs[1], fs[3], fs[4], fs[5]
@@ -617,7 +628,7 @@ def run(
         # this state's matching, from its parent's (the advice reads it)
         e = counters[EXPANDED] - 1
         _own_matching(
-            i, e, parent, slot_of, u, v, match, pool, push, boxes,
+            i, e, parent, slot_of, u, match, pool, push, boxes,
             cost_of, offsets, rows, before, uu, vv, mm, way, slack, colseen,
         )  # fmt: skip
         if feature & 4 and n_paths > 0:

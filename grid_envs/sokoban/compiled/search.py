@@ -189,7 +189,7 @@ class CompiledSearch:
         h0 = start(
             room.cost_of, room.zob_box, room.zob_player, np.array(cells, np.int64),
             _lowest_reached(room, cells, player), wkey, self.counters, self.boxes,
-            self.parent, self.push, self.g, self.h, self.u, self.v, self.match, self.low_of,
+            self.parent, self.push, self.g, self.h, self.u, self.match, self.low_of,
             self.gen_table, self._queue(),
         )  # fmt: skip
         if features is not None:  # its queue is the cells', not the buckets
@@ -233,7 +233,7 @@ class CompiledSearch:
         # expansions), then the tables, the queue and the pool of moves
         return [
             self.boxes, self.parent, self.push, self.g, self.h, self.slot_of, self.low_of,
-            self.u, self.v, self.match, self.gen_table, self.entries, self.buckets,
+            self.u, self.match, self.gen_table, self.entries, self.buckets,
             self.order, self.index, self.pool,
         ]  # fmt: skip
 
@@ -251,7 +251,7 @@ class CompiledSearch:
         return {
             "boxes": (cap, nb), "parent": (cap,), "push": (cap,), "g": (cap,), "h": (cap,),
             "slot_of": (cap,), "low_of": (cap,), "u": (expanded, nb + 1),
-            "v": (expanded, nb + 1), "match": (expanded, nb + 1), "entries": (entries, 2),
+            "match": (expanded, nb + 1), "entries": (entries, 2),
             "buckets": (buckets, 4), "order": (buckets,), "pool": (pool,),
         }  # fmt: skip
 
@@ -267,7 +267,6 @@ class CompiledSearch:
         self.slot_of = np.full(shape["slot_of"], FILLS["slot_of"], np.int32)
         self.low_of = np.zeros(shape["low_of"], np.int32)
         self.u = np.zeros(shape["u"], np.int32)
-        self.v = np.zeros(shape["v"], np.int32)
         self.match = np.zeros(shape["match"], np.int16)
         self.entries = np.zeros(shape["entries"], np.int64)
         self.buckets = np.zeros(shape["buckets"], np.int64)
@@ -368,7 +367,7 @@ class CompiledSearch:
             outcome = run(
                 room.floor, room.dead, room.goal, room.offsets, room.cols, room.cost_of,
                 room.zob_box, room.zob_player, self.wkey, stop - self.expanded, self.counters,
-                self.boxes, self.parent, self.push, self.g, self.h, self.u, self.v,
+                self.boxes, self.parent, self.push, self.g, self.h, self.u,
                 self.match, self.slot_of, self.low_of, self.gen_table, self._queue(),
                 self.scratch, self.corral, self.feature, self.fs, self.cells, self.pool,
                 self.paths, self.pairs, self.fences,
