@@ -104,7 +104,7 @@ ROW_MASK = (1 << 30) - 1
 # the one before in one pass in slot order, without reading a state (:func:`retable`).
 # Probing compares the hashes' top bits first, so a row's own arrays are read only on a
 # match, which the boxes and the player then confirm.
-ROW_BITS = 31
+ROW_BITS = 31  # a row + 1 is at most 2**30 (the queue's ``ROW_MASK`` + 1)
 ROW_FIELD = (1 << ROW_BITS) - 1
 
 
