@@ -6,14 +6,13 @@ the same states, in one run.
 
 Both engines expand the same states in the same order (tested), so for each level and each
 kind of search (the weight-1.2 best-first search and the feature search of ``fast`` mode)
-the Python search runs for ``--seconds`` (or to its end), and the compiled one then
-expands exactly as many states: the ratio of their times is the speed-up on identical
-work. That compiled run lasts a fraction of a second, so its time is the least of
-``REPEATS`` fresh searches: the first touch of a search's new memory can cost more than
-its states on a virtual machine (up to several seconds a GB where the host has not backed
-that memory yet). The compiled search's own rate over ``--seconds`` is printed beside it (it goes
-further in that time, into larger tables). Compiling happens before any timing. One
-level at a time, on one core.
+the Python search runs for ``--seconds`` (or to its end), and the compiled one then expands
+exactly as many states: the ratio of their times is the speed-up on identical work. That
+compiled run lasts a fraction of a second, so its time is the least of ``REPEATS`` fresh
+searches: the first touch of a search's new memory can cost more than its states on a
+virtual machine, where the host has not backed that memory yet. The compiled search's own
+rate over ``--seconds`` is printed beside it (it goes further in that time, into larger
+tables). Compiling happens before any timing. One level at a time, on one core.
 """
 
 from __future__ import annotations

@@ -331,7 +331,6 @@ class CompiledSearch:
         table = self.gen_table
         self._tables(size[0])
         retable(self.gen_table, table)
-        del table
         reindex(self.index, self.buckets, int(self.kept[N_BUCKETS]))
 
     def release(self) -> None:
