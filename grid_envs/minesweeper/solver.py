@@ -45,6 +45,8 @@ LOOKAHEAD = 4
 TOLERANCE = 0.0
 ZERO_OPENING = 2  # under ``zero`` the first click is at (k, k)
 WIDE_BOARD = 400  # ... and at (k + 1, k + 1) on boards of this many cells or more (expert)
+PSEUDO = True
+MAX_OUTSIDE = 2
 
 
 class MinesweeperSolver:
@@ -76,6 +78,7 @@ class MinesweeperSolver:
         self.max_component = max_component
         self.max_nodes = max_nodes
         self.end_game = end_game
+        self.pseudo = PSEUDO
         n = rows * cols
         self.neighbours = [
             tuple(
@@ -88,6 +91,23 @@ class MinesweeperSolver:
             for c in range(cols)
         ]
         self.size = n
+        # the 50/50 patterns (:func:`_patterns`) as cell indices in three arrays of a kind
+        # each: the cells holding the mines, the cells without, the cells beside some of
+        # them (``n``, a cell past the board, where that one is off it)
+        groups: list[tuple[list, list, list]] = [([], [], []) for _ in range(3)]
+        for r in range(rows):
+            for c in range(cols):
+                for kind, (mine, clear, outside) in enumerate(_patterns(r, c)):
+                    if all(0 <= y < rows and 0 <= x < cols for y, x in mine + clear):
+                        groups[kind][0].append([y * cols + x for y, x in mine])
+                        groups[kind][1].append([y * cols + x for y, x in clear])
+                        groups[kind][2].append(
+                            [y * cols + x if 0 <= y < rows and 0 <= x < cols else n
+                             for y, x in outside]
+                        )  # fmt: skip
+        self.patterns = [
+            tuple(np.array(part, dtype=np.int64) for part in group) for group in groups if group[0]
+        ]
         self.reset()
 
     def reset(self) -> None:
@@ -97,6 +117,7 @@ class MinesweeperSolver:
         # the chance of winning with best play, from the last guess searched to the end
         self.win_chance: float | None = None
         self.layouts: int | None = None  # how many layouts fit the last view reckoned
+        self.parts: dict = {}
 
     # ---------------------------------------------------------------- api
     def opening(self) -> int:
@@ -139,6 +160,8 @@ class MinesweeperSolver:
                 self.win_chance = found[1]
                 return found[0]
         pair = self.fifty_fifty(flat, probs)
+        if pair is None and self.pseudo:
+            pair = self.pseudo_fifty_fifty(flat, probs)
         if pair is not None:
             return pair
         return self._tie_break(flat, probs, safest)
@@ -215,8 +238,11 @@ class MinesweeperSolver:
         dists: list[dict[int, int]] = []
         tallies: list[dict[int, dict[int, int]]] = []
         estimated: dict[int, float] = {}
-        for cells, cons in comps:
+        # the view's parts and their counts, which :meth:`layouts_with` starts from
+        self.parts = {"parts": comps, "free": len(free), "left": left}
+        for index, (cells, cons) in enumerate(comps):
             result = self._enumerate(cells, cons)
+            self.parts[index] = None if result is None else result[0]
             if result is None:  # too big: a local estimate, the cells count as unconstrained
                 for c in cells:
                     estimated[c] = max(need / len(cs) for cs, need in cons if c in cs)
@@ -445,6 +471,126 @@ class MinesweeperSolver:
                 return a
         return None
 
+    def layouts_with(
+        self, flat: list[int], mines: set[int], safe: set[int], cache: dict | None = None
+    ) -> int | None:
+        """How many mine layouts fit the view with the hidden cells ``mines`` holding mines
+        and ``safe`` none, besides the mines proved; None where a part of the frontier is
+        too large to list. ``cache`` keeps the view's parts, and their counts, between
+        calls on one view: only the parts that hold a cell of ``mines`` or ``safe`` are
+        listed again."""
+        if cache is None:
+            cache = {}
+        if "parts" not in cache:
+            constraints, _, free = self.split(flat)
+            cache["parts"] = self.components(constraints)
+            cache["free"] = len(free)
+            cache["left"] = self.mines - len(self.known_mines)
+        left = cache["left"] - len(mines)
+        forced = mines | safe
+        u = cache["free"]
+        dists = []
+        for index, (cells, cons) in enumerate(cache["parts"]):
+            touched = forced.intersection(cells)
+            if not touched:
+                if index not in cache:
+                    cache[index] = self._counts(cells, cons)
+                dists.append(cache[index])
+                continue
+            reduced = []
+            for cs, need in cons:
+                need -= len(cs & mines)
+                rest = cs - forced
+                if need < 0 or need > len(rest):
+                    return 0
+                if rest:
+                    reduced.append((rest, need))
+            inside = set().union(*(c[0] for c in reduced)) if reduced else set()
+            u += len(cells) - len(touched) - len(inside)  # cells left with no number
+            for part_cells, part_cons in self.components(reduced):
+                dists.append(self._counts(part_cells, part_cons))
+        u -= len(forced) - sum(1 for cells, _ in cache["parts"] for c in cells if c in forced)
+        if any(d is None for d in dists):
+            return None
+        return sum(
+            cnt * comb(u, left - k) for k, cnt in _product(dists).items() if 0 <= left - k <= u
+        )
+
+    def _counts(
+        self, cells: list[int], cons: list[tuple[frozenset[int], int]]
+    ) -> dict[int, int] | None:
+        """A part's consistent placements by their number of mines (None: too many)."""
+        counts: dict[int, int] = {}
+
+        def visit(order: list[int], assign: list[int], mines: int) -> bool:
+            counts[mines] = counts.get(mines, 0) + 1
+            return True
+
+        if len(cells) > self.max_component or not self.walk(cells, cons, visit):
+            return None
+        return counts
+
+    def pseudo_fifty_fifty(self, flat: list[int], probs: dict[int, float]) -> int | None:
+        """A cell that is safe or one of an unavoidable 50/50, or None (David Hill's
+        *pseudo-50/50*). Two hidden cells side by side, A holding the mine and B not, can
+        never be told apart from the layout with them swapped where the cells beside one
+        and not the other are all mines (or off the board): those are never revealed, and
+        every other cell touches both. Likewise a 2x2 block whose mines are one diagonal,
+        where its four corner cells are mines. Where every layout in which a cell holds a
+        mine is such a pattern (its count equals the cell's count of mines), revealing it
+        loses only games that could not be won but by that coin flip, which must come
+        some time, and shows its number now where it is safe."""
+        known = self.known_mines
+        left = self.mines - len(known)
+        cache = dict(self.parts)  # the parts :meth:`probabilities` listed for this view
+        total = None
+        found: list[int] = []
+        free = np.zeros(self.size + 1, dtype=bool)  # hidden, not proved a mine
+        shown = np.zeros(self.size + 1, dtype=bool)
+        view = np.asarray(flat)
+        free[:-1] = view == HIDDEN
+        free[list(known)] = False
+        shown[:-1] = view != HIDDEN
+        for all_ones, all_others, all_outer in self.patterns:
+            beside = free[all_outer].sum(axis=1)
+            keep = (
+                free[all_ones].all(axis=1)
+                & free[all_others].all(axis=1)
+                & ~shown[all_outer].any(axis=1)
+                & (beside <= MAX_OUTSIDE)
+                & (beside + all_ones.shape[1] <= left)
+            )
+            for k in np.flatnonzero(keep):
+                ones, others = all_ones[k].tolist(), all_others[k].tolist()
+                missing = {x for x in all_outer[k].tolist() if free[x]}
+                # a cell can be a pseudo-50/50 only if, whenever it holds a mine, so do the
+                # cells beside and its own side of the pattern, and the other side none: a test
+                # on the chances that passes over most patterns at once
+                hits = _possible(ones, others, missing, probs) + _possible(
+                    others, ones, missing, probs
+                )
+                if not hits:
+                    continue
+                if total is None:
+                    total = self.layouts_with(flat, set(), set(), cache)
+                    part_of = {c: k for k, (cells, _) in enumerate(cache["parts"]) for c in cells}
+                # ... and only if the pattern lies in one part of the frontier, and cells next to
+                # no number: a cell of another part is free to change while the cell holds its
+                # mine, and one next to no number is, unless the mines left are too few
+                if len({part_of[x] for x in ones + others + list(missing) if x in part_of}) != 1:
+                    continue
+                count = self.layouts_with(flat, missing | set(ones), set(others), cache)
+                if not count or not total:
+                    continue
+                for t in hits:
+                    if abs(count - probs.get(t, 0.0) * total) <= 1e-6 * total and (
+                        self.layouts_with(flat, {t}, set(), cache) == count
+                    ):
+                        found.append(t)
+        if not found:
+            return None
+        return min(found, key=lambda t: (probs.get(t, 1.0), t))
+
     def _progress(self, flat: list[int], probs: dict[int, float], cell: int) -> float:
         """The chance, if ``cell`` is safe, that its number lets the rules prove a cell safe
         or opens ground (a zero): the number's distribution taken from its hidden
@@ -485,4 +631,40 @@ def _product(dists: list[dict[int, int]]) -> dict[int, int]:
             for b, cb in d.items():
                 nxt[a + b] = nxt.get(a + b, 0) + ca * cb
         out = nxt
+    return out
+
+
+def _patterns(
+    r: int, c: int
+) -> list[tuple[list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int]]]]:
+    """The 50/50 patterns whose first cell is (r, c): (the cells holding mines, the cells
+    without, the cells beside some of them but not all, which must be mines): a pair across,
+    a pair down, a 2x2 block with mines on one diagonal."""
+    return [
+        ([(r, c)], [(r, c + 1)], [(r + d, c - 1) for d in (-1, 0, 1)]
+         + [(r + d, c + 2) for d in (-1, 0, 1)]),
+        ([(r, c)], [(r + 1, c)], [(r - 1, c + d) for d in (-1, 0, 1)]
+         + [(r + 2, c + d) for d in (-1, 0, 1)]),
+        ([(r, c), (r + 1, c + 1)], [(r, c + 1), (r + 1, c)],
+         [(r - 1, c - 1), (r - 1, c + 2), (r + 2, c - 1), (r + 2, c + 2)]),
+    ]  # fmt: skip
+
+
+def _possible(
+    side: list[int], other: list[int], beside: set[int], probs: dict[int, float]
+) -> list[int]:
+    """The cells of ``side`` that may be a pseudo-50/50 with mines on ``side`` and
+    ``beside`` and none on ``other``: each of those cells must hold a mine at least as
+    often as the cell does, and the other side's be clear at least as often."""
+    out = []
+    for t in side:
+        p = probs.get(t, 0.0) - 1e-9
+        if p <= 0:
+            continue
+        if (
+            all(probs.get(m, 0.0) >= p for m in beside)
+            and all(probs.get(m, 0.0) >= p for m in side)
+            and all(1.0 - probs.get(o, 0.0) >= p for o in other)
+        ):
+            out.append(t)
     return out

@@ -201,6 +201,95 @@ def _assert_indistinguishable(
                 assert counts[0] == counts[1]
 
 
+def test_layouts_with_some_cells_fixed_are_counted_exactly() -> None:
+    """``layouts_with``: at guesses of 60 games of 16x16 with 40 mines (where at most 20,000
+    layouts fit the view), the layouts with one to three hidden cells fixed as mines or
+    clear, counted from the view's own parts and afresh, are the listed layouts that agree
+    (with none fixed, all of them)."""
+    rng = np.random.default_rng(5)
+    checked = 0
+    for solver, flat, _, _ in _guesses((16, 16, 40), 60, end_game=False):
+        layouts = endgame.placements(solver, flat, 20_000)
+        if layouts is None:
+            continue
+        hidden = [c for c, v in enumerate(flat) if v == HIDDEN and c not in solver.known_mines]
+        assert solver.layouts_with(flat, set(), set()) == len(layouts)
+        for _ in range(3):
+            fixed = rng.choice(
+                hidden, size=min(len(hidden), int(rng.integers(1, 4))), replace=False
+            )
+            mines = {int(c) for c in fixed if rng.random() < 0.5}
+            clear = {int(c) for c in fixed} - mines
+            want = sum(
+                all(m >> c & 1 for c in mines) and not any(m >> c & 1 for c in clear)
+                for m in layouts
+            )
+            assert solver.layouts_with(flat, mines, clear) == want
+            assert solver.layouts_with(flat, mines, clear, dict(solver.parts)) == want
+            checked += 1
+    assert checked >= 30
+
+
+def test_every_pseudo_fifty_fifty_the_solver_names_is_one() -> None:
+    """Wherever the solver names a pseudo-50/50 in 150 games of 16x16 with 40 mines (the
+    end game guessed, so that it comes up often; checked where at most 20,000 layouts fit
+    the view), every layout in which the cell holds a mine has a twin that fits, the
+    pattern's mines swapped (a pair across or down, a 2x2 block's diagonals), in which
+    every cell clear in both shows the same number: that layout could only be told from
+    its twin by revealing a cell of the pattern."""
+    checked = 0
+    for solver, flat, _, probs in _guesses((16, 16, 40), 150, end_game=False):
+        cell = solver.pseudo_fifty_fifty(flat, probs)
+        if cell is None:
+            continue
+        layouts = endgame.placements(solver, flat, 20_000)
+        if layouts is None:
+            continue
+        fits = set(layouts)
+        known = sum(1 << m for m in solver.known_mines)
+        for mask in (m for m in layouts if m >> cell & 1):
+            assert any(
+                _twin_fits(solver, flat, mask, known, fits, ones + others)
+                for all_ones, all_others, _ in solver.patterns
+                for ones, others in zip(all_ones.tolist(), all_others.tolist(), strict=True)
+                if cell in ones + others
+            )
+        checked += 1
+    assert checked >= 5
+
+
+def _twin_fits(
+    solver: MinesweeperSolver,
+    flat: list[int],
+    mask: int,
+    known: int,
+    fits: set[int],
+    tiles: list[int],
+) -> bool:
+    """Whether swapping which of the pattern's ``tiles`` hold mines in layout ``mask``
+    (half of them do, on one side) gives a layout that fits and shows every cell clear in
+    both the same number."""
+    held = [mask >> t & 1 for t in tiles]
+    if sum(held) * 2 != len(tiles) or held[: len(tiles) // 2] not in (
+        [1] * (len(tiles) // 2),
+        [0] * (len(tiles) // 2),
+    ):
+        return False
+    swapped = mask
+    for t in tiles:
+        swapped ^= 1 << t
+    if swapped not in fits:
+        return False
+    for c, v in enumerate(flat):
+        if v == HIDDEN and not ((mask | swapped | known) >> c & 1):
+            counts = [
+                sum((m | known) >> j & 1 for j in solver.neighbours[c]) for m in (mask, swapped)
+            ]
+            if counts[0] != counts[1]:
+                return False
+    return True
+
+
 def test_progress_counts_a_number_that_proves_a_neighbour_safe() -> None:
     """A hidden cell beside a revealed 1 whose one mine is known: whatever the cell shows,
     the rules then prove more cells safe, so its progress is 1."""
