@@ -45,8 +45,7 @@ LOOKAHEAD = 4
 TOLERANCE = 0.0
 ZERO_OPENING = 2  # under ``zero`` the first click is at (k, k)
 WIDE_BOARD = 400  # ... and at (k + 1, k + 1) on boards of this many cells or more (expert)
-PSEUDO = True
-MAX_OUTSIDE = 2
+MAX_OUTSIDE = 2  # a pseudo-50/50's pattern may need at most this many unproved mines beside it
 
 
 class MinesweeperSolver:
@@ -70,6 +69,7 @@ class MinesweeperSolver:
         lookahead: int | None = None,
         tolerance: float | None = None,
         end_game: bool = True,
+        pseudo: bool = True,
     ) -> None:
         self.rows, self.cols, self.mines = rows, cols, mines
         self.first_click = first_click
@@ -78,7 +78,7 @@ class MinesweeperSolver:
         self.max_component = max_component
         self.max_nodes = max_nodes
         self.end_game = end_game
-        self.pseudo = PSEUDO
+        self.pseudo = pseudo  # False: no pseudo-50/50 is looked for (to measure what it wins)
         n = rows * cols
         self.neighbours = [
             tuple(
@@ -327,9 +327,10 @@ class MinesweeperSolver:
         return list(groups.values())
 
     def _enumerate(
-        self, cells: list[int], cons: list[tuple[frozenset[int], int]]
+        self, cells: list[int], cons: list[tuple[frozenset[int], int]], per_cell: bool = True
     ) -> tuple[dict[int, int], dict[int, dict[int, int]]] | None:
-        """Consistent placements by mine count: (count per k, per-cell mine tallies per k)."""
+        """Consistent placements by mine count: (count per k, per-cell mine tallies per k;
+        left empty without ``per_cell``, where only the counts are wanted)."""
         if len(cells) > self.max_component:
             return None
         counts: dict[int, int] = {}
@@ -337,6 +338,8 @@ class MinesweeperSolver:
 
         def visit(order: list[int], assign: list[int], mines: int) -> bool:
             counts[mines] = counts.get(mines, 0) + 1
+            if not per_cell:
+                return True
             per = tally.setdefault(mines, {})
             for cell, value in zip(order, assign, strict=True):
                 if value:
@@ -488,13 +491,13 @@ class MinesweeperSolver:
             cache["left"] = self.mines - len(self.known_mines)
         left = cache["left"] - len(mines)
         forced = mines | safe
-        u = cache["free"]
+        u = cache["free"] - len(forced)  # the forced cells in parts are added back below
         dists = []
         for index, (cells, cons) in enumerate(cache["parts"]):
             touched = forced.intersection(cells)
             if not touched:
                 if index not in cache:
-                    cache[index] = self._counts(cells, cons)
+                    cache[index] = self._placements(cells, cons)
                 dists.append(cache[index])
                 continue
             reduced = []
@@ -506,29 +509,21 @@ class MinesweeperSolver:
                 if rest:
                     reduced.append((rest, need))
             inside = set().union(*(c[0] for c in reduced)) if reduced else set()
-            u += len(cells) - len(touched) - len(inside)  # cells left with no number
+            u += len(cells) - len(inside)  # its cells left with no number, and its forced
             for part_cells, part_cons in self.components(reduced):
-                dists.append(self._counts(part_cells, part_cons))
-        u -= len(forced) - sum(1 for cells, _ in cache["parts"] for c in cells if c in forced)
+                dists.append(self._placements(part_cells, part_cons))
         if any(d is None for d in dists):
             return None
         return sum(
             cnt * comb(u, left - k) for k, cnt in _product(dists).items() if 0 <= left - k <= u
         )
 
-    def _counts(
+    def _placements(
         self, cells: list[int], cons: list[tuple[frozenset[int], int]]
     ) -> dict[int, int] | None:
         """A part's consistent placements by their number of mines (None: too many)."""
-        counts: dict[int, int] = {}
-
-        def visit(order: list[int], assign: list[int], mines: int) -> bool:
-            counts[mines] = counts.get(mines, 0) + 1
-            return True
-
-        if len(cells) > self.max_component or not self.walk(cells, cons, visit):
-            return None
-        return counts
+        result = self._enumerate(cells, cons, per_cell=False)
+        return None if result is None else result[0]
 
     def pseudo_fifty_fifty(self, flat: list[int], probs: dict[int, float]) -> int | None:
         """A cell that is safe or one of an unavoidable 50/50, or None (David Hill's
@@ -543,7 +538,10 @@ class MinesweeperSolver:
         known = self.known_mines
         left = self.mines - len(known)
         cache = dict(self.parts)  # the parts :meth:`probabilities` listed for this view
-        total = None
+        total = self.layouts_with(flat, set(), set(), cache)
+        if not total:  # a part too large to list: no count to compare
+            return None
+        part_of = {c: k for k, (cells, _) in enumerate(cache["parts"]) for c in cells}
         found: list[int] = []
         free = np.zeros(self.size + 1, dtype=bool)  # hidden, not proved a mine
         shown = np.zeros(self.size + 1, dtype=bool)
@@ -571,16 +569,13 @@ class MinesweeperSolver:
                 )
                 if not hits:
                     continue
-                if total is None:
-                    total = self.layouts_with(flat, set(), set(), cache)
-                    part_of = {c: k for k, (cells, _) in enumerate(cache["parts"]) for c in cells}
                 # ... and only if the pattern lies in one part of the frontier, and cells next to
                 # no number: a cell of another part is free to change while the cell holds its
                 # mine, and one next to no number is, unless the mines left are too few
                 if len({part_of[x] for x in ones + others + list(missing) if x in part_of}) != 1:
                     continue
                 count = self.layouts_with(flat, missing | set(ones), set(others), cache)
-                if not count or not total:
+                if not count:
                     continue
                 for t in hits:
                     if abs(count - probs.get(t, 0.0) * total) <= 1e-6 * total and (
