@@ -33,7 +33,10 @@ def main() -> None:
     parser.add_argument("--presets", nargs="+", choices=names, default=names)
     parser.add_argument("--no-end-game", action="store_true")
     args = parser.parse_args()
-    print(f"{'rule':<6} {'preset':<13} {'games':>6} {'win rate':>9}  {'95% CI':<15} {'games/s':>8}")
+    print(
+        f"{'rule':<6} {'preset':<13} {'games':>6} {'won':>6} {'win rate':>9}  "
+        f"{'95% CI':<17} {'games/s':>8}"
+    )
     for rule in args.rules:
         for name, env_id in PRESETS:
             if name not in args.presets:
@@ -45,8 +48,8 @@ def main() -> None:
             rate = args.games / (time.perf_counter() - start)
             lo, hi = r.win_rate_ci
             print(
-                f"{rule:<6} {name:<13} {args.games:>6} {r.win_rate:>9.1%}  "
-                f"{lo:.1%} - {hi:.1%}  {rate:>8.1f}",
+                f"{rule:<6} {name:<13} {args.games:>6} {r.wins:>6} "
+                f"{r.win_rate:>9.2%}  {lo:.2%} - {hi:.2%}  {rate:>8.1f}",
                 flush=True,
             )
 
