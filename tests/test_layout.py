@@ -196,7 +196,7 @@ def test_run_folders_need_no_learning_library() -> None:
 SEARCH_LOOPS = {
     ("grid_envs/sokoban/python_search.py", "run"),
     ("grid_envs/sokoban/compiled/loop.py", "run"),  # the same search, compiled
-    ("grid_envs/minesweeper/solver.py", "walk"),
+    ("grid_envs/minesweeper/placements.py", "walk_part"),
     ("agents/search/lines.py", "_choose"),  # Levin's and limited discrepancy search's
 }
 

@@ -17,7 +17,6 @@ exactly uniform.
 
 from __future__ import annotations
 
-from functools import partial
 from math import comb
 
 import numpy as np
@@ -62,21 +61,13 @@ class MineBelief:
     def _placements(
         self, cells: list[int], cons: list[tuple[frozenset[int], int]], limit: int
     ) -> tuple[np.ndarray, dict[int, np.ndarray]] | None:
-        rows: dict[int, list[list[int]]] = {}
-        order_seen: list[int] = []
-        total = 0
-
-        def visit(order: list[int], assign: list[int], mines: int) -> bool:
-            nonlocal total, order_seen
-            order_seen = order
-            rows.setdefault(mines, []).append(list(assign))
-            total += 1
-            return total <= limit
-
-        if not self.solver.walk(cells, cons, visit) or total > limit:
+        walked = self.solver.walk(cells, cons, most=limit + 1)
+        if walked is None or walked.found > limit:
             return None
-        cells_in_order = np.array(order_seen, dtype=np.int64)
-        return cells_in_order, {k: np.array(r, dtype=bool) for k, r in rows.items()}
+        leaves = walked.leaves.astype(bool)
+        counts = leaves.sum(axis=1)
+        by_k = {int(k): leaves[counts == k] for k in dict.fromkeys(counts.tolist())}
+        return np.array(walked.order if walked.found else [], dtype=np.int64), by_k
 
     def _weights(self, polys: list[dict[int, int]], mines: int) -> np.ndarray:
         """For the first component of ``polys``, the weight of each of its mine counts
@@ -99,7 +90,9 @@ class MineBelief:
             mines = np.zeros(self.shape[0] * self.shape[1], dtype=bool)
             left = self.num_mines
             for walked, cons in self.walked:  # too large to list: any consistent placement
-                self.solver.walk(walked, cons, partial(_take, mines), rng)
+                found = self.solver.walk(walked, cons, most=1, rng=rng)
+                if found is not None and found.found:
+                    mines[np.array(found.order)[found.leaves[0] == 1]] = True
             left -= int(mines.sum())
             for i, (cells, by_k) in enumerate(self.listed):
                 weights = self._weights(self.polys[i:], left)
@@ -114,9 +107,3 @@ class MineBelief:
                     mines[rng.choice(self.free, size=left, replace=False)] = True
                     return mines.reshape(self.shape)
         raise ValueError("no mine layout fits this view: it is not a view of a real game")
-
-
-def _take(mines: np.ndarray, order: list[int], assign: list[int], count: int) -> bool:
-    """A walk's visit that marks the first placement it meets in ``mines`` and stops."""
-    mines[[c for c, v in zip(order, assign, strict=True) if v]] = True
-    return False

@@ -22,10 +22,11 @@ bounds.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from itertools import combinations
 from math import comb
 from typing import Protocol
+
+from grid_envs.minesweeper.placements import Walk
 
 Constraints = list[tuple[frozenset[int], int]]  # (hidden cells, mines among them)
 
@@ -46,10 +47,7 @@ class Reckoning(Protocol):
 
     def components(self, constraints: Constraints) -> list[tuple[list[int], Constraints]]: ...
 
-    def walk(
-        self, cells: list[int], cons: Constraints,
-        visit: Callable[[list[int], list[int], int], bool], rng: None = None,
-    ) -> bool: ...  # fmt: skip
+    def walk(self, cells: list[int], cons: Constraints, most: int = -1) -> Walk | None: ...
 
 
 class _TooBig(Exception):
@@ -88,18 +86,16 @@ def _component(
     solver: Reckoning, cells: list[int], cons: Constraints, bound: int
 ) -> list[tuple[int, int]] | None:
     """One component's placements as (mask, mines); None where more than ``bound``."""
-    found: list[tuple[int, int]] = []
-
-    def visit(order: list[int], assign: list[int], mines: int) -> bool:
+    walked = solver.walk(cells, cons, most=bound + 1)
+    if walked is None or walked.found > bound:
+        return None
+    found = []
+    for row in walked.leaves.tolist():
         mask = 0
-        for cell, value in zip(order, assign, strict=True):
+        for cell, value in zip(walked.order, row, strict=True):
             if value:
                 mask |= 1 << cell
-        found.append((mask, mines))
-        return len(found) <= bound
-
-    if not solver.walk(cells, cons, visit) or len(found) > bound:
-        return None
+        found.append((mask, sum(row)))
     return found
 
 

@@ -31,12 +31,12 @@ and more of the board is solved before the first guess).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from math import comb
 
 import numpy as np
 
 from grid_envs.minesweeper import endgame
+from grid_envs.minesweeper.placements import Walk, generators_for, walk_part
 
 HIDDEN = -1
 # a guess looks one reveal ahead at this many of the safest cells (0: the safest, with the
@@ -333,91 +333,54 @@ class MinesweeperSolver:
         left empty without ``per_cell``, where only the counts are wanted)."""
         if len(cells) > self.max_component:
             return None
-        counts: dict[int, int] = {}
-        tally: dict[int, dict[int, int]] = {}
-
-        def visit(order: list[int], assign: list[int], mines: int) -> bool:
-            counts[mines] = counts.get(mines, 0) + 1
-            if not per_cell:
-                return True
-            per = tally.setdefault(mines, {})
-            for cell, value in zip(order, assign, strict=True):
-                if value:
-                    per[cell] = per.get(cell, 0) + 1
-            return True
-
-        if not self.walk(cells, cons, visit):
+        walked = self.walk(cells, cons, per_cell=per_cell)
+        if walked is None:
             return None
+        counts = {k: int(c) for k, c in enumerate(walked.counts.tolist()) if c}
+        tally: dict[int, dict[int, int]] = {}
+        if per_cell:
+            for k in counts:
+                row = walked.tally[k].tolist()
+                tally[k] = {c: t for c, t in zip(walked.order, row, strict=True) if t}
         return counts, tally
 
     def walk(
         self,
         cells: list[int],
         cons: list[tuple[frozenset[int], int]],
-        visit: Callable[[list[int], list[int], int], bool],
+        most: int = -1,
         rng: np.random.Generator | None = None,
-    ) -> bool:
-        """Backtrack over the mine placements of ``cells`` that meet the constraints
-        ``cons`` (cells, mines needed), calling ``visit(order, assign, mines)`` at each
-        (``assign[i]`` is 1 where ``order[i]`` holds a mine) until it returns False. With
-        ``rng`` each cell tries its two values in a random order. False where the walk ran
-        out of ``max_nodes`` steps."""
+        per_cell: bool = False,
+    ) -> Walk | None:
+        """The mine placements of ``cells`` that meet the constraints ``cons`` (cells,
+        mines needed), by backtracking (:func:`~grid_envs.minesweeper.placements.walk_part`):
+        all of them counted, or the first ``most``, which it keeps. With ``rng`` each cell
+        tries its two values in a random order. None where the walk ran out of
+        ``max_nodes`` steps."""
         # order cells so that constraints close early: walk the constraints in turn
         order: list[int] = []
         seen: set[int] = set()
-        pending = sorted(cons, key=lambda c: len(c[0]))
-        for cs, _ in pending:
+        for cs, _ in sorted(cons, key=lambda c: len(c[0])):
             for c in sorted(cs):
                 if c not in seen:
                     seen.add(c)
                     order.append(c)
         pos = {c: i for i, c in enumerate(order)}
-        con_cells = [sorted(pos[c] for c in cs) for cs, _ in cons]
-        need = [n for _, n in cons]
         touching: list[list[int]] = [[] for _ in order]
-        for k, members in enumerate(con_cells):
-            for i in members:
+        for k, (cs, _) in enumerate(cons):
+            for i in sorted(pos[c] for c in cs):
                 touching[i].append(k)
-        placed = [0] * len(cons)  # mines placed so far per constraint
-        open_left = [len(m) for m in con_cells]  # cells still unassigned per constraint
-        assign = [0] * len(order)
-        nodes = 0
-        n = len(order)
-        orders = [(0, 1), (1, 0)]
-        out_of_nodes = False
-
-        def place(i: int, mines: int) -> bool:  # False: stop the walk
-            nonlocal nodes, out_of_nodes
-            nodes += 1
-            if nodes > self.max_nodes:
-                out_of_nodes = True
-                return False
-            if i == n:
-                return visit(order, assign, mines)
-            for value in orders[int(rng.integers(2))] if rng is not None else orders[0]:
-                ok = True
-                for k in touching[i]:
-                    p = placed[k] + value
-                    if p > need[k] or p + open_left[k] - 1 < need[k]:
-                        ok = False
-                        break
-                if not ok:
-                    continue
-                for k in touching[i]:
-                    placed[k] += value
-                    open_left[k] -= 1
-                assign[i] = value
-                alive = place(i + 1, mines + value)
-                for k in touching[i]:
-                    placed[k] -= value
-                    open_left[k] += 1
-                assign[i] = 0
-                if not alive:
-                    return False
-            return True
-
-        place(0, 0)
-        return not out_of_nodes
+        touch_start = np.cumsum([0] + [len(t) for t in touching], dtype=np.int64)
+        touch = np.array([k for t in touching for k in t], dtype=np.int64)
+        need = np.array([n for _, n in cons], dtype=np.int64)
+        size = np.array([len(cs) for cs, _ in cons], dtype=np.int64)
+        ok, found, counts, tally, leaves = walk_part(
+            touch_start, touch, need, size, self.max_nodes, most, per_cell,
+            generators_for(rng),
+        )  # fmt: skip
+        if not ok:
+            return None
+        return Walk(order, found, counts, tally, leaves[:found])
 
     # ----------------------------------------------------------- choice
     def _clear(self, flat: list[int], probs: dict[int, float], cell: int) -> float:
