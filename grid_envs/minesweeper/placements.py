@@ -4,10 +4,10 @@ The solver's probabilities, the end game, the pseudo-50/50's counts and the beli
 samples layouts all rest on one backtracking walk: the part's hidden cells in a fixed
 order, each given no mine then a mine (or the two in an order drawn from a generator),
 a value kept only where every number touching the cell can still be met. The walk runs
-here, compiled (it is most of the solver's time in Python), and returns what its callers
-read: the placements by their number of mines, each cell's mines by that number, and the
-first placements themselves. Its inputs are built by the solver from the numbers in view
-(:meth:`MinesweeperSolver.walk`), never taken from outside.
+here, compiled (in Python it took most of the solver's time on large boards), and returns
+what its callers read: the placements by their number of mines, each cell's mines by that
+number, and the first placements themselves. Its inputs are built by the solver from the
+numbers in view (:meth:`MinesweeperSolver.walk`), never taken from outside.
 """
 
 from __future__ import annotations
@@ -124,8 +124,8 @@ def generators_for(rng: np.random.Generator | None) -> Any:
 
 def warm_up() -> None:
     """Compile the walk (or load it from numba's disk cache) with and without draws, on one
-    cell under one number, so that what is timed after it is the walk and not the loading
-    (about a fifth of a second a process where cached)."""
+    cell under one number, so that what is timed after it is the walk and not the
+    loading."""
     start, ones = np.array([0, 1], dtype=np.int64), np.ones(1, dtype=np.int64)
     for rngs in (None, lone(np.random.default_rng(0))):
         walk_part(start, ones - 1, ones, ones.copy(), 10, -1, True, rngs)

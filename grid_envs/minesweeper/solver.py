@@ -368,8 +368,8 @@ class MinesweeperSolver:
         pos = {c: i for i, c in enumerate(order)}
         touching: list[list[int]] = [[] for _ in order]
         for k, (cs, _) in enumerate(cons):
-            for i in sorted(pos[c] for c in cs):
-                touching[i].append(k)
+            for c in cs:
+                touching[pos[c]].append(k)
         touch_start = np.cumsum([0] + [len(t) for t in touching], dtype=np.int64)
         touch = np.array([k for t in touching for k in t], dtype=np.int64)
         need = np.array([n for _, n in cons], dtype=np.int64)
