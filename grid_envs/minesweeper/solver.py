@@ -497,13 +497,14 @@ class MinesweeperSolver:
         where its four corner cells are mines. Where every layout in which a cell holds a
         mine is such a pattern (its count equals the cell's count of mines), revealing it
         loses only games that could not be won but by that coin flip, which must come
-        some time, and shows its number now where it is safe."""
+        some time, and shows its number now where it is safe. Reads the layouts and the
+        parts that :meth:`probabilities` counted for this view."""
         known = self.known_mines
         left = self.mines - len(known)
-        cache = dict(self.parts)  # the parts :meth:`probabilities` listed for this view
-        total = self.layouts_with(flat, set(), set(), cache)
+        total = self.layouts
         if not total:  # a part too large to list: no count to compare
             return None
+        cache = dict(self.parts)
         part_of = {c: k for k, (cells, _) in enumerate(cache["parts"]) for c in cells}
         found: list[int] = []
         free = np.zeros(self.size + 1, dtype=bool)  # hidden, not proved a mine
