@@ -67,7 +67,7 @@ class MineBelief:
         leaves = walked.leaves.astype(bool)
         counts = leaves.sum(axis=1)
         by_k = {int(k): leaves[counts == k] for k in dict.fromkeys(counts.tolist())}
-        return np.array(walked.order if walked.found else [], dtype=np.int64), by_k
+        return np.array(walked.order, dtype=np.int64), by_k
 
     def _weights(self, polys: list[dict[int, int]], mines: int) -> np.ndarray:
         """For the first component of ``polys``, the weight of each of its mine counts
