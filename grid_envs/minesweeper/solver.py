@@ -497,11 +497,9 @@ class MinesweeperSolver:
         where its four corner cells are mines. Where every layout in which a cell holds a
         mine is such a pattern (its count equals the cell's count of mines), revealing it
         loses only games that could not be won but by that coin flip, which must come
-        some time, and shows its number now where it is safe. Reads the layouts and the
-        parts that :meth:`probabilities` counted for this view."""
-        known = self.known_mines
-        left = self.mines - len(known)
-        total = self.layouts
+        some time, and shows its number now where it is safe."""
+        left = self.mines - len(self.known_mines)
+        total = self.layouts  # the layouts, and below the parts, probabilities counted here
         if not total:  # a part too large to list: no count to compare
             return None
         cache = dict(self.parts)
@@ -511,7 +509,7 @@ class MinesweeperSolver:
         shown = np.zeros(self.size + 1, dtype=bool)
         view = np.asarray(flat)
         free[:-1] = view == HIDDEN
-        free[list(known)] = False
+        free[list(self.known_mines)] = False
         shown[:-1] = view != HIDDEN
         for all_ones, all_others, all_outer in self.patterns:
             beside = free[all_outer].sum(axis=1)
