@@ -31,6 +31,8 @@ and more of the board is solved before the first guess).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from math import comb
 
 import numpy as np
@@ -46,6 +48,47 @@ TOLERANCE = 0.0
 ZERO_OPENING = 2  # under ``zero`` the first click is at (k, k)
 WIDE_BOARD = 400  # ... and at (k + 1, k + 1) on boards of this many cells or more (expert)
 MAX_OUTSIDE = 2  # a pseudo-50/50's pattern may need at most this many unproved mines beside it
+# a part of at most this many placements is listed once a view, and counts with some of its
+# cells fixed are read off the list (:meth:`MinesweeperSolver.layouts_with`)
+MAX_LISTED = 20_000
+
+
+@dataclass
+class ViewParts:
+    """What :meth:`MinesweeperSolver.probabilities` works out of a view that
+    :meth:`MinesweeperSolver.layouts_with` starts from: the frontier's independent parts,
+    how many hidden cells are next to no number (``free``) and how many mines are not
+    proved (``left``); each part's placements by their number of mines (None: too many to
+    count), and, once asked for, the placements themselves (:class:`Listing`; None: more
+    than :data:`MAX_LISTED`)."""
+
+    parts: list[tuple[list[int], endgame.Constraints]]
+    free: int
+    left: int
+    counts: dict[int, dict[int, int] | None] = field(default_factory=dict)
+    listed: dict[int, Listing | None] = field(default_factory=dict)
+
+
+class Listing:
+    """Every placement of one part: ``leaves[j, i]`` is 1 where cell ``order[i]`` holds a
+    mine in the ``j``-th, ``mines[j]`` how many it holds."""
+
+    def __init__(self, walked: Walk) -> None:
+        self.column = {c: i for i, c in enumerate(walked.order)}
+        self.leaves = walked.leaves.astype(bool)
+        self.mines = walked.leaves.sum(axis=1, dtype=np.int64)
+
+    def counts(self, mines: set[int], safe: set[int]) -> dict[int, int]:
+        """The placements with ``mines`` holding mines and ``safe`` none, by their number
+        of mines besides ``mines`` (as a walk of the part with those cells fixed counts
+        them)."""
+        keep = np.ones(len(self.mines), dtype=bool)
+        for c in mines:
+            keep &= self.leaves[:, self.column[c]]
+        for c in safe:
+            keep &= ~self.leaves[:, self.column[c]]
+        by_mines = np.bincount(self.mines[keep]).tolist()
+        return {k - len(mines): n for k, n in enumerate(by_mines) if n}
 
 
 class MinesweeperSolver:
@@ -117,7 +160,7 @@ class MinesweeperSolver:
         # the chance of winning with best play, from the last guess searched to the end
         self.win_chance: float | None = None
         self.layouts: int | None = None  # how many layouts fit the last view reckoned
-        self.parts: dict = {}
+        self.parts = ViewParts([], 0, self.mines)
 
     # ---------------------------------------------------------------- api
     def opening(self) -> int:
@@ -238,11 +281,10 @@ class MinesweeperSolver:
         dists: list[dict[int, int]] = []
         tallies: list[dict[int, dict[int, int]]] = []
         estimated: dict[int, float] = {}
-        # the view's parts and their counts, which :meth:`layouts_with` starts from
-        self.parts = {"parts": comps, "free": len(free), "left": left}
+        self.parts = ViewParts(comps, len(free), left)
         for index, (cells, cons) in enumerate(comps):
             result = self._enumerate(cells, cons)
-            self.parts[index] = None if result is None else result[0]
+            self.parts.counts[index] = None if result is None else result[0]
             if result is None:  # too big: a local estimate, the cells count as unconstrained
                 for c in cells:
                     estimated[c] = max(need / len(cs) for cs, need in cons if c in cs)
@@ -438,30 +480,35 @@ class MinesweeperSolver:
         return None
 
     def layouts_with(
-        self, flat: list[int], mines: set[int], safe: set[int], cache: dict | None = None
+        self, flat: list[int], mines: set[int], safe: set[int], cache: ViewParts | None = None
     ) -> int | None:
         """How many mine layouts fit the view with the hidden cells ``mines`` holding mines
         and ``safe`` none, besides the mines proved; None where a part of the frontier is
-        too large to list. ``cache`` keeps the view's parts, and their counts, between
-        calls on one view: only the parts that hold a cell of ``mines`` or ``safe`` are
-        listed again."""
+        too large to list. ``cache`` (the view's :attr:`parts`) keeps the parts, their
+        counts and their lists between calls on one view: a part that holds a cell of
+        ``mines`` or ``safe`` is counted from its list, or where it has too many placements
+        to list, walked again with those cells fixed."""
         if cache is None:
-            cache = {}
-        if "parts" not in cache:
             constraints, _, free = self.split(flat)
-            cache["parts"] = self.components(constraints)
-            cache["free"] = len(free)
-            cache["left"] = self.mines - len(self.known_mines)
-        left = cache["left"] - len(mines)
+            cache = ViewParts(
+                self.components(constraints), len(free), self.mines - len(self.known_mines)
+            )
+        left = cache.left - len(mines)
         forced = mines | safe
-        u = cache["free"] - len(forced)  # the forced cells in parts are added back below
-        dists = []
-        for index, (cells, cons) in enumerate(cache["parts"]):
+        # the forced cells next to no number leave the free ones; those in parts leave
+        # their part's count
+        u = cache.free - len(forced) + sum(len(forced.intersection(c)) for c, _ in cache.parts)
+        dists: list[dict[int, int] | None] = []
+        for index, (cells, cons) in enumerate(cache.parts):
             touched = forced.intersection(cells)
             if not touched:
-                if index not in cache:
-                    cache[index] = self._placements(cells, cons)
-                dists.append(cache[index])
+                if index not in cache.counts:
+                    cache.counts[index] = self._placements(cells, cons)
+                dists.append(cache.counts[index])
+                continue
+            listing = self._listing(index, cache)
+            if listing is not None:
+                dists.append(listing.counts(mines & touched, safe & touched))
                 continue
             reduced = []
             for cs, need in cons:
@@ -471,15 +518,26 @@ class MinesweeperSolver:
                     return 0
                 if rest:
                     reduced.append((rest, need))
-            inside = set().union(*(c[0] for c in reduced)) if reduced else set()
-            u += len(cells) - len(inside)  # its cells left with no number, and its forced
             for part_cells, part_cons in self.components(reduced):
                 dists.append(self._placements(part_cells, part_cons))
-        if any(d is None for d in dists):
+        counted = [d for d in dists if d is not None]
+        if len(counted) < len(dists):
             return None
         return sum(
-            cnt * comb(u, left - k) for k, cnt in _product(dists).items() if 0 <= left - k <= u
+            cnt * comb(u, left - k) for k, cnt in _product(counted).items() if 0 <= left - k <= u
         )
+
+    def _listing(self, index: int, cache: ViewParts) -> Listing | None:
+        """Part ``index``'s placements, listed once a view; None where it has more than
+        :data:`MAX_LISTED` (or was too large to count)."""
+        if index not in cache.listed:
+            counts = cache.counts.get(index)
+            found = sum(counts.values()) if counts is not None else MAX_LISTED + 1
+            walked = None
+            if found <= MAX_LISTED:
+                walked = self.walk(*cache.parts[index], most=found)
+            cache.listed[index] = None if walked is None else Listing(walked)
+        return cache.listed[index]
 
     def _placements(
         self, cells: list[int], cons: list[tuple[frozenset[int], int]]
@@ -502,51 +560,60 @@ class MinesweeperSolver:
         total = self.layouts  # the layouts, and below the parts, probabilities counted here
         if not total:  # a part too large to list: no count to compare
             return None
-        cache = dict(self.parts)
-        part_of = {c: k for k, (cells, _) in enumerate(cache["parts"]) for c in cells}
+        cache = self.parts
+        part_of = {c: k for k, (cells, _) in enumerate(cache.parts) for c in cells}
         found: list[int] = []
+        for ones, others, missing, hits in self._pattern_hits(flat, probs, left):
+            # ... and only if the pattern lies in one part of the frontier, and cells next to
+            # no number: a cell of another part is free to change while the cell holds its
+            # mine, and one next to no number is, unless the mines left are too few
+            if len({part_of[x] for x in ones + others + list(missing) if x in part_of}) != 1:
+                continue
+            count = self.layouts_with(flat, missing | set(ones), set(others), cache)
+            if not count:
+                continue
+            for t in hits:
+                if abs(count - probs.get(t, 0.0) * total) <= 1e-6 * total and (
+                    self.layouts_with(flat, {t}, set(), cache) == count
+                ):
+                    found.append(t)
+        if not found:
+            return None
+        return min(found, key=lambda t: (probs.get(t, 1.0), t))
+
+    def _pattern_hits(
+        self, flat: list[int], probs: dict[int, float], left: int
+    ) -> Iterator[tuple[list[int], list[int], set[int], list[int]]]:
+        """The 50/50 patterns the view allows (their cells hidden and not proved mines, no
+        number beside, at most :data:`MAX_OUTSIDE` cells beside to fill), with the cells of
+        each that may be a pseudo-50/50 by their chances (:func:`_possible`): its mines'
+        side, its clear side, the cells beside it that must be mines, those cells."""
         free = np.zeros(self.size + 1, dtype=bool)  # hidden, not proved a mine
         shown = np.zeros(self.size + 1, dtype=bool)
         view = np.asarray(flat)
         free[:-1] = view == HIDDEN
         free[list(self.known_mines)] = False
         shown[:-1] = view != HIDDEN
+        chance = np.zeros(self.size + 1)  # a cell's chance of a mine, 0 where none was reckoned
+        chance[list(probs)] = list(probs.values())
         for all_ones, all_others, all_outer in self.patterns:
             beside = free[all_outer].sum(axis=1)
-            keep = (
+            keep = np.flatnonzero(
                 free[all_ones].all(axis=1)
                 & free[all_others].all(axis=1)
                 & ~shown[all_outer].any(axis=1)
                 & (beside <= MAX_OUTSIDE)
                 & (beside + all_ones.shape[1] <= left)
             )
-            for k in np.flatnonzero(keep):
-                ones, others = all_ones[k].tolist(), all_others[k].tolist()
-                missing = {x for x in all_outer[k].tolist() if free[x]}
-                # a cell can be a pseudo-50/50 only if, whenever it holds a mine, so do the
-                # cells beside and its own side of the pattern, and the other side none: a test
-                # on the chances that passes over most patterns at once
-                hits = _possible(ones, others, missing, probs) + _possible(
-                    others, ones, missing, probs
-                )
-                if not hits:
-                    continue
-                # ... and only if the pattern lies in one part of the frontier, and cells next to
-                # no number: a cell of another part is free to change while the cell holds its
-                # mine, and one next to no number is, unless the mines left are too few
-                if len({part_of[x] for x in ones + others + list(missing) if x in part_of}) != 1:
-                    continue
-                count = self.layouts_with(flat, missing | set(ones), set(others), cache)
-                if not count:
-                    continue
-                for t in hits:
-                    if abs(count - probs.get(t, 0.0) * total) <= 1e-6 * total and (
-                        self.layouts_with(flat, {t}, set(), cache) == count
-                    ):
-                        found.append(t)
-        if not found:
-            return None
-        return min(found, key=lambda t: (probs.get(t, 1.0), t))
+            ones, others, outer = all_ones[keep], all_others[keep], all_outer[keep]
+            # the least chance among the cells beside that must be mines (none: no bound)
+            least = np.where(free[outer], chance[outer], np.inf).min(axis=1, initial=np.inf)
+            on_ones = _possible(chance[ones], chance[others], least)
+            on_others = _possible(chance[others], chance[ones], least)
+            for k in np.flatnonzero(on_ones.any(axis=1) | on_others.any(axis=1)):
+                hits = ones[k][on_ones[k]].tolist() + others[k][on_others[k]].tolist()
+                missing = {x for x in outer[k].tolist() if free[x]}
+                yield ones[k].tolist(), others[k].tolist(), missing, hits
 
     def _progress(self, flat: list[int], probs: dict[int, float], cell: int) -> float:
         """The chance, if ``cell`` is safe, that its number lets the rules prove a cell safe
@@ -607,21 +674,17 @@ def _patterns(
     ]  # fmt: skip
 
 
-def _possible(
-    side: list[int], other: list[int], beside: set[int], probs: dict[int, float]
-) -> list[int]:
-    """The cells of ``side`` that may be a pseudo-50/50 with mines on ``side`` and
-    ``beside`` and none on ``other``: each of those cells must hold a mine at least as
-    often as the cell does, and the other side's be clear at least as often."""
-    out = []
-    for t in side:
-        p = probs.get(t, 0.0) - 1e-9
-        if p <= 0:
-            continue
-        if (
-            all(probs.get(m, 0.0) >= p for m in beside)
-            and all(probs.get(m, 0.0) >= p for m in side)
-            and all(1.0 - probs.get(o, 0.0) >= p for o in other)
-        ):
-            out.append(t)
-    return out
+def _possible(side: np.ndarray, other: np.ndarray, beside: np.ndarray) -> np.ndarray:
+    """Which cells of each pattern's ``side`` (a row a pattern, of chances of a mine) may be
+    a pseudo-50/50 with mines on ``side`` and the cells beside (the least of whose chances
+    is ``beside``) and none on ``other``: a cell may be one only if, whenever it holds a
+    mine, so do those cells and the other side holds none, so each of them must hold a mine
+    at least as often as the cell does, and the other side's be clear at least as often: a
+    test on the chances that passes over most patterns at once."""
+    p = side - 1e-9
+    return (
+        (p > 0)
+        & (beside[:, None] >= p)
+        & (side.min(axis=1, initial=np.inf)[:, None] >= p)
+        & ((1.0 - other).min(axis=1, initial=np.inf)[:, None] >= p)
+    )

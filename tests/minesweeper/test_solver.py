@@ -204,8 +204,9 @@ def _assert_indistinguishable(
 def test_layouts_with_some_cells_fixed_are_counted_exactly() -> None:
     """``layouts_with``: at guesses of 60 games of 16x16 with 40 mines (where at most 20,000
     layouts fit the view), the layouts with one to three hidden cells fixed as mines or
-    clear, counted from the view's own parts and afresh, are the listed layouts that agree
-    (with none fixed, all of them)."""
+    clear, counted from the view's own parts (read off each part's list of placements) and
+    afresh (the parts walked again with the cells fixed), are the listed layouts that
+    agree (with none fixed, all of them)."""
     rng = np.random.default_rng(5)
     checked = 0
     for solver, flat, _, _ in _guesses((16, 16, 40), 60, end_game=False):
@@ -225,7 +226,7 @@ def test_layouts_with_some_cells_fixed_are_counted_exactly() -> None:
                 for m in layouts
             )
             assert solver.layouts_with(flat, mines, clear) == want
-            assert solver.layouts_with(flat, mines, clear, dict(solver.parts)) == want
+            assert solver.layouts_with(flat, mines, clear, solver.parts) == want
             checked += 1
     assert checked >= 30
 
