@@ -41,28 +41,28 @@ fill the goal areas in a packing order worked out backwards along the routes the
 can come in by; one counts box moves, not pushes, as FESS does, the other pushes as well;
 solutions need not be shortest; each technique can be left out, :data:`TECHNIQUES`; the
 near-greedy search and the feature searches take two turns to the A*-like search's one;
-after :data:`EARLY_SECONDS` the near-greedy search stops, and where feature searches run,
-the A*-like one too). Both honour a time and a node limit and answer ``solved``,
+after a few seconds the near-greedy search stops, and where feature searches run, the
+A*-like one too). Both honour a time and a node limit and answer ``solved``,
 ``unsolvable`` (the space was exhausted; every pruning rule is sound) or ``gave_up`` (a
 time, node or memory limit, or Ctrl-C). With ``threads`` above one the compiled searches
-are dealt out to that many threads, each taking turns among its own (:func:`_thread_of`):
-they release the GIL while they expand states, so on as many free cores every search runs
-as often as in a portfolio of its thread's size.
+are dealt out to that many threads, each taking turns among its own: they release the GIL
+while they expand states, so on as many free cores every search runs as often as in a
+portfolio of its thread's size. How the searches take turns, on one thread or several, is
+:mod:`grid_envs.sokoban.portfolio`.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from grid_envs.core.machine import available_bytes, gib, resident_bytes
+from grid_envs.core.machine import available_bytes
+from grid_envs.sokoban import portfolio
 from grid_envs.sokoban.compiled import CompiledSearch, Features, MemoryLimit, warm_up
 from grid_envs.sokoban.compiled import Room as CompiledRoom
 from grid_envs.sokoban.compiled.features import MAX_PUSHES
@@ -80,6 +80,7 @@ from grid_envs.sokoban.matching import (  # noqa: F401 (the solver's public name
     rematch,
     rematch_after_push,
 )
+from grid_envs.sokoban.portfolio import SolveProgress, SolveResult
 from grid_envs.sokoban.python_search import _FeatureSearch, _Search, each_order
 from grid_envs.sokoban.rules import LURD, Room, bit_cells, frozen
 from grid_envs.sokoban.state import Level, SokobanState
@@ -90,14 +91,6 @@ MODES = ("optimal", "fast")
 # level, so running two side by side is far steadier than betting on one; each search more
 # in the portfolio costs every level its turns, so there are no more.
 FAST_WEIGHTS = (8.0, 1.2)
-_SLICE = 64  # states one search expands before the next one takes a turn
-# The near-greedy search and the feature search take BOLD_SLICES slices a turn, the A*-like
-# search one: it finishes few levels first, and those early. The near-greedy search cracks
-# a level early or not at all (docs/sokoban-solver.md): after EARLY_SECONDS it stops, and
-# where feature searches run the A*-like search stops too.
-EARLY_SECONDS = 10.0
-GREEDY_WEIGHT = 2.0  # searches weighted above this are the near-greedy ones
-BOLD_SLICES = 2
 # what the searches add to plain best-first search (pair- and corral-deadlocks: both
 # modes; the rest: ``fast``), each of which can be left out
 TECHNIQUES = (
@@ -109,7 +102,6 @@ TECHNIQUES = (
 ENGINES = ("compiled", "python")
 
 
-COMPILED_SLICES = 2  # a compiled search's turn: as many states as 2 Python turns
 PROGRESS_EVERY = 5.0  # seconds between two progress reports of a long solve
 LOST_KEPT = 1 << 16  # corral_lost's answers kept before the table starts again
 
@@ -146,186 +138,6 @@ def _ring_joined(ring: int) -> bool | None:
 
 
 _RING_JOINED = [_ring_joined(ring) for ring in range(256)]
-
-
-@dataclass(frozen=True)
-class SolveResult:
-    status: str  # "solved", "unsolvable" or "gave_up"
-    solution: str  # LURD: lower case moves, upper case pushes ("" unless solved)
-    pushes: int
-    moves: int
-    nodes: int  # states expanded
-    generated: int  # states generated
-    seconds: float
-    mode: str
-    reason: str = ""  # why the search gave up, when it did
-
-    @property
-    def solved(self) -> bool:
-        return self.status == "solved"
-
-    @property
-    def nodes_per_second(self) -> float:
-        return self.nodes / max(self.seconds, 1e-9)
-
-
-@dataclass(frozen=True)
-class SolveProgress:
-    """Where a long solve stands, as :meth:`Solver.solve` reports it every few seconds."""
-
-    seconds: float
-    expanded: int  # states expanded so far, by every search
-    generated: int
-    best_bound: int  # the least push bound of any state expanded: how near the search came
-    memory: int  # bytes the process holds
-    # the most goals any state the feature searches expanded had filled in the packing
-    # order, and the level's goals; None where no feature search runs (``optimal``)
-    packed: int | None = None
-    goals: int = 0
-
-    @property
-    def per_second(self) -> float:
-        return self.expanded / max(self.seconds, 1e-9)
-
-    def line(self) -> str:
-        """One line of it, as ``grid-games solve`` prints it."""
-        packed = "" if self.packed is None else f"  packed {self.packed}/{self.goals} goals"
-        return (
-            f"{self.seconds:6.0f} s  {self.expanded:>12,} states  {self.per_second:>9,.0f}/s"
-            f"  best bound {self.best_bound:>4} pushes{packed}  memory {gib(self.memory)}"
-        )
-
-
-def _memory_reason(memory: int) -> str:
-    return f"memory limit ({gib(memory)} for the search's tables)"
-
-
-def _progress(searches: list, seconds: float, goals: int) -> SolveProgress:
-    features = [x.best_packed for x in searches if x.feature > 0]
-    return SolveProgress(
-        seconds,
-        sum(x.expanded for x in searches),
-        sum(x.generated for x in searches),
-        min(x.best_bound for x in searches),
-        resident_bytes(),
-        max(features) if features else None,
-        goals,
-    )
-
-
-def _thread_of(features: list[bool], threads: int) -> list[int]:
-    """The thread each search of a portfolio runs on (``features``: whether each is a
-    feature search). The feature searches run the whole solve and are dealt round the
-    threads in turn; the weighted ones stop after :data:`EARLY_SECONDS` where feature
-    searches run, and share the last thread, so that the first feature searches have a
-    core each from the start. Without feature searches every search is dealt round; with
-    one thread (or one search), all run on thread 0."""
-    n = min(threads, len(features))
-    fs = [k for k, f in enumerate(features) if f]
-    thread = [0] * len(features)
-    for turn, k in enumerate(fs):
-        thread[k] = turn % n
-    for turn, k in enumerate(k for k, f in enumerate(features) if not f):
-        thread[k] = n - 1 if fs else turn % n
-    return thread
-
-
-class _Race:
-    """What the threads of one solve share: its searches, its limits and how it ended
-    (the first outcome stands; the others stop after their turn)."""
-
-    def __init__(
-        self, searches: list[Any], start: float, deadline: float, node_limit: int | None
-    ) -> None:
-        self.searches, self.start, self.deadline = searches, start, deadline
-        self.node_limit = node_limit
-        self.outcome: tuple[str, Any] | None = None
-        self.done = threading.Event()
-        self._lock = threading.Lock()
-
-    def end(self, kind: str, search: Any = None) -> None:
-        """End the solve: "solved" (by ``search``), "exhausted", or the limit that ended it."""
-        with self._lock:
-            if self.outcome is None:
-                self.outcome = (kind, search)
-                self.done.set()
-
-
-def _take_turns(group: list[Any], race: _Race, tick: Callable[[], None] | None) -> None:
-    """The searches of ``group`` take turns until the race ends (``tick`` after each turn),
-    or every one of them has stopped for good. A compiled search whose arrays could not
-    grow before the deadline ("full") sits out the time left; where all have, the group
-    waits for the deadline, since another thread's searches may still finish."""
-    # where feature searches run, every weighted search stops after EARLY_SECONDS
-    features = any(search.feature > 0 for search in race.searches)
-    full: list[Any] = []  # compiled searches whose arrays cannot grow before the deadline
-    while not race.done.is_set():
-        late = time.perf_counter() - race.start > EARLY_SECONDS
-        running = False
-        for search in group:
-            greedy = search.feature == 0 and search.weight > GREEDY_WEIGHT
-            if late and (greedy or (features and search.feature == 0)):
-                search.release()  # it stops for good: its memory goes to the others
-                continue
-            if search in full:
-                continue
-            running = True
-            share = _SLICE * (BOLD_SLICES if greedy or search.feature > 0 else 1)
-            compiled = isinstance(search, CompiledSearch)
-            if compiled:
-                share *= COMPILED_SLICES
-            if race.node_limit is not None:
-                share = min(share, race.node_limit - sum(x.expanded for x in race.searches))
-            if share <= 0:
-                return race.end("node limit")
-            try:  # a compiled search grows no arrays where the growth would outlast it
-                outcome = search.run(share, race.deadline) if compiled else search.run(share)
-            except MemoryLimit:
-                return race.end("memory limit")
-            if outcome == "full":
-                full.append(search)
-            elif outcome != "open":
-                return race.end(outcome, search)
-            if time.perf_counter() > race.deadline:
-                return race.end("time limit")
-            if race.done.is_set():
-                return
-            if tick is not None:
-                tick()
-        if not running:
-            if full:  # the others of the solve may still finish in the time left
-                race.done.wait(max(0.0, race.deadline - time.perf_counter()))
-                return race.end("time limit")
-            return
-
-
-def _in_threads(groups: list[list[Any]], race: _Race, tick: Callable[[], None]) -> None:
-    """Each group takes turns on a thread of its own while this one waits, calling
-    ``tick`` (Ctrl-C reaches this thread: it ends the race, and the others stop after
-    their turn); an error in a thread is raised here."""
-    errors: list[BaseException] = []
-
-    def work(group: list[Any]) -> None:
-        try:
-            _take_turns(group, race, None)
-        except BaseException as error:  # raised in the waiting thread
-            errors.append(error)
-            race.end("error")
-
-    workers = [threading.Thread(target=work, args=(group,), daemon=True) for group in groups]
-    for worker in workers:
-        worker.start()
-    try:
-        while not race.done.wait(0.02):
-            tick()
-            if not any(worker.is_alive() for worker in workers):
-                race.end("time limit")  # never: some search of a portfolio never stops
-    finally:
-        race.end("interrupted")  # nothing where it has ended; else Ctrl-C or the tick's error
-        for worker in workers:
-            worker.join()
-    if errors:
-        raise errors[0]
 
 
 class Solver:
@@ -879,10 +691,10 @@ class Solver:
         try:
             searches = self._searches(boxes, player, h0, mode, without, engine, limit, threads)
         except MemoryLimit:
-            return self._gave_up(_memory_reason(limit), mode, 0, 0, start)
+            return self._gave_up(portfolio.memory_reason(limit), mode, 0, 0, start)
         every = PROGRESS_EVERY if progress_every is None else progress_every
         return self._portfolio(
-            searches, boxes, player, mode, _Race(searches, start, deadline, node_limit),
+            searches, boxes, player, mode, portfolio.Race(searches, start, deadline, node_limit),
             limit, progress, every, threads,
         )  # fmt: skip
 
@@ -927,7 +739,7 @@ class Solver:
             ]  # fmt: skip
             return searches
         # the searches of a thread share a corral table; the memory bound counts them all
-        on = _thread_of([False] * len(weights) + [True] * len(counts), threads)
+        on = portfolio.thread_of([False] * len(weights) + [True] * len(counts), threads)
         tables = [fence_scratch(self.size, fences, rings, memory) for _ in set(on)]
         left, room = [memory - sum(x.nbytes for x in tables)], self.compiled_room()
         cells, n = bit_cells(boxes), len(weights)
@@ -949,27 +761,27 @@ class Solver:
 
     def _portfolio(
         self, searches: list[_Search | CompiledSearch], boxes: int, player: int, mode: str,
-        race: _Race, memory: int, progress: Callable[[SolveProgress], None] | None,
+        race: portfolio.Race, memory: int, progress: Callable[[SolveProgress], None] | None,
         every: float, threads: int,
     ) -> SolveResult:  # fmt: skip
         """Run the searches in turns, on one thread or dealt out to ``threads``
-        (:func:`_thread_of`), until one solves the level or proves it unsolvable, or a limit
-        (time, nodes, memory, Ctrl-C) ends the solve."""
+        (:func:`~grid_envs.sokoban.portfolio.thread_of`), until one solves the level or
+        proves it unsolvable, or a limit (time, nodes, memory, Ctrl-C) ends the solve."""
         shown = [race.start]
 
         def tick() -> None:
             now = time.perf_counter()
             if progress is not None and now - shown[0] >= every:
                 shown[0] = now
-                progress(_progress(searches, now - race.start, len(self.goal_cells)))
+                progress(portfolio.progress_of(searches, now - race.start, len(self.goal_cells)))
 
-        dealt = _thread_of([search.feature > 0 for search in searches], threads)
+        dealt = portfolio.thread_of([search.feature > 0 for search in searches], threads)
         groups = [[x for x, t in zip(searches, dealt, strict=True) if t == k] for k in set(dealt)]
         try:
             if len(groups) == 1:
-                _take_turns(searches, race, tick)
+                portfolio.take_turns(searches, race, tick)
             else:
-                _in_threads(groups, race, tick)
+                portfolio.in_threads(groups, race, tick)
         except KeyboardInterrupt:
             race.end("interrupted")
         expanded = sum(x.expanded for x in searches)
@@ -982,7 +794,7 @@ class Solver:
         if kind == "exhausted":  # every pruning rule is sound: no solution
             elapsed = time.perf_counter() - race.start
             return SolveResult("unsolvable", "", 0, 0, expanded, generated, elapsed, mode)
-        why = _memory_reason(memory) if kind == "memory limit" else kind
+        why = portfolio.memory_reason(memory) if kind == "memory limit" else kind
         return self._gave_up(why, mode, expanded, generated, race.start)
 
     def compiled_room(self) -> CompiledRoom:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from grid_envs.sokoban import Level, SokobanGenerator, parse_xsb, rules
+from grid_envs.sokoban import Level, SokobanGenerator, parse_xsb, portfolio, rules
 from grid_envs.sokoban import solver as module
 from grid_envs.sokoban.compiled import matching, pruning
 from grid_envs.sokoban.compiled import search as cs
@@ -415,12 +415,12 @@ def test_a_released_search_hands_its_memory_to_the_others(monkeypatch: pytest.Mo
         release(self)
 
     monkeypatch.setattr(cs.CompiledSearch, "release", counted)
-    monkeypatch.setattr(module, "EARLY_SECONDS", -1.0)
+    monkeypatch.setattr(portfolio, "EARLY_SECONDS", -1.0)
     solve(level, mode="fast", max_seconds=0.3)
     assert sorted(released) == sorted(module.FAST_WEIGHTS)  # feature searches run on
     released.clear()
     solve(level, mode="fast", max_seconds=0.3, without=("feature-search",))
-    greedy = {w for w in module.FAST_WEIGHTS if w > module.GREEDY_WEIGHT}
+    greedy = {w for w in module.FAST_WEIGHTS if w > portfolio.GREEDY_WEIGHT}
     assert released and set(released) == greedy
 
 
@@ -458,7 +458,7 @@ def test_progress_counts_the_goals_the_feature_searches_packed(engine: str) -> N
         search.run(6)
     features = [s.best_packed for s in searches if s.feature > 0]
     assert len(features) == 2 and all(s.best_packed == 0 for s in searches if not s.feature)
-    report = module._progress(searches, 1.0, len(solver.goal_cells))
+    report = portfolio.progress_of(searches, 1.0, len(solver.goal_cells))
     assert report.packed == max(features) > 0 and report.goals == 5
     assert f"packed {report.packed}/5 goals" in report.line()
 
@@ -471,16 +471,16 @@ def test_compiled_searches_take_larger_turns_and_engines_are_checked(
     run = cs.CompiledSearch.run
 
     def counted(self: cs.CompiledSearch, budget: int, deadline: float) -> str:
-        turns.append((self.feature > 0 or self.weight > module.GREEDY_WEIGHT, budget))
+        turns.append((self.feature > 0 or self.weight > portfolio.GREEDY_WEIGHT, budget))
         outcome = run(self, budget, deadline)
         return "open" if outcome == "solved" else outcome  # so that every search has turns
 
     monkeypatch.setattr(cs.CompiledSearch, "run", counted)
     (level,) = parse_xsb(ROOMS[1])
     solve(level, mode="fast", max_seconds=0.5)
-    turn = module._SLICE * module.COMPILED_SLICES
+    turn = portfolio._SLICE * portfolio.COMPILED_SLICES
     assert {bold for bold, _ in turns} == {True, False}
-    assert all(budget == turn * (module.BOLD_SLICES if bold else 1) for bold, budget in turns)
+    assert all(budget == turn * (portfolio.BOLD_SLICES if bold else 1) for bold, budget in turns)
     with pytest.raises(ValueError, match="engine must be one of"):
         solve(level, engine="gpu")
     with pytest.raises(ValueError, match="kept to a tenth"):

@@ -483,6 +483,7 @@ def test_the_bold_searches_take_two_turns_and_the_weighted_ones_stop_early(
     where feature searches run, and the near-greedy one alone stops where none does.
     (The searches are kept from reporting success, so turns go on until one runs out of
     states.)"""
+    from grid_envs.sokoban import portfolio
     from grid_envs.sokoban import solver as module
 
     turns: list[tuple[str, float, int]] = []
@@ -495,14 +496,14 @@ def test_the_bold_searches_take_two_turns_and_the_weighted_ones_stop_early(
         return "open" if outcome == "solved" else outcome
 
     def share(name: str, weight: float) -> int:
-        bold = name.startswith("_FeatureSearch") or weight > module.GREEDY_WEIGHT
-        return module._SLICE * (module.BOLD_SLICES if bold else 1)
+        bold = name.startswith("_FeatureSearch") or weight > portfolio.GREEDY_WEIGHT
+        return portfolio._SLICE * (portfolio.BOLD_SLICES if bold else 1)
 
     monkeypatch.setattr(module._Search, "run", counted)
     (level,) = parse_xsb(GOAL_ROOM)
     feature = {("_FeatureSearchFalse", 1.0), ("_FeatureSearchTrue", 1.0)}  # box moves; pushes
     everyone = {("_Search", w) for w in module.FAST_WEIGHTS} | feature
-    assert len(everyone) == 4 and module.BOLD_SLICES == 2
+    assert len(everyone) == 4 and portfolio.BOLD_SLICES == 2
 
     # the pure-Python engine: every search is a _Search (the compiled one's turns are
     # tested in test_compiled_search.py)
@@ -519,7 +520,7 @@ def test_the_bold_searches_take_two_turns_and_the_weighted_ones_stop_early(
         release(self)
 
     monkeypatch.setattr(module._Search, "release", counted_release)
-    monkeypatch.setattr(module, "EARLY_SECONDS", -1.0)
+    monkeypatch.setattr(portfolio, "EARLY_SECONDS", -1.0)
     solve(level, max_seconds=0.2, engine="python")
     # the weighted searches stop for good, and drop their tables for the feature searches
     assert {(s.feature, s.weight) for s in released} == {(0, w) for w in module.FAST_WEIGHTS}
@@ -531,10 +532,10 @@ def test_the_bold_searches_take_two_turns_and_the_weighted_ones_stop_early(
     turns.clear()
     released.clear()
     solve(level, max_seconds=0.2, engine="python", without=("feature-search",))
-    greedy = {w for w in module.FAST_WEIGHTS if w > module.GREEDY_WEIGHT}
+    greedy = {w for w in module.FAST_WEIGHTS if w > portfolio.GREEDY_WEIGHT}
     assert released and {s.weight for s in released} == greedy
     assert all(not s.parent and not s.heap and not s.best_g for s in released)
     assert {(name, weight) for name, weight, _ in turns} == {
-        ("_Search", w) for w in module.FAST_WEIGHTS if w <= module.GREEDY_WEIGHT
+        ("_Search", w) for w in module.FAST_WEIGHTS if w <= portfolio.GREEDY_WEIGHT
     }
     assert all(budget == share(name, weight) for name, weight, budget in turns)

@@ -8,8 +8,7 @@ import time
 
 import pytest
 
-from grid_envs.sokoban import parse_xsb, rules
-from grid_envs.sokoban import solver as module
+from grid_envs.sokoban import parse_xsb, portfolio, rules
 from grid_envs.sokoban.bfs import min_pushes
 from grid_envs.sokoban.compiled import search as cs
 from grid_envs.sokoban.solver import SolveProgress, solve, solver_for
@@ -19,13 +18,13 @@ from tests.sokoban.test_solver import generated, random_layouts
 
 def test_the_feature_searches_are_dealt_first_and_the_weighted_ones_share_the_last() -> None:
     # fast mode: two weighted searches, then two feature searches
-    assert module._thread_of([False, False, True, True], 1) == [0, 0, 0, 0]
-    assert module._thread_of([False, False, True, True], 2) == [1, 1, 0, 1]
-    assert module._thread_of([False, False, True, True], 3) == [2, 2, 0, 1]
-    assert module._thread_of([False, False, True, True], 8) == [3, 3, 0, 1]
-    assert module._thread_of([False, False, True], 2) == [1, 1, 0]
-    assert module._thread_of([False, False], 2) == [0, 1]  # no feature search: dealt round
-    assert module._thread_of([False], 4) == [0]  # optimal mode: one search
+    assert portfolio.thread_of([False, False, True, True], 1) == [0, 0, 0, 0]
+    assert portfolio.thread_of([False, False, True, True], 2) == [1, 1, 0, 1]
+    assert portfolio.thread_of([False, False, True, True], 3) == [2, 2, 0, 1]
+    assert portfolio.thread_of([False, False, True, True], 8) == [3, 3, 0, 1]
+    assert portfolio.thread_of([False, False, True], 2) == [1, 1, 0]
+    assert portfolio.thread_of([False, False], 2) == [0, 1]  # no feature search: dealt round
+    assert portfolio.thread_of([False], 4) == [0]  # optimal mode: one search
 
 
 def test_each_thread_has_its_own_corral_table() -> None:
@@ -36,7 +35,7 @@ def test_each_thread_has_its_own_corral_table() -> None:
     boxes, player = _start(level)
     h0 = solver.lower_bound(boxes)
     searches = solver._searches(boxes, player, h0, "fast", (), "compiled", 1 << 30, 2)
-    dealt = module._thread_of([s.feature > 0 for s in searches], 2)
+    dealt = portfolio.thread_of([s.feature > 0 for s in searches], 2)
     tables = [s.fences for s in searches]
     for i in range(len(searches)):
         for j in range(len(searches)):
@@ -121,7 +120,7 @@ def test_the_python_engine_runs_on_one_thread(monkeypatch: pytest.MonkeyPatch) -
     def refused(*args: object) -> None:
         raise AssertionError("the Python engine was dealt out to threads")
 
-    monkeypatch.setattr(module, "_in_threads", refused)
+    monkeypatch.setattr(portfolio, "in_threads", refused)
     r = solve(level, mode="fast", engine="python", threads=4, max_seconds=30)
     assert r.solved and rules.solves(level, r.solution)
     assert (r.nodes, r.solution) == (one.nodes, one.solution)
