@@ -187,3 +187,15 @@ def best_cell(solver: Reckoning, flat: list[int]) -> tuple[int, float] | None:
         return None
     cells = solver.split(flat)[1]
     return EndGame(solver, cells, solutions, MAX_POSITIONS).best()
+
+
+def best_in_part(
+    solver: Reckoning, cells: list[int], cons: Constraints
+) -> tuple[int, float] | None:
+    """:func:`best_cell` for one part of the frontier that nothing else in view can tell
+    anything about, searched over that part's placements alone (each equally likely where
+    they all hold as many mines); None where it has fewer than two or too many."""
+    found = _component(solver, cells, cons, MAX_PLACEMENTS)
+    if not found or len(found) < 2:
+        return None
+    return EndGame(solver, cells, [mask for mask, _ in found], MAX_POSITIONS).best()

@@ -21,6 +21,9 @@
    does): two cells that share one mine and that every number, shown or still hidden,
    touches alike, so that no reveal can ever tell them apart. The game cannot be won
    without that coin flip; taken first, the number it shows informs the guesses after it.
+6. A part of the frontier that nothing else in view touches, whose layouts all hold as
+   many mines, is a game of its own: it is searched to its end alone, as the end game
+   searches the whole board (David Hill's solver does so with an *isolated edge*).
 
 The first click goes where the rule makes it best: a corner under ``safe`` (the likeliest
 cell to be a zero, which opens a region); under ``zero``, which opens a region wherever it
@@ -113,6 +116,7 @@ class MinesweeperSolver:
         tolerance: float | None = None,
         end_game: bool = True,
         pseudo: bool = True,
+        isolated: bool = True,
     ) -> None:
         self.rows, self.cols, self.mines = rows, cols, mines
         self.first_click = first_click
@@ -122,6 +126,7 @@ class MinesweeperSolver:
         self.max_nodes = max_nodes
         self.end_game = end_game
         self.pseudo = pseudo  # False: no pseudo-50/50 is looked for (to measure what it wins)
+        self.isolated = isolated  # False: no part is searched alone (:meth:`isolated_part`)
         n = rows * cols
         self.neighbours = [
             tuple(
@@ -207,6 +212,11 @@ class MinesweeperSolver:
             pair = self.pseudo_fifty_fifty(flat, probs)
         if pair is not None:
             return pair
+        if self.end_game and self.isolated:
+            found = self.isolated_part(flat)
+            if found is not None:
+                self.win_chance = found[1]
+                return found[0]
         return self._tie_break(flat, probs, safest)
 
     # ------------------------------------------------------- constraints
@@ -580,6 +590,32 @@ class MinesweeperSolver:
         if not found:
             return None
         return min(found, key=lambda t: (probs.get(t, 1.0), t))
+
+    def isolated_part(self, flat: list[int]) -> tuple[int, float] | None:
+        """The best cell of a part of the frontier searched to its end alone, and its chance
+        of clearing the part, or None. A part whose cells have no hidden neighbour outside
+        it but proved mines, and whose placements all hold as many mines, is a game of its
+        own: no reveal elsewhere tells anything about it, nor it about the rest, so its
+        guesses must come some time and the best play of it can be searched now, over its
+        few placements (each equally likely), where the whole view has too many."""
+        known = self.known_mines
+        for index, (cells, cons) in enumerate(self.parts.parts):
+            counts = self.parts.counts.get(index)
+            if counts is None or len(counts) != 1:
+                continue
+            if not 2 <= sum(counts.values()) <= endgame.MAX_PLACEMENTS:
+                continue
+            inside = set(cells)
+            if any(
+                flat[j] == HIDDEN and j not in known and j not in inside
+                for c in cells
+                for j in self.neighbours[c]
+            ):
+                continue
+            found = endgame.best_in_part(self, cells, cons)
+            if found is not None:
+                return found
+        return None
 
     def _pattern_hits(
         self, flat: list[int], probs: dict[int, float], left: int

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
+
 import gymnasium as gym
 import numpy as np
 import pytest
 
 from agents.games.minesweeper import view_from_observation
 from grid_envs.minesweeper import endgame
-from grid_envs.minesweeper.solver import MinesweeperSolver
+from grid_envs.minesweeper.solver import HIDDEN, MinesweeperSolver
 from tests.minesweeper.test_solver import brute_force, random_position
 
 
@@ -114,3 +116,53 @@ def test_the_chance_it_reckons_is_the_chance_it_wins() -> None:
     spread = float(np.sqrt(np.sum(np.array(chances) * (1 - np.array(chances))))) / len(chances)
     assert abs(float(np.mean(wins)) - mean) < 3 * spread + 1e-9, (np.mean(wins), mean)
     assert 0.3 < mean < 1.0
+
+
+def test_a_part_searched_alone_is_a_game_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Wherever the solver searches one part of the frontier alone (160 expert games, where
+    such parts come up mid-game): no hidden cell outside the part but a proved mine touches
+    its cells, its layouts (found here by trying every assignment) all hold as many mines,
+    and the cell it takes wins as often as the part's full game tree says the best cell
+    does."""
+    found: list[tuple[MinesweeperSolver, list[int], int, float]] = []  # (solver, view, cell, win)
+    search = MinesweeperSolver.isolated_part
+
+    def recorded(self: MinesweeperSolver, flat: list[int]) -> tuple[int, float] | None:
+        best = search(self, flat)
+        if best is not None:
+            found.append((self, flat, *best))
+        return best
+
+    monkeypatch.setattr(MinesweeperSolver, "isolated_part", recorded)
+    env = gym.make("GridGames/Minesweeper-Expert-v0", first_click="zero")
+    e = env.unwrapped
+    checked = 0
+    for seed in range(140, 300):
+        solver = MinesweeperSolver(e.rows, e.cols, e.num_mines, "zero")
+        obs, _ = env.reset(seed=seed)
+        done = False
+        while not done:
+            obs, _, term, trunc, _ = env.step(solver.act(view_from_observation(obs)))
+            done = term or trunc
+            for searched, flat, cell, win in found:
+                cells, cons = next(p for p in searched.parts.parts if cell in p[0])
+                inside = set(cells) | searched.known_mines
+                assert all(
+                    flat[j] != HIDDEN or j in inside for c in cells for j in searched.neighbours[c]
+                )
+                layouts = [
+                    sum(1 << c for c, bit in zip(cells, bits, strict=True) if bit)
+                    for bits in itertools.product((0, 1), repeat=len(cells))
+                ]
+                layouts = [m for m in layouts if all(_mines(m, cs) == n for cs, n in cons)]
+                assert len({m.bit_count() for m in layouts}) == 1 and len(layouts) >= 2
+                values = _reference(searched, cells, layouts)
+                assert win == pytest.approx(max(values.values()))
+                assert values[cell] == pytest.approx(win)
+                checked += 1
+            found.clear()
+    assert checked >= 4
+
+
+def _mines(layout: int, cells: frozenset[int]) -> int:
+    return sum(layout >> c & 1 for c in cells)
