@@ -214,8 +214,7 @@ class MinesweeperSolver:
             return pair
         if self.end_game and self.isolated:
             found = self.isolated_part(flat)
-            if found is not None:
-                self.win_chance = found[1]
+            if found is not None:  # its chance is the part's, not the game's
                 return found[0]
         return self._tie_break(flat, probs, safest)
 
