@@ -73,8 +73,9 @@ class ViewParts:
 
 
 class Listing:
-    """Every placement of one part: ``leaves[j, i]`` is 1 where cell ``order[i]`` holds a
-    mine in the ``j``-th, ``mines[j]`` how many it holds."""
+    """Every placement of one part: ``leaves[j, i]`` is True where the part's ``i``-th cell
+    in the walk's order (``column[cell] == i``) holds a mine in the ``j``-th placement,
+    ``mines[j]`` how many that placement holds."""
 
     def __init__(self, walked: Walk) -> None:
         self.column = {c: i for i, c in enumerate(walked.order)}

@@ -34,6 +34,9 @@ COMPILED_SLICES = 2  # a compiled search's turn: as many states as 2 Python turn
 
 @dataclass(frozen=True)
 class SolveResult:
+    """What a solve answers: how it ended (and why, where it gave up), the solution in LURD
+    where it found one, and what it cost in states and seconds."""
+
     status: str  # "solved", "unsolvable" or "gave_up"
     solution: str  # LURD: lower case moves, upper case pushes ("" unless solved)
     pushes: int
