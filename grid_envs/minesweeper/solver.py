@@ -505,12 +505,11 @@ class MinesweeperSolver:
             )
         left = cache.left - len(mines)
         forced = mines | safe
-        # the forced cells next to no number leave the free ones; those in parts leave
-        # their part's count
-        u = cache.free - len(forced) + sum(len(forced.intersection(c)) for c, _ in cache.parts)
+        u = cache.free - len(forced)  # the forced cells in parts are added back below
         dists: list[dict[int, int] | None] = []
         for index, (cells, cons) in enumerate(cache.parts):
             touched = forced.intersection(cells)
+            u += len(touched)  # they leave their part's count, not the free cells
             if not touched:
                 if index not in cache.counts:
                     cache.counts[index] = self._placements(cells, cons)
