@@ -82,7 +82,7 @@ from grid_envs.sokoban.matching import (  # noqa: F401 (the solver's public name
 )
 from grid_envs.sokoban.portfolio import SolveProgress, SolveResult
 from grid_envs.sokoban.python_search import _FeatureSearch, _Search, each_order
-from grid_envs.sokoban.rules import LURD, Room, bit_cells, frozen
+from grid_envs.sokoban.rules import LURD, Room, bit_cells, frozen, solves
 from grid_envs.sokoban.state import Level, SokobanState
 
 MODES = ("optimal", "fast")
@@ -896,7 +896,10 @@ def solve(
     ``without`` leaves techniques of ``fast`` mode out (:data:`TECHNIQUES`); ``engine``,
     ``memory``, ``progress`` and ``threads`` as :meth:`Solver.solve` takes them. The level passes
     Sokoban's gate first (:func:`~grid_envs.sokoban.levels.check_level`: the compiled
-    search trusts a room walled in), a ``ValueError`` naming what is wrong otherwise."""
+    search trusts a room walled in), a ``ValueError`` naming what is wrong otherwise. A
+    solution is played through the rules from the level before it is returned: one that
+    does not solve it raises ``RuntimeError`` (the search has a bug) instead of reaching
+    the caller."""
     if isinstance(level, SokobanState):
         game = Level(~level.floor, level.floor, level.goals, level.boxes, level.player)
         check_level(game, "the game", solved_ok=True)
@@ -907,11 +910,17 @@ def solve(
     cols = floor.shape[1]
     boxes = _bits(np.flatnonzero((level.boxes & floor).ravel()))
     player = level.player[0] * cols + level.player[1]
-    return solver.solve(
+    result = solver.solve(
         boxes, player, mode=mode, max_seconds=max_seconds, node_limit=node_limit,
         without=without, engine=engine, memory=memory, progress=progress,
         progress_every=progress_every, threads=threads,
     )  # fmt: skip
+    if result.solved and not solves(level, result.solution):
+        raise RuntimeError(
+            f"the {result.mode} search's answer ({result.pushes} pushes) does not solve the "
+            "level: a bug in the solver"
+        )
+    return result
 
 
 def _cap(solver: Solver) -> int:

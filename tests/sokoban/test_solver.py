@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 
@@ -59,6 +60,20 @@ def test_fast_solutions_replay_to_a_win() -> None:
         assert r.solved and r.moves == len(r.solution)
         assert r.pushes == sum(ch.isupper() for ch in r.solution)
         assert replay_through_env(level, r.solution)["is_success"]
+
+
+def test_an_answer_that_does_not_replay_never_reaches_the_caller(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``solve`` plays the search's answer through the rules before it returns it: a
+    search bug that answers a wrong (here truncated) solution raises instead."""
+    level = generated(7, 7, 2, 1, seed=5)[0]
+    right = solve(level, max_seconds=10)
+    assert right.solved and rules.solves(level, right.solution)
+    wrong = dataclasses.replace(right, solution=right.solution[:-1])
+    monkeypatch.setattr(Solver, "solve", lambda *args, **kwargs: wrong)
+    with pytest.raises(RuntimeError, match="does not solve the level"):
+        solve(level, max_seconds=10)
 
 
 def random_layouts(level: Level, boxes: int, count: int, rng: random.Random) -> list[Level]:
