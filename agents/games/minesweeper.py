@@ -83,11 +83,17 @@ class MinesweeperSolverAgent(Agent):
     def act(self, env: GridEnv, observation: np.ndarray) -> int:
         return self._solver(env).act(view_from_observation(observation))
 
+    def last_choice(self, env: GridEnv) -> str | None:
+        """Which of the solver's rules chose its last move on ``env`` (one of
+        :data:`~grid_envs.minesweeper.solver.CHOICES`; None before its first)."""
+        return self._solver(env).last_choice
+
     def thoughts(self, env: GridEnv, observation: np.ndarray) -> Thought:
         """Each hidden cell's exact chance of a mine, given the numbers in view and the
         mines it has proved (the solver's own reckoning, worked out again for the board in
-        view), the cells proved safe still to reveal, and, where few enough layouts are
-        left to search the end game, its chance of winning with best play."""
+        view), which of its rules chose the move, the cells proved safe still to reveal,
+        and, where few enough layouts are left to search the end game, its chance of
+        winning with best play."""
         solver = self._solver(env)
         view = view_from_observation(observation)
         flat = view.ravel().tolist()
@@ -100,7 +106,11 @@ class MinesweeperSolverAgent(Agent):
             for cell in solver.known_mines:
                 heat.flat[cell] = 1.0
         sure = sum(view.flat[c] == HIDDEN for c in solver.queue)
-        facts: dict[str, Any] = {"mines proved": len(solver.known_mines), "safe cells queued": sure}
+        facts: dict[str, Any] = {
+            "chosen by": solver.last_choice,
+            "mines proved": len(solver.known_mines),
+            "safe cells queued": sure,
+        }
         if not all(v == HIDDEN for v in flat):  # few layouts left: its end game's odds
             found = endgame.best_cell(solver, flat)
             if found is not None:

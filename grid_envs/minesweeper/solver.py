@@ -46,6 +46,10 @@ from grid_envs.minesweeper.placements import Walk, generators_for, walk_part
 HIDDEN = -1
 # a guess looks one reveal ahead at this many of the safest cells (0: the safest, with the
 # tie-break below), among those within TOLERANCE of the safest one's chance of a mine
+# how :meth:`MinesweeperSolver.act` chose its last move (its ``last_choice``): the first
+# click, a cell proved safe, the end game's search, an unavoidable 50/50, a pseudo-50/50,
+# a part searched alone, or the rule of thumb's guess
+CHOICES = ("opening", "sure", "end game", "50/50", "pseudo-50/50", "isolated part", "rule of thumb")
 LOOKAHEAD = 4
 TOLERANCE = 0.0
 ZERO_OPENING = 2  # under ``zero`` the first click is at (k, k)
@@ -166,6 +170,7 @@ class MinesweeperSolver:
         # the chance of winning with best play, from the last guess searched to the end
         self.win_chance: float | None = None
         self.layouts: int | None = None  # how many layouts fit the last view reckoned
+        self.last_choice: str | None = None  # how the last move was chosen (:data:`CHOICES`)
         self.parts = ViewParts([], 0, self.mines)
 
     # ---------------------------------------------------------------- api
@@ -179,12 +184,15 @@ class MinesweeperSolver:
         return 0  # a corner: three neighbours, the best odds of a zero
 
     def act(self, view: np.ndarray) -> int:
-        """The flat index of the cell to reveal. ``view``: -1 hidden, 0-8 revealed numbers."""
+        """The flat index of the cell to reveal. ``view``: -1 hidden, 0-8 revealed numbers.
+        ``last_choice`` then says which of its rules chose it (:data:`CHOICES`)."""
         flat = view.ravel().tolist()
         hidden = [i for i, v in enumerate(flat) if v == HIDDEN]
         if len(hidden) == self.size:
             self.reset()
+            self.last_choice = "opening"
             return self.opening()
+        self.last_choice = "sure"
         while self.queue:
             cell = self.queue.pop()
             if flat[cell] == HIDDEN:
@@ -207,16 +215,19 @@ class MinesweeperSolver:
             found = endgame.best_cell(self, flat)
             if found is not None:
                 self.win_chance = found[1]
+                self.last_choice = "end game"
                 return found[0]
-        pair = self.fifty_fifty(flat, probs)
+        pair, self.last_choice = self.fifty_fifty(flat, probs), "50/50"
         if pair is None and self.pseudo:
-            pair = self.pseudo_fifty_fifty(flat, probs)
+            pair, self.last_choice = self.pseudo_fifty_fifty(flat, probs), "pseudo-50/50"
         if pair is not None:
             return pair
         if self.end_game and self.isolated:
             found = self.isolated_part(flat)
             if found is not None:  # its chance is the part's, not the game's
+                self.last_choice = "isolated part"
                 return found[0]
+        self.last_choice = "rule of thumb"
         return self._tie_break(flat, probs, safest)
 
     # ------------------------------------------------------- constraints

@@ -17,7 +17,7 @@ from agents import make_agent
 from agents.games.minesweeper import view_from_observation
 from grid_envs.minesweeper import endgame
 from grid_envs.minesweeper.env import MinesweeperEnv
-from grid_envs.minesweeper.solver import HIDDEN, MinesweeperSolver
+from grid_envs.minesweeper.solver import CHOICES, HIDDEN, MinesweeperSolver
 
 
 def brute_force(view: np.ndarray, mines: int) -> dict[int, float]:
@@ -304,6 +304,33 @@ def test_progress_counts_a_number_that_proves_a_neighbour_safe() -> None:
     assert solver._progress(flat, probs, 5) == pytest.approx(1.0, abs=1e-3)  # rare numbers skipped
 
 
+def test_every_move_names_the_rule_that_chose_it() -> None:
+    """``last_choice`` over 60 expert games (the test peeks at the mines): the first click
+    is the opening, a move called sure is never a mine, a 50/50 is an even chance, an end
+    game's move comes with its chance of winning, and the rules named are the solver's."""
+    env = gym.make("GridGames/Minesweeper-Expert-v0", first_click="zero")
+    base: Any = env.unwrapped
+    solver = MinesweeperSolver(base.rows, base.cols, base.num_mines, "zero")
+    seen: set[str] = set()
+    for seed in range(60):
+        obs, _ = env.reset(seed=seed)
+        done, first = False, True
+        while not done:
+            cell = solver.act(view_from_observation(obs))
+            choice = solver.last_choice
+            assert choice in CHOICES and (choice == "opening") == first
+            if choice == "sure":
+                assert not base.state.mines.flat[cell]
+            if choice == "50/50":
+                assert solver.last_probabilities[cell] == pytest.approx(0.5)
+            if choice == "end game":
+                assert solver.win_chance is not None
+            seen.add(choice)
+            obs, _, done, _, _ = env.step(cell)
+            first = False
+    assert {"opening", "sure", "end game", "rule of thumb"} <= seen
+
+
 def test_the_benchmark_plays_only_the_presets_it_is_given() -> None:
     """``benchmarks/minesweeper_solver.py --presets``: one row a rule and preset asked for,
     the games played; a preset it does not know is refused by name."""
@@ -316,3 +343,20 @@ def test_the_benchmark_plays_only_the_presets_it_is_given() -> None:
     assert [row[:3] for row in rows] == [["zero", "beginner", "3"]]
     refused = subprocess.run([*command, "--presets", "huge"], capture_output=True, text=True)
     assert refused.returncode == 2 and "invalid choice: 'huge'" in refused.stderr
+
+
+def test_the_benchmark_counts_each_lost_game_once_by_its_rule() -> None:
+    """``--losses``: under the row, the games lost by the rule that chose the losing move;
+    they add up to the games the row lost."""
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "minesweeper_solver.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--games", "40", "--seed", "100000", "--rules", "zero",
+         "--presets", "intermediate", "--losses"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    row, lost_by = done.stdout.splitlines()[1:]
+    games, won = int(row.split()[2]), int(row.split()[3])
+    assert lost_by.startswith("  lost by: ")
+    counts = [part.rsplit(" (", 1)[0].rsplit(" ", 1) for part in lost_by[11:].split(", ")]
+    assert all(choice in CHOICES for choice, _ in counts)
+    assert sum(int(n) for _, n in counts) == games - won > 0
