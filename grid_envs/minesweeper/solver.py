@@ -44,12 +44,12 @@ from grid_envs.minesweeper import endgame
 from grid_envs.minesweeper.placements import Walk, generators_for, walk_part
 
 HIDDEN = -1
-# a guess looks one reveal ahead at this many of the safest cells (0: the safest, with the
-# tie-break below), among those within TOLERANCE of the safest one's chance of a mine
 # how :meth:`MinesweeperSolver.act` chose its last move (its ``last_choice``): the first
 # click, a cell proved safe, the end game's search, an unavoidable 50/50, a pseudo-50/50,
 # a part searched alone, or the rule of thumb's guess
 CHOICES = ("opening", "sure", "end game", "50/50", "pseudo-50/50", "isolated part", "rule of thumb")
+# a guess looks one reveal ahead at this many of the safest cells (0: the safest, with the
+# tie-break below), among those within TOLERANCE of the safest one's chance of a mine
 LOOKAHEAD = 4
 TOLERANCE = 0.0
 ZERO_OPENING = 2  # under ``zero`` the first click is at (k, k)
