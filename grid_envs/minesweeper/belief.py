@@ -40,7 +40,7 @@ class MineBelief:
         self.num_mines = int(num_mines)
         self.solver = MinesweeperSolver(rows, cols, num_mines, max_nodes=4 * max_placements)
         flat = view.ravel().tolist()
-        constraints = [c for c in self.solver._constraints(flat) if c[0]]
+        constraints = [c for c in self.solver.constraints(flat) if c[0]]
         frontier = set().union(*(c[0] for c in constraints)) if constraints else set()
         self.free = np.array(
             [i for i, v in enumerate(flat) if v == HIDDEN and i not in frontier], dtype=np.int64

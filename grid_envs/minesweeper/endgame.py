@@ -26,9 +26,9 @@ from itertools import combinations
 from math import comb
 from typing import Protocol
 
-from grid_envs.minesweeper.placements import Walk
+from grid_envs.minesweeper.placements import Constraints, Walk
 
-Constraints = list[tuple[frozenset[int], int]]  # (hidden cells, mines among them)
+HIDDEN = -1  # a hidden cell in the views the solver reads (else the number shown, 0-8)
 
 MAX_PLACEMENTS = 200  # the end game is searched when at most this many placements fit
 MAX_POSITIONS = 2_000  # positions searched before the search gives up

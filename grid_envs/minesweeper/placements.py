@@ -7,11 +7,14 @@ a value kept only where every number touching the cell can still be met. The wal
 here, compiled (in Python it took most of the solver's time on large boards), and returns
 what its callers read: the placements by their number of mines, each cell's mines by that
 number, and the first placements themselves. Its inputs are built by the solver from the
-numbers in view (:meth:`MinesweeperSolver.walk`), never taken from outside.
+numbers in view (:meth:`MinesweeperSolver.walk`), never taken from outside. A view's parts
+and what was walked of them are kept in a :class:`ViewParts`, a part's placements listed
+in a :class:`Listing`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -19,6 +22,10 @@ import numpy as np
 from grid_envs.core.jit import below, compiled, lone, uncounted
 
 _ENTER, _BACK, _TRY = 0, 1, 2  # the walk's steps
+Constraints = list[tuple[frozenset[int], int]]  # (hidden cells, mines among them)
+# a part of at most this many placements is listed once a view, and counts with some of its
+# cells fixed are read off the list (``MinesweeperSolver.layouts_with``)
+MAX_LISTED = 20_000
 
 
 class Walk(NamedTuple):
@@ -129,3 +136,42 @@ def warm_up() -> None:
     start, ones = np.array([0, 1], dtype=np.int64), np.ones(1, dtype=np.int64)
     for rngs in (None, lone(np.random.default_rng(0))):
         walk_part(start, ones - 1, ones, ones.copy(), 10, -1, True, rngs)
+
+
+@dataclass
+class ViewParts:
+    """What ``MinesweeperSolver.probabilities`` works out of a view that
+    ``MinesweeperSolver.layouts_with`` starts from: the frontier's independent parts,
+    how many hidden cells are next to no number (``free``) and how many mines are not
+    proved (``left``); each part's placements by their number of mines (None: too many to
+    count), and, once asked for, the placements themselves (:class:`Listing`; None: more
+    than :data:`MAX_LISTED`)."""
+
+    parts: list[tuple[list[int], Constraints]]
+    free: int
+    left: int
+    counts: dict[int, dict[int, int] | None] = field(default_factory=dict)
+    listed: dict[int, Listing | None] = field(default_factory=dict)
+
+
+class Listing:
+    """Every placement of one part: ``leaves[j, i]`` is True where the part's ``i``-th cell
+    in the walk's order (``column[cell] == i``) holds a mine in the ``j``-th placement,
+    ``mines[j]`` how many that placement holds."""
+
+    def __init__(self, walked: Walk) -> None:
+        self.column = {c: i for i, c in enumerate(walked.order)}
+        self.leaves = walked.leaves.astype(bool)
+        self.mines = walked.leaves.sum(axis=1, dtype=np.int64)
+
+    def counts(self, mines: set[int], safe: set[int]) -> dict[int, int]:
+        """The placements with ``mines`` holding mines and ``safe`` none, by their number
+        of mines besides ``mines`` (as a walk of the part with those cells fixed counts
+        them)."""
+        keep = np.ones(len(self.mines), dtype=bool)
+        for c in mines:
+            keep &= self.leaves[:, self.column[c]]
+        for c in safe:
+            keep &= ~self.leaves[:, self.column[c]]
+        by_mines = np.bincount(self.mines[keep]).tolist()
+        return {k - len(mines): n for k, n in enumerate(by_mines) if n}

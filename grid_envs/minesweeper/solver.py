@@ -21,6 +21,8 @@
    does): two cells that share one mine and that every number, shown or still hidden,
    touches alike, so that no reveal can ever tell them apart. The game cannot be won
    without that coin flip; taken first, the number it shows informs the guesses after it.
+   So is a *pseudo-50/50*, a cell safe or one side of such a flip
+   (:mod:`grid_envs.minesweeper.fifties`).
 6. A part of the frontier that nothing else in view touches, whose layouts all hold as
    many mines, is a game of its own: it is searched to its end alone, as the end game
    searches the whole board (David Hill's solver does so with an *isolated edge*).
@@ -34,16 +36,21 @@ and more of the board is solved before the first guess).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from math import comb
 
 import numpy as np
 
-from grid_envs.minesweeper import endgame
-from grid_envs.minesweeper.placements import Walk, generators_for, walk_part
+from grid_envs.minesweeper import endgame, fifties
+from grid_envs.minesweeper.endgame import HIDDEN
+from grid_envs.minesweeper.placements import (
+    MAX_LISTED,
+    Listing,
+    ViewParts,
+    Walk,
+    generators_for,
+    walk_part,
+)
 
-HIDDEN = -1
 # how :meth:`MinesweeperSolver.act` chose its last move (its ``last_choice``): the first
 # click, a cell proved safe, the end game's search, an unavoidable 50/50, a pseudo-50/50,
 # a part searched alone, or the rule of thumb's guess
@@ -54,49 +61,6 @@ LOOKAHEAD = 4
 TOLERANCE = 0.0
 ZERO_OPENING = 2  # under ``zero`` the first click is at (k, k)
 WIDE_BOARD = 400  # ... and at (k + 1, k + 1) on boards of this many cells or more (expert)
-MAX_OUTSIDE = 2  # a pseudo-50/50's pattern may need at most this many unproved mines beside it
-# a part of at most this many placements is listed once a view, and counts with some of its
-# cells fixed are read off the list (:meth:`MinesweeperSolver.layouts_with`)
-MAX_LISTED = 20_000
-
-
-@dataclass
-class ViewParts:
-    """What :meth:`MinesweeperSolver.probabilities` works out of a view that
-    :meth:`MinesweeperSolver.layouts_with` starts from: the frontier's independent parts,
-    how many hidden cells are next to no number (``free``) and how many mines are not
-    proved (``left``); each part's placements by their number of mines (None: too many to
-    count), and, once asked for, the placements themselves (:class:`Listing`; None: more
-    than :data:`MAX_LISTED`)."""
-
-    parts: list[tuple[list[int], endgame.Constraints]]
-    free: int
-    left: int
-    counts: dict[int, dict[int, int] | None] = field(default_factory=dict)
-    listed: dict[int, Listing | None] = field(default_factory=dict)
-
-
-class Listing:
-    """Every placement of one part: ``leaves[j, i]`` is True where the part's ``i``-th cell
-    in the walk's order (``column[cell] == i``) holds a mine in the ``j``-th placement,
-    ``mines[j]`` how many that placement holds."""
-
-    def __init__(self, walked: Walk) -> None:
-        self.column = {c: i for i, c in enumerate(walked.order)}
-        self.leaves = walked.leaves.astype(bool)
-        self.mines = walked.leaves.sum(axis=1, dtype=np.int64)
-
-    def counts(self, mines: set[int], safe: set[int]) -> dict[int, int]:
-        """The placements with ``mines`` holding mines and ``safe`` none, by their number
-        of mines besides ``mines`` (as a walk of the part with those cells fixed counts
-        them)."""
-        keep = np.ones(len(self.mines), dtype=bool)
-        for c in mines:
-            keep &= self.leaves[:, self.column[c]]
-        for c in safe:
-            keep &= ~self.leaves[:, self.column[c]]
-        by_mines = np.bincount(self.mines[keep]).tolist()
-        return {k - len(mines): n for k, n in enumerate(by_mines) if n}
 
 
 class MinesweeperSolver:
@@ -132,7 +96,6 @@ class MinesweeperSolver:
         self.end_game = end_game
         self.pseudo = pseudo  # False: no pseudo-50/50 is looked for (to measure what it wins)
         self.isolated = isolated  # False: no part is searched alone (:meth:`isolated_part`)
-        n = rows * cols
         self.neighbours = [
             tuple(
                 (r + dr) * cols + (c + dc)
@@ -143,24 +106,8 @@ class MinesweeperSolver:
             for r in range(rows)
             for c in range(cols)
         ]
-        self.size = n
-        # the 50/50 patterns (:func:`_patterns`) as cell indices in three arrays of a kind
-        # each: the cells holding the mines, the cells without, the cells beside some of
-        # them (``n``, a cell past the board, where that one is off it)
-        groups: list[tuple[list, list, list]] = [([], [], []) for _ in range(3)]
-        for r in range(rows):
-            for c in range(cols):
-                for kind, (mine, clear, outside) in enumerate(_patterns(r, c)):
-                    if all(0 <= y < rows and 0 <= x < cols for y, x in mine + clear):
-                        groups[kind][0].append([y * cols + x for y, x in mine])
-                        groups[kind][1].append([y * cols + x for y, x in clear])
-                        groups[kind][2].append(
-                            [y * cols + x if 0 <= y < rows and 0 <= x < cols else n
-                             for y, x in outside]
-                        )  # fmt: skip
-        self.patterns = [
-            tuple(np.array(part, dtype=np.int64) for part in group) for group in groups if group[0]
-        ]
+        self.size = rows * cols
+        self.patterns = fifties.board_patterns(rows, cols)  # laid out once a board
         self.reset()
 
     def reset(self) -> None:
@@ -231,7 +178,7 @@ class MinesweeperSolver:
         return self._tie_break(flat, probs, safest)
 
     # ------------------------------------------------------- constraints
-    def _constraints(self, flat: list[int]) -> list[tuple[frozenset[int], int]]:
+    def constraints(self, flat: list[int]) -> list[tuple[frozenset[int], int]]:
         """(hidden cells not known to be mines, mines still needed) per useful number."""
         out = []
         known = self.known_mines
@@ -254,7 +201,7 @@ class MinesweeperSolver:
         """Cells proved safe and proved mines by the single-cell and subset rules."""
         safe: set[int] = set()
         mines: set[int] = set()
-        constraints = set(self._constraints(flat))
+        constraints = set(self.constraints(flat))
         changed = True
         while changed:
             changed = False
@@ -359,7 +306,7 @@ class MinesweeperSolver:
         """The numbers' constraints on hidden cells, the hidden cells not proved mines, and
         those of them next to no number (unconstrained)."""
         known = self.known_mines
-        constraints = [c for c in self._constraints(flat) if c[0]]
+        constraints = [c for c in self.constraints(flat) if c[0]]
         unknown = [i for i, v in enumerate(flat) if v == HIDDEN and i not in known]
         frontier = set().union(*(c[0] for c in constraints)) if constraints else set()
         return constraints, unknown, [i for i in unknown if i not in frontier]
@@ -478,27 +425,13 @@ class MinesweeperSolver:
         return best
 
     def fifty_fifty(self, flat: list[int], probs: dict[int, float]) -> int | None:
-        """A cell of an unavoidable 50/50, or None: two hidden cells that are all a number
-        in view has left unknown, with one mine still to find (so one of the two is a mine
-        in every layout), that every number in view touches both or neither of, and whose
-        hidden neighbours not proved mines are the same cells, so that whatever is revealed
-        later touches them alike. By that symmetry each is a mine in half the layouts, now
-        and after any reveal."""
-        known = self.known_mines
-        constraints = self._constraints(flat)
-        for cells, need in constraints:
-            if need != 1 or len(cells) != 2:
-                continue
-            a, b = sorted(cells)
-            if any((a in cs) != (b in cs) for cs, _ in constraints):
-                continue
-            around = [
-                {j for j in self.neighbours[c] if flat[j] == HIDDEN and j not in known} - {a, b}
-                for c in (a, b)
-            ]
-            if around[0] == around[1] and abs(probs.get(a, 0.0) - 0.5) < 1e-9:
-                return a
-        return None
+        """A cell of an unavoidable 50/50, or None (:func:`.fifties.unavoidable`)."""
+        return fifties.unavoidable(self, flat, probs)
+
+    def pseudo_fifty_fifty(self, flat: list[int], probs: dict[int, float]) -> int | None:
+        """A cell that is safe or one side of a coin flip no reveal can settle, or None
+        (:func:`.fifties.pseudo`)."""
+        return fifties.pseudo(self, flat, probs)
 
     def layouts_with(
         self, flat: list[int], mines: set[int], safe: set[int], cache: ViewParts | None = None
@@ -566,41 +499,6 @@ class MinesweeperSolver:
         result = self._enumerate(cells, cons, per_cell=False)
         return None if result is None else result[0]
 
-    def pseudo_fifty_fifty(self, flat: list[int], probs: dict[int, float]) -> int | None:
-        """A cell that is safe or one of an unavoidable 50/50, or None (David Hill's
-        *pseudo-50/50*). Two hidden cells side by side, A holding the mine and B not, can
-        never be told apart from the layout with them swapped where the cells beside one
-        and not the other are all mines (or off the board): those are never revealed, and
-        every other cell touches both. Likewise a 2x2 block whose mines are one diagonal,
-        where its four corner cells are mines. Where every layout in which a cell holds a
-        mine is such a pattern (its count equals the cell's count of mines), revealing it
-        loses only games that could not be won but by that coin flip, which must come
-        some time, and shows its number now where it is safe."""
-        left = self.mines - len(self.known_mines)
-        total = self.layouts  # the layouts, and below the parts, probabilities counted here
-        if not total:  # a part too large to list: no count to compare
-            return None
-        cache = self.parts
-        part_of = {c: k for k, (cells, _) in enumerate(cache.parts) for c in cells}
-        found: list[int] = []
-        for ones, others, missing, hits in self._pattern_hits(flat, probs, left):
-            # ... and only if the pattern lies in one part of the frontier, and cells next to
-            # no number: a cell of another part is free to change while the cell holds its
-            # mine, and one next to no number is, unless the mines left are too few
-            if len({part_of[x] for x in ones + others + list(missing) if x in part_of}) != 1:
-                continue
-            count = self.layouts_with(flat, missing | set(ones), set(others), cache)
-            if not count:
-                continue
-            for t in hits:
-                if abs(count - probs.get(t, 0.0) * total) <= 1e-6 * total and (
-                    self.layouts_with(flat, {t}, set(), cache) == count
-                ):
-                    found.append(t)
-        if not found:
-            return None
-        return min(found, key=lambda t: (probs.get(t, 1.0), t))
-
     def isolated_part(self, flat: list[int]) -> tuple[int, float] | None:
         """The best cell of a part of the frontier searched to its end alone, and its chance
         of clearing the part, or None. A part whose cells have no hidden neighbour outside
@@ -626,40 +524,6 @@ class MinesweeperSolver:
             if found is not None:
                 return found
         return None
-
-    def _pattern_hits(
-        self, flat: list[int], probs: dict[int, float], left: int
-    ) -> Iterator[tuple[list[int], list[int], set[int], list[int]]]:
-        """The 50/50 patterns the view allows (their cells hidden and not proved mines, no
-        number beside, at most :data:`MAX_OUTSIDE` cells beside to fill), with the cells of
-        each that may be a pseudo-50/50 by their chances (:func:`_possible`): its mines'
-        side, its clear side, the cells beside it that must be mines, those cells."""
-        free = np.zeros(self.size + 1, dtype=bool)  # hidden, not proved a mine
-        shown = np.zeros(self.size + 1, dtype=bool)
-        view = np.asarray(flat)
-        free[:-1] = view == HIDDEN
-        free[list(self.known_mines)] = False
-        shown[:-1] = view != HIDDEN
-        chance = np.zeros(self.size + 1)  # a cell's chance of a mine, 0 where none was reckoned
-        chance[list(probs)] = list(probs.values())
-        for all_ones, all_others, all_outer in self.patterns:
-            beside = free[all_outer].sum(axis=1)
-            keep = np.flatnonzero(
-                free[all_ones].all(axis=1)
-                & free[all_others].all(axis=1)
-                & ~shown[all_outer].any(axis=1)
-                & (beside <= MAX_OUTSIDE)
-                & (beside + all_ones.shape[1] <= left)
-            )
-            ones, others, outer = all_ones[keep], all_others[keep], all_outer[keep]
-            # the least chance among the cells beside that must be mines (none: no bound)
-            least = np.where(free[outer], chance[outer], np.inf).min(axis=1, initial=np.inf)
-            on_ones = _possible(chance[ones], chance[others], least)
-            on_others = _possible(chance[others], chance[ones], least)
-            for k in np.flatnonzero(on_ones.any(axis=1) | on_others.any(axis=1)):
-                hits = ones[k][on_ones[k]].tolist() + others[k][on_others[k]].tolist()
-                missing = {x for x in outer[k].tolist() if free[x]}
-                yield ones[k].tolist(), others[k].tolist(), missing, hits
 
     def _progress(self, flat: list[int], probs: dict[int, float], cell: int) -> float:
         """The chance, if ``cell`` is safe, that its number lets the rules prove a cell safe
@@ -702,35 +566,3 @@ def _product(dists: list[dict[int, int]]) -> dict[int, int]:
                 nxt[a + b] = nxt.get(a + b, 0) + ca * cb
         out = nxt
     return out
-
-
-def _patterns(
-    r: int, c: int
-) -> list[tuple[list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int]]]]:
-    """The 50/50 patterns whose first cell is (r, c): (the cells holding mines, the cells
-    without, the cells beside some of them but not all, which must be mines): a pair across,
-    a pair down, a 2x2 block with mines on one diagonal."""
-    return [
-        ([(r, c)], [(r, c + 1)], [(r + d, c - 1) for d in (-1, 0, 1)]
-         + [(r + d, c + 2) for d in (-1, 0, 1)]),
-        ([(r, c)], [(r + 1, c)], [(r - 1, c + d) for d in (-1, 0, 1)]
-         + [(r + 2, c + d) for d in (-1, 0, 1)]),
-        ([(r, c), (r + 1, c + 1)], [(r, c + 1), (r + 1, c)],
-         [(r - 1, c - 1), (r - 1, c + 2), (r + 2, c - 1), (r + 2, c + 2)]),
-    ]  # fmt: skip
-
-
-def _possible(side: np.ndarray, other: np.ndarray, beside: np.ndarray) -> np.ndarray:
-    """Which cells of each pattern's ``side`` (a row a pattern, of chances of a mine) may be
-    a pseudo-50/50 with mines on ``side`` and the cells beside (the least of whose chances
-    is ``beside``) and none on ``other``: a cell may be one only if, whenever it holds a
-    mine, so do those cells and the other side holds none, so each of them must hold a mine
-    at least as often as the cell does, and the other side's be clear at least as often: a
-    test on the chances that passes over most patterns at once."""
-    p = side - 1e-9
-    return (
-        (p > 0)
-        & (beside[:, None] >= p)
-        & (side.min(axis=1, initial=np.inf)[:, None] >= p)
-        & ((1.0 - other).min(axis=1, initial=np.inf)[:, None] >= p)
-    )
