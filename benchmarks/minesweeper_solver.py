@@ -56,7 +56,9 @@ class LostBy:
             self.lost[str(self.choice)] += 1
 
     def line(self) -> str:
-        total = sum(self.lost.values()) or 1
+        total = sum(self.lost.values())
+        if not total:
+            return "  lost by: none"
         return "  lost by: " + ", ".join(
             f"{choice} {n} ({n / total:.0%})" for choice, n in self.lost.most_common()
         )
