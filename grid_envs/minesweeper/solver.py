@@ -11,7 +11,8 @@
    mines in the ``u`` unconstrained cells. This gives every hidden cell's exact chance of
    holding a mine under a uniform prior (huge components fall back to a local estimate).
 3. A guess looks one reveal ahead: of the few safest cells (:data:`LOOKAHEAD`, those
-   within :data:`TOLERANCE` of the safest), the one with the best chance of being safe
+   within :data:`TOLERANCE` of the safest, and any other of those a number in view lies
+   :data:`REACH` cells straight from), the one with the best chance of being safe
    *and* leading on, that is of showing a number that lets the rules prove another cell
    safe, or a zero (the probability of progress, as the strongest published solvers weigh
    their guesses, not only of safety). Among equals, the cell likeliest to open new ground.
@@ -58,6 +59,10 @@ CHOICES = ("opening", "sure", "end game", "50/50", "pseudo-50/50", "isolated par
 # a guess looks one reveal ahead at this many of the safest cells (0: the safest, with the
 # tie-break below), among those within TOLERANCE of the safest one's chance of a mine
 LOOKAHEAD = 4
+# ... and at every other safest cell this many cells straight from a number in view (up,
+# down, left or right): its own number can then meet that one's, so it may lead on where the
+# safest cells chosen for their odds of a zero, often far from any number, cannot
+REACH = 2
 TOLERANCE = 0.0
 ZERO_OPENING = 2  # under ``zero`` the first click is at (k, k)
 WIDE_BOARD = 400  # ... and at (k + 1, k + 1) on boards of this many cells or more (expert)
@@ -86,6 +91,7 @@ class MinesweeperSolver:
         end_game: bool = True,
         pseudo: bool = True,
         isolated: bool = True,
+        reach: bool = True,
     ) -> None:
         self.rows, self.cols, self.mines = rows, cols, mines
         self.first_click = first_click
@@ -96,6 +102,7 @@ class MinesweeperSolver:
         self.end_game = end_game
         self.pseudo = pseudo  # False: no pseudo-50/50 is looked for (to measure what it wins)
         self.isolated = isolated  # False: no part is searched alone (:meth:`isolated_part`)
+        self.reach = reach  # False: the look-ahead weighs the LOOKAHEAD safest cells alone
         self.neighbours = [
             tuple(
                 (r + dr) * cols + (c + dc)
@@ -107,6 +114,15 @@ class MinesweeperSolver:
             for c in range(cols)
         ]
         self.size = rows * cols
+        self.reach_of = [  # the cells REACH away straight up, down, left and right
+            tuple(
+                (r + dr) * cols + (c + dc)
+                for dr, dc in ((-REACH, 0), (REACH, 0), (0, -REACH), (0, REACH))
+                if 0 <= r + dr < rows and 0 <= c + dc < cols
+            )
+            for r in range(rows)
+            for c in range(cols)
+        ]
         self.patterns = fifties.board_patterns(rows, cols)  # laid out once a board
         self.reset()
 
@@ -403,15 +419,22 @@ class MinesweeperSolver:
 
     def _tie_break(self, flat: list[int], probs: dict[int, float], safest: float) -> int:
         """Among the safest cells, the one likeliest to open new ground; with
-        ``lookahead``, among the safest few the one likeliest to be safe *and* to lead on
+        ``lookahead``, among the safest few (and, with ``reach``, the safest cells
+        :data:`REACH` from a number) the one likeliest to be safe *and* to lead on
         (:meth:`_progress`)."""
         if self.lookahead:
             near = [c for c, p in probs.items() if p <= safest + self.tolerance + 1e-9]
             if len(near) > 1:
                 near.sort(key=lambda c: (probs[c], -self._clear(flat, probs, c), c))
+                looked = near[: self.lookahead]
+                if self.reach:  # ... and those a number's reveal may meet (:data:`REACH`)
+                    looked += [
+                        c for c in near[self.lookahead :]
+                        if any(flat[j] != HIDDEN for j in self.reach_of[c])
+                    ]  # fmt: skip
                 scored = [
                     ((1.0 - probs[c]) * self._progress(flat, probs, c), -probs[c], -c)
-                    for c in near[: self.lookahead]
+                    for c in looked
                 ]
                 return -max(scored)[2]
         near = [c for c, p in probs.items() if p <= safest + 1e-9]

@@ -144,6 +144,30 @@ def test_a_guess_with_look_ahead_is_as_safe_as_the_safest_cell() -> None:
     assert guesses >= 10
 
 
+@pytest.mark.parametrize("reach", [True, False])
+def test_the_look_ahead_weighs_the_safest_cells_a_number_lies_two_from(reach: bool) -> None:
+    """Over 40 expert games, a rule-of-thumb guess outside the LOOKAHEAD safest cells
+    (ranked by their odds of a zero) is one of the safest with a number in view two cells
+    straight from it, and is taken only with ``reach``."""
+    beyond = 0
+    for solver, flat, cell, probs in _guesses((16, 30, 99), 40, reach=reach):
+        if solver.last_choice != "rule of thumb":
+            continue
+        safest = min(probs.values())
+        near = [c for c, p in probs.items() if p <= safest + 1e-9]
+        near.sort(key=lambda c: (probs[c], -solver._clear(flat, probs, c), c))
+        if cell in near[: solver.lookahead]:
+            continue
+        beyond += 1
+        r, c = divmod(cell, solver.cols)
+        two = [(r + 2, c), (r - 2, c), (r, c + 2), (r, c - 2)]
+        assert cell in near and any(
+            0 <= y < solver.rows and 0 <= x < solver.cols and flat[y * solver.cols + x] >= 0
+            for y, x in two
+        )
+    assert (beyond > 0) == reach
+
+
 def test_an_unavoidable_fifty_fifty_is_taken_before_a_safer_guess() -> None:
     """Cells (4, 5) and (5, 5) share one mine, and with (3, 5) proved a mine every number
     touches both or neither: the solver flips that coin before guessing one of the cells
