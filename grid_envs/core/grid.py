@@ -78,14 +78,21 @@ def _offsets(connectivity: int) -> tuple[Cell, ...]:
     raise ValueError(f"connectivity must be 4 or 8, got {connectivity!r}")
 
 
-@lru_cache(maxsize=32)
 def flat_neighbour_table(
     shape: tuple[int, int], connectivity: int = 4
 ) -> tuple[tuple[int, ...], ...]:
     """For each flat index, the flat indices of its in-bounds neighbours (cached: the table
     is built once per board shape)."""
+    return flat_offset_table(shape, _offsets(connectivity))
+
+
+@lru_cache(maxsize=32)
+def flat_offset_table(
+    shape: tuple[int, int], offsets: tuple[Cell, ...]
+) -> tuple[tuple[int, ...], ...]:
+    """For each flat index, the flat indices of the cells ``offsets`` away that lie on the
+    board, in the order of ``offsets`` (cached: built once per board shape and offsets)."""
     rows, cols = shape
-    offsets = _offsets(connectivity)
     table: list[tuple[int, ...]] = []
     for r in range(rows):
         for c in range(cols):

@@ -41,6 +41,7 @@ from math import comb
 
 import numpy as np
 
+from grid_envs.core.grid import DIRECTIONS, flat_neighbour_table, flat_offset_table
 from grid_envs.minesweeper import endgame, fifties
 from grid_envs.minesweeper.endgame import HIDDEN
 from grid_envs.minesweeper.placements import (
@@ -103,26 +104,11 @@ class MinesweeperSolver:
         self.pseudo = pseudo  # False: no pseudo-50/50 is looked for (to measure what it wins)
         self.isolated = isolated  # False: no part is searched alone (:meth:`isolated_part`)
         self.reach = reach  # False: the look-ahead weighs the LOOKAHEAD safest cells alone
-        self.neighbours = [
-            tuple(
-                (r + dr) * cols + (c + dc)
-                for dr in (-1, 0, 1)
-                for dc in (-1, 0, 1)
-                if (dr or dc) and 0 <= r + dr < rows and 0 <= c + dc < cols
-            )
-            for r in range(rows)
-            for c in range(cols)
-        ]
+        self.neighbours = list(flat_neighbour_table((rows, cols), 8))
         self.size = rows * cols
-        self.reach_of = [  # the cells REACH away straight up, down, left and right
-            tuple(
-                (r + dr) * cols + (c + dc)
-                for dr, dc in ((-REACH, 0), (REACH, 0), (0, -REACH), (0, REACH))
-                if 0 <= r + dr < rows and 0 <= c + dc < cols
-            )
-            for r in range(rows)
-            for c in range(cols)
-        ]
+        straight = tuple((dr * REACH, dc * REACH) for dr, dc in DIRECTIONS)
+        # the cells REACH away straight up, down, left and right
+        self.reach_of = flat_offset_table((rows, cols), straight)
         self.patterns = fifties.board_patterns(rows, cols)  # laid out once a board
         self.reset()
 

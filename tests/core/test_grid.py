@@ -8,7 +8,13 @@ import time
 import numpy as np
 import pytest
 
-from grid_envs.core.grid import bfs_distances, flood_fill, neighbours
+from grid_envs.core.grid import (
+    bfs_distances,
+    flat_neighbour_table,
+    flat_offset_table,
+    flood_fill,
+    neighbours,
+)
 
 BOARD = np.array(
     [
@@ -39,6 +45,23 @@ def test_neighbours_stay_in_bounds() -> None:
     assert len(list(neighbours((1, 1), (3, 3), connectivity=8))) == 8
     with pytest.raises(ValueError, match="connectivity must be 4 or 8, got 6"):
         list(neighbours((0, 0), (3, 3), connectivity=6))
+
+
+@pytest.mark.parametrize("connectivity", [4, 8])
+def test_the_flat_tables_hold_the_neighbours_in_order(connectivity: int) -> None:
+    shape = (3, 5)
+    table = flat_neighbour_table(shape, connectivity)
+    for r in range(shape[0]):
+        for c in range(shape[1]):
+            near = [rr * shape[1] + cc for rr, cc in neighbours((r, c), shape, connectivity)]
+            assert list(table[r * shape[1] + c]) == near
+
+
+def test_a_flat_offset_table_keeps_only_the_cells_on_the_board() -> None:
+    table = flat_offset_table((3, 4), ((-2, 0), (2, 0), (0, -2), (0, 2)))
+    assert table[0] == (8, 2)  # (0, 0): two down, two right
+    assert table[5] == (7,)  # (1, 1): only two right lies on the board
+    assert table[11] == (3, 9)  # (2, 3): two up, two left
 
 
 def test_flood_fill_of_a_million_cells_needs_no_recursion() -> None:
