@@ -21,6 +21,7 @@ from math import comb
 
 import numpy as np
 
+from grid_envs.minesweeper.placements import Listing
 from grid_envs.minesweeper.solver import HIDDEN, MinesweeperSolver, _product
 
 
@@ -64,9 +65,9 @@ class MineBelief:
         walked = self.solver.walk(cells, cons, most=limit + 1)
         if walked is None or walked.found > limit:
             return None
-        leaves = walked.leaves.astype(bool)
-        counts = leaves.sum(axis=1)
-        by_k = {int(k): leaves[counts == k] for k in dict.fromkeys(counts.tolist())}
+        listing = Listing(walked)
+        counts = listing.mines
+        by_k = {int(k): listing.leaves[counts == k] for k in dict.fromkeys(counts.tolist())}
         return np.array(walked.order, dtype=np.int64), by_k
 
     def _weights(self, polys: list[dict[int, int]], mines: int) -> np.ndarray:
