@@ -21,8 +21,8 @@ from math import comb
 
 import numpy as np
 
-from grid_envs.minesweeper.placements import Listing
-from grid_envs.minesweeper.solver import HIDDEN, MinesweeperSolver, _product
+from grid_envs.minesweeper.placements import Listing, combined
+from grid_envs.minesweeper.solver import HIDDEN, MinesweeperSolver
 
 
 class MineBelief:
@@ -76,7 +76,7 @@ class MineBelief:
         u = len(self.free)
         if not polys:
             return np.array([1.0 if 0 <= mines <= u else 0.0])
-        rest = _product(polys[1:])
+        rest = combined(polys[1:])
         first = polys[0]
         weights = np.zeros(max(first) + 1)
         for k, count in first.items():

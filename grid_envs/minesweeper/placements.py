@@ -138,6 +138,19 @@ def warm_up() -> None:
         walk_part(start, ones - 1, ones, ones.copy(), 10, -1, True, rngs)
 
 
+def combined(counts: list[dict[int, int]]) -> dict[int, int]:
+    """Independent parts' placements taken together, by their number of mines: each part's
+    ``{mines: placements}`` multiplied out, as a product of polynomials in the mine count."""
+    out = {0: 1}
+    for part in counts:
+        grown: dict[int, int] = {}
+        for a, count_a in out.items():
+            for b, count_b in part.items():
+                grown[a + b] = grown.get(a + b, 0) + count_a * count_b
+        out = grown
+    return out
+
+
 @dataclass
 class ViewParts:
     """What ``MinesweeperSolver.probabilities`` works out of a view that

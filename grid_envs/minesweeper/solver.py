@@ -49,6 +49,7 @@ from grid_envs.minesweeper.placements import (
     Listing,
     ViewParts,
     Walk,
+    combined,
     generators_for,
     walk_part,
 )
@@ -262,7 +263,7 @@ class MinesweeperSolver:
             dists.append(result[0])
             tallies.append(result[1])
         u = len(free) + len(estimated)
-        total_poly = _product(dists)
+        total_poly = combined(dists)
         weight_total = sum(
             cnt * comb(u, left - k) for k, cnt in total_poly.items() if 0 <= left - k <= u
         )
@@ -272,7 +273,7 @@ class MinesweeperSolver:
         if weight_total == 0:  # inconsistent view (should not happen): fall back to density
             return {i: left / max(1, len(unknown)) for i in unknown}
         for idx, tally in enumerate(tallies):
-            rest = _product(dists[:idx] + dists[idx + 1 :])
+            rest = combined(dists[:idx] + dists[idx + 1 :])
             for k, per_cell in tally.items():
                 w = sum(
                     cnt * comb(u, left - k - k2)
@@ -486,7 +487,7 @@ class MinesweeperSolver:
         if len(counted) < len(dists):
             return None
         return sum(
-            cnt * comb(u, left - k) for k, cnt in _product(counted).items() if 0 <= left - k <= u
+            cnt * comb(u, left - k) for k, cnt in combined(counted).items() if 0 <= left - k <= u
         )
 
     def _listing(self, index: int, cache: ViewParts) -> Listing | None:
@@ -564,14 +565,3 @@ class MinesweeperSolver:
             if safe - {cell}:
                 progress += q
         return progress
-
-
-def _product(dists: list[dict[int, int]]) -> dict[int, int]:
-    out = {0: 1}
-    for d in dists:
-        nxt: dict[int, int] = {}
-        for a, ca in out.items():
-            for b, cb in d.items():
-                nxt[a + b] = nxt.get(a + b, 0) + ca * cb
-        out = nxt
-    return out

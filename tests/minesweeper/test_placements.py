@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from grid_envs.minesweeper.placements import combined
 from grid_envs.minesweeper.solver import MinesweeperSolver
 
 Constraints = list[tuple[frozenset[int], int]]
@@ -103,3 +104,16 @@ def test_the_walk_meets_every_placement_in_the_plain_walks_order(seed: int) -> N
     ok, first = _reference(walked.order, cons, 400_000, 1, plain)
     assert drawn is not None and [tuple(r) for r in drawn.leaves.tolist()] == first[:1]
     assert draws.integers(1 << 30) == plain.integers(1 << 30)  # the same draws made
+
+
+def test_parts_combine_as_a_product_in_the_mine_count() -> None:
+    # part one: 1 placement with no mine, 2 with one; part two: 3 with one mine
+    assert combined([{0: 1, 1: 2}, {1: 3}]) == {1: 3, 2: 6}
+    assert combined([]) == {0: 1}
+    # against a count of the joint placements, listed
+    parts = [{0: 1, 1: 3, 2: 3}, {1: 2, 2: 1}, {0: 1, 3: 4}]
+    listed: dict[int, int] = {}
+    for ks in itertools.product(*(list(p.items()) for p in parts)):
+        mines, count = sum(k for k, _ in ks), int(np.prod([c for _, c in ks]))
+        listed[mines] = listed.get(mines, 0) + count
+    assert combined(parts) == listed
