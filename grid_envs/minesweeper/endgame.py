@@ -11,7 +11,9 @@ winning with best play is then worked out over that tree:
   free information that cannot lower the chance;
 - otherwise the best guess is the one whose branches, weighted by their placements, win
   most often; a cell safe in every placement with one number everywhere tells nothing and
-  is never a guess.
+  is never a guess. Guesses are tried safest first, and a guess's branches largest first,
+  each counted as won until searched: a guess is dropped as soon as it cannot beat the
+  best so far, which leaves the answer as it was and most of the tree unsearched.
 
 A zero's cascade needs no modelling: its neighbours are safe in every placement of that
 branch, so the next level reveals them for free. Positions reached by different orders of
@@ -162,9 +164,10 @@ class EndGame:
         for cell, mine, shows in self.cells:
             mines = (mine & position).bit_count()
             if mines == 0:
-                branches = [b for b in (m & position for m in shows) if b]
-                if len(branches) > 1:  # free information
-                    return cell, sum(b.bit_count() * self._win(b) for b in branches) / n
+                if next(m & position for m in shows if m & position) == position:
+                    continue  # one number throughout: it tells nothing here
+                branches = [b for b in (m & position for m in shows) if b]  # free information
+                return cell, sum(b.bit_count() * self._win(b) for b in branches) / n
             elif mines < n:
                 guesses.append((mines, cell, shows))
         guesses.sort(key=lambda g: g[0])
@@ -172,10 +175,25 @@ class EndGame:
         for mines, cell, shows in guesses:
             if (n - mines) / n <= best_win:
                 break
-            win = sum(b.bit_count() * self._win(b) for b in (m & position for m in shows) if b)
-            if win / n > best_win:
+            win = self._guess(position, shows, n - mines, best_win * n)
+            if win is not None and win / n > best_win:
                 best_cell, best_win = cell, win / n
         return best_cell, best_win
+
+    def _guess(self, position: int, shows: list[int], safe: int, beat: float) -> float | None:
+        """A guess's placements won with best play after it (of the ``safe`` where it shows
+        a number), or None as soon as it cannot win more than ``beat``: its branches are
+        searched largest first, each counted as won until searched."""
+        branches = sorted(
+            ((b.bit_count(), b) for b in (m & position for m in shows) if b), reverse=True
+        )
+        win, open_count = 0.0, float(safe)
+        for count, branch in branches:
+            open_count -= count
+            win += count * self._win(branch)
+            if win + open_count <= beat:
+                return None
+        return win
 
 
 def best_cell(solver: Reckoning, flat: list[int]) -> tuple[int, float] | None:

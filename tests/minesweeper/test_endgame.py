@@ -80,6 +80,30 @@ def test_the_search_wins_as_often_as_the_whole_game_tree(seed: int) -> None:
     assert values[cell] == pytest.approx(win)  # the cell it names is worth that much
 
 
+class _Uncut(endgame.EndGame):
+    """The search with every branch of every guess searched (nothing dropped)."""
+
+    def _guess(self, position: int, shows: list[int], safe: int, beat: float) -> float | None:
+        return super()._guess(position, shows, safe, float("-inf"))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_dropping_a_guess_that_cannot_win_keeps_the_answer(seed: int) -> None:
+    position = random_position(seed, rows=5, cols=5, mines=5)
+    if position is None:
+        return
+    view, _ = position
+    solver = MinesweeperSolver(5, 5, 5)
+    flat = view.ravel().tolist()
+    layouts = endgame.placements(solver, flat, 400)
+    if layouts is None or len(layouts) < 2:
+        return
+    cells = solver.split(flat)[1]
+    cut, uncut = (kind(solver, cells, layouts, 10**6) for kind in (endgame.EndGame, _Uncut))
+    assert cut.best() == uncut.best()
+    assert cut.positions <= uncut.positions
+
+
 def test_too_many_positions_gives_up_and_the_solver_guesses_as_before() -> None:
     position = random_position(3, rows=5, cols=5, mines=5)
     assert position is not None
