@@ -62,18 +62,27 @@ def test_placements_are_the_layouts_brute_force_finds(seed: int) -> None:
         assert endgame.placements(solver, view.ravel().tolist(), len(found) - 1) is None
 
 
-@pytest.mark.parametrize("seed", range(30))
-def test_the_search_wins_as_often_as_the_whole_game_tree(seed: int) -> None:
-    position = random_position(seed, rows=4, cols=5, mines=4)
+def _end_game(
+    seed: int, rows: int, cols: int, mines: int
+) -> tuple[MinesweeperSolver, list[int], list[int]] | None:
+    """A random position's solver, hidden cells and placements, where it has 2-400 of them."""
+    position = random_position(seed, rows=rows, cols=cols, mines=mines)
     if position is None:
-        return
-    view, _ = position
-    solver = MinesweeperSolver(4, 5, 4)
-    flat = view.ravel().tolist()
+        return None
+    solver = MinesweeperSolver(rows, cols, mines)
+    flat = position[0].ravel().tolist()
     layouts = endgame.placements(solver, flat, 400)
     if layouts is None or len(layouts) < 2:
+        return None
+    return solver, solver.split(flat)[1], layouts
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_search_wins_as_often_as_the_whole_game_tree(seed: int) -> None:
+    case = _end_game(seed, 4, 5, 4)
+    if case is None:
         return
-    cells = solver.split(flat)[1]
+    solver, cells, layouts = case
     cell, win = endgame.EndGame(solver, cells, layouts, 10**6).best() or (-1, -1.0)
     values = _reference(solver, cells, layouts)
     assert win == pytest.approx(max(values.values()))
@@ -89,16 +98,10 @@ class _Uncut(endgame.EndGame):
 
 @pytest.mark.parametrize("seed", range(30))
 def test_dropping_a_guess_that_cannot_win_keeps_the_answer(seed: int) -> None:
-    position = random_position(seed, rows=5, cols=5, mines=5)
-    if position is None:
+    case = _end_game(seed, 5, 5, 5)
+    if case is None:
         return
-    view, _ = position
-    solver = MinesweeperSolver(5, 5, 5)
-    flat = view.ravel().tolist()
-    layouts = endgame.placements(solver, flat, 400)
-    if layouts is None or len(layouts) < 2:
-        return
-    cells = solver.split(flat)[1]
+    solver, cells, layouts = case
     cut, uncut = (kind(solver, cells, layouts, 10**6) for kind in (endgame.EndGame, _Uncut))
     assert cut.best() == uncut.best()
     assert cut.positions <= uncut.positions
