@@ -13,7 +13,7 @@ winning with best play is then worked out over that tree:
   most often; a cell safe in every placement with one number everywhere tells nothing and
   is never a guess. Guesses are tried safest first, and a guess's branches largest first,
   each counted as won until searched: a guess is dropped as soon as it cannot beat the
-  best so far, which leaves the answer as it was and most of the tree unsearched.
+  best so far, which leaves the answer as it was and spares the rest of its branches.
 
 A zero's cascade needs no modelling: its neighbours are safe in every placement of that
 branch, so the next level reveals them for free. Positions reached by different orders of

@@ -9,7 +9,7 @@ what its callers read: the placements by their number of mines, each cell's mine
 number, and the first placements themselves. Its inputs are built by the solver from the
 numbers in view (:meth:`MinesweeperSolver.walk`), never taken from outside. A view's parts
 and what was walked of them are kept in a :class:`ViewParts`, a part's placements listed
-in a :class:`Listing`.
+in a :class:`Listing`, and parts' counts taken together by :func:`combined`.
 """
 
 from __future__ import annotations
