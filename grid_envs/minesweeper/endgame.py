@@ -164,7 +164,7 @@ class EndGame:
         for cell, mine, shows in self.cells:
             mines = (mine & position).bit_count()
             if mines == 0:
-                if next(m & position for m in shows if m & position) == position:
+                if any((m & position) == position for m in shows):
                     continue  # one number throughout: it tells nothing here
                 branches = [b for b in (m & position for m in shows) if b]  # free information
                 return cell, sum(b.bit_count() * self._win(b) for b in branches) / n
