@@ -2,7 +2,7 @@
 
     python benchmarks/solve_collection.py ../shared/levels/microban_155.xsb \
         --max-seconds 10 --mode fast [--jobs 2] [--levels 1-50] [--json out.jsonl] \
-        [--without goal-macros ...] [--threads 2]
+        [--without goal-macros ...] [--threads 2] [--reference 1000000]
 
 Each level is solved on one core (``--jobs`` runs that many levels side by side, each in
 its own process), or with ``--threads`` its searches on that many threads (one level at a
@@ -10,6 +10,11 @@ time on as many cores: ``--jobs 1``); more jobs times threads than the machine h
 draw a warning, since the times then measure the sharing. Every solution is replayed
 through the rules before it counts. The collection is read from where it lies; nothing is
 copied into the project.
+
+This machine's speed swings by up to half from one sitting to the next, so a run also
+times the same work before and after its levels (``--reference``, 0 leaves it out): the
+optimal search's first million states of a room of this benchmark's own, as many searches
+at once as the run keeps cores busy. Two runs' times compare beside their references.
 
 Besides XSB files it reads xsok's level files. The original game's levels (Thinking
 Rabbit, 1982; the XSokoban set) ship in Debian's ``xsok`` package as ``Sokoban.def``:
@@ -56,6 +61,38 @@ def read_levels(path: str) -> list[Level]:
     return parse_xsb("\n\n".join(blocks) + "\n", source=path)
 
 
+# the reference room (written for this benchmark): eight boxes round a goal room of eight
+REFERENCE_ROOM = """
+  #########
+  #   #   #
+  # $ $ $ #
+### #   # ####
+#  $  @  $   #
+#   ##.##  $ #
+## $#...#    #
+ #  #...# $  #
+ #   #.#   ###
+ #         #
+ ###########
+"""
+
+
+def reference_rate(states: int) -> float:
+    """States a second of the optimal search over its first ``states`` states of the
+    reference room: the same states on every run (one thread), so the same work."""
+    level = parse_xsb(REFERENCE_ROOM, source="the reference room")[0]
+    solve(level, mode="optimal", node_limit=1000)  # the compiled code loaded, untimed
+    result = solve(level, mode="optimal", max_seconds=600, node_limit=states)
+    return result.nodes / result.seconds
+
+
+def _reference(states: int, copies: int) -> str:
+    """The median rate of ``copies`` reference searches run at once, as a phrase."""
+    with ProcessPoolExecutor(max_workers=copies) as pool:
+        rates = list(pool.map(reference_rate, [states] * copies))
+    return f"{statistics.median(rates):,.0f}"
+
+
 def level_indices(text: str, count: int) -> list[int]:
     """The 0-based indices of ``text``'s 1-based level numbers (``"1-20,93"``), each
     checked against the collection's ``count`` levels."""
@@ -100,6 +137,10 @@ def main() -> None:
         help="run the weighted searches compiled (default) or in pure Python",
     )  # fmt: skip
     parser.add_argument("--levels", type=str, default="", help="e.g. 1-20,93")
+    parser.add_argument(
+        "--reference", type=count(0), default=1_000_000,
+        help="states of the reference search timed before and after the levels (0: none)",
+    )  # fmt: skip
     parser.add_argument("--json", type=str, default="", help="write one JSON line per level")
     parser.add_argument(
         "--without", action="append", default=[], choices=TECHNIQUES,
@@ -117,6 +158,8 @@ def main() -> None:
         (args.collection, i, args.mode, args.max_seconds, without, args.engine, args.threads)
         for i in wanted
     ]
+    copies = min(cores, args.jobs * args.threads)
+    before = _reference(args.reference, copies) if args.reference else ""
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         rows = []
         for row in pool.map(_one, jobs):
@@ -127,6 +170,7 @@ def main() -> None:
                 f"{row['seconds']:>7.2f}s {row['nodes_per_second']:>9,}/s",
                 file=sys.stderr,
             )
+    after = _reference(args.reference, copies) if args.reference else ""
     if args.json:
         with open(args.json, "w") as fh:
             for row in rows:
@@ -144,6 +188,10 @@ def main() -> None:
               f"max {max(times):.2f} s, total {sum(r['seconds'] for r in rows):.0f} s")  # fmt: skip
     if nps:
         print(f"nodes per second: median {statistics.median(nps):,.0f}")
+    if args.reference:
+        print(f"reference: {before} states a second before the levels, {after} after (the "
+              f"optimal search's first {args.reference:,} states of the reference room, "
+              f"{copies} at once)")  # fmt: skip
     failed = [f"{r['level']} ({r['status']})" for r in rows if not r["solved"]]
     print("not solved:", ", ".join(failed) or "none")
 
