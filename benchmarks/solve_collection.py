@@ -123,7 +123,8 @@ def _one(job: tuple[str, int, str, float, tuple[str, ...], str, int]) -> dict:
     }  # fmt: skip
 
 
-def main() -> None:
+def _arguments() -> argparse.Namespace:
+    """The command line, parsed."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("collection")
     parser.add_argument("--max-seconds", type=float, default=10.0)
@@ -146,7 +147,34 @@ def main() -> None:
         "--without", action="append", default=[], choices=TECHNIQUES,
         help="leave a technique of fast mode out (repeatable), to measure what it buys",
     )  # fmt: skip
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def _summary(args: argparse.Namespace, rows: list[dict], references: str) -> None:
+    """The run's lines under the levels': the count, the times, the rates (``references``:
+    the reference's line, empty where it was left out)."""
+    without = tuple(args.without)
+    solved = [r for r in rows if r["solved"]]
+    times = [r["seconds"] for r in solved]
+    nps = [r["nodes_per_second"] for r in rows if r["nodes"] > 100]
+    print(f"collection {args.collection}: {len(rows)} levels, mode {args.mode}, "
+          f"{args.max_seconds:g} s a level, {args.jobs} job(s), {args.threads} thread(s) a "
+          f"level, {args.engine} engine"
+          + (f", without {', '.join(without)}" if without else ""))  # fmt: skip
+    print(f"solved {len(solved)}/{len(rows)}")
+    if times:
+        print(f"time of solved levels: median {statistics.median(times):.3f} s, "
+              f"max {max(times):.2f} s, total {sum(r['seconds'] for r in rows):.0f} s")  # fmt: skip
+    if nps:
+        print(f"nodes per second: median {statistics.median(nps):,.0f}")
+    if references:
+        print(references)
+    failed = [f"{r['level']} ({r['status']})" for r in rows if not r["solved"]]
+    print("not solved:", ", ".join(failed) or "none")
+
+
+def main() -> None:
+    args = _arguments()
     cores = os.cpu_count() or 1
     if args.jobs * args.threads > cores:
         print(f"warning: {args.jobs} job(s) of {args.threads} thread(s) share {cores} core(s): "
@@ -175,25 +203,12 @@ def main() -> None:
         with open(args.json, "w") as fh:
             for row in rows:
                 fh.write(json.dumps(row) + "\n")
-    solved = [r for r in rows if r["solved"]]
-    times = [r["seconds"] for r in solved]
-    nps = [r["nodes_per_second"] for r in rows if r["nodes"] > 100]
-    print(f"collection {args.collection}: {len(rows)} levels, mode {args.mode}, "
-          f"{args.max_seconds:g} s a level, {args.jobs} job(s), {args.threads} thread(s) a "
-          f"level, {args.engine} engine"
-          + (f", without {', '.join(without)}" if without else ""))  # fmt: skip
-    print(f"solved {len(solved)}/{len(rows)}")
-    if times:
-        print(f"time of solved levels: median {statistics.median(times):.3f} s, "
-              f"max {max(times):.2f} s, total {sum(r['seconds'] for r in rows):.0f} s")  # fmt: skip
-    if nps:
-        print(f"nodes per second: median {statistics.median(nps):,.0f}")
+    references = ""
     if args.reference:
-        print(f"reference: {before} states a second before the levels, {after} after (the "
-              f"optimal search's first {args.reference:,} states of the reference room, "
-              f"{copies} at once)")  # fmt: skip
-    failed = [f"{r['level']} ({r['status']})" for r in rows if not r["solved"]]
-    print("not solved:", ", ".join(failed) or "none")
+        references = (f"reference: {before} states a second before the levels, {after} after "
+                      f"(the optimal search's first {args.reference:,} states of the reference "
+                      f"room, {copies} at once)")  # fmt: skip
+    _summary(args, rows, references)
 
 
 if __name__ == "__main__":
