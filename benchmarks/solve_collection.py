@@ -12,9 +12,10 @@ through the rules before it counts. The collection is read from where it lies; n
 copied into the project.
 
 This machine's speed swings by up to half from one sitting to the next, so a run also
-times the same work before and after its levels (``--reference``, 0 leaves it out): the
-optimal search's first million states of a room of this benchmark's own, as many searches
-at once as the run keeps cores busy. Two runs' times compare beside their references.
+times the same work before and after its levels: the optimal search's first
+``--reference`` states (a million; 0 leaves it out) of a room of this benchmark's own, as
+many searches at once as the run keeps cores busy. Two runs' times compare beside their
+references.
 
 Besides XSB files it reads xsok's level files. The original game's levels (Thinking
 Rabbit, 1982; the XSokoban set) ship in Debian's ``xsok`` package as ``Sokoban.def``:
@@ -150,9 +151,9 @@ def _arguments() -> argparse.Namespace:
     return parser.parse_args()
 
 
-def _summary(args: argparse.Namespace, rows: list[dict], references: str) -> None:
-    """The run's lines under the levels': the count, the times, the rates (``references``:
-    the reference's line, empty where it was left out)."""
+def _summary(args: argparse.Namespace, rows: list[dict], reference_line: str) -> None:
+    """The run's lines under the levels': the count, the times, the rates (the reference's
+    line where the run timed one)."""
     without = tuple(args.without)
     solved = [r for r in rows if r["solved"]]
     times = [r["seconds"] for r in solved]
@@ -167,8 +168,8 @@ def _summary(args: argparse.Namespace, rows: list[dict], references: str) -> Non
               f"max {max(times):.2f} s, total {sum(r['seconds'] for r in rows):.0f} s")  # fmt: skip
     if nps:
         print(f"nodes per second: median {statistics.median(nps):,.0f}")
-    if references:
-        print(references)
+    if reference_line:
+        print(reference_line)
     failed = [f"{r['level']} ({r['status']})" for r in rows if not r["solved"]]
     print("not solved:", ", ".join(failed) or "none")
 
@@ -203,12 +204,14 @@ def main() -> None:
         with open(args.json, "w") as fh:
             for row in rows:
                 fh.write(json.dumps(row) + "\n")
-    references = ""
+    reference_line = ""
     if args.reference:
-        references = (f"reference: {before} states a second before the levels, {after} after "
-                      f"(the optimal search's first {args.reference:,} states of the reference "
-                      f"room, {copies} at once)")  # fmt: skip
-    _summary(args, rows, references)
+        reference_line = (
+            f"reference: {before} states a second before the levels, {after} after (the "
+            f"optimal search's first {args.reference:,} states of the reference room, "
+            f"{copies} at once)"
+        )
+    _summary(args, rows, reference_line)
 
 
 if __name__ == "__main__":
