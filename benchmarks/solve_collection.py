@@ -11,11 +11,10 @@ draw a warning, since the times then measure the sharing. Every solution is repl
 through the rules before it counts. The collection is read from where it lies; nothing is
 copied into the project.
 
-This machine's speed swings by up to half from one sitting to the next, so a run also
-times the same work before and after its levels: the optimal search's first
-``--reference`` states (a million; 0 leaves it out) of a room of this benchmark's own, as
-many searches at once as the run keeps cores busy. Two runs' times compare beside their
-references.
+A shared machine's speed swings from one sitting to the next, so a run also times the
+same work before and after its levels: the optimal search's first ``--reference`` states
+(a million; 0 leaves it out) of a room of this benchmark's own, as many searches at once
+as the run keeps cores busy. Two runs' times compare beside their references.
 
 Besides XSB files it reads xsok's level files. The original game's levels (Thinking
 Rabbit, 1982; the XSokoban set) ship in Debian's ``xsok`` package as ``Sokoban.def``:
