@@ -47,6 +47,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from grid_envs.bench import cpu_model  # noqa: E402
+
 HELDOUT = 1_000_000
 POOLED = ("GridGames/Sokoban", "GridGames/Knight")  # held out by their level pool
 
@@ -119,17 +121,6 @@ def arm_config(setting: Setting, arm: str) -> dict[str, Any]:
     raise ValueError(f"no arm {arm!r}: one of {ARMS}, or one of {SHAPED_ARMS}-x<scale>")
 
 
-def cpu() -> str:
-    """The processor's model name (the machine a run's steps/s belongs to)."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
 def run_one(
     name: str, arm: str, seed: int, budget: float, episodes: int, out: Path
 ) -> dict[str, Any]:
@@ -159,7 +150,7 @@ def run_one(
         "setting": name, "arm": arm, "seed": seed, "shaping": config.shaping,
         "shaping_scale": config.shaping_scale, "shaping_at_loss": config.shaping_at_loss,
         "potential_input": config.potential_input,
-        "cpu": cpu(), "date": date.today().isoformat(),
+        "cpu": cpu_model(), "date": date.today().isoformat(),
         "timesteps": trained.timesteps, "seconds": round(trained.seconds, 1),
         "steps_per_second": round(trained.timesteps / max(trained.seconds, 1e-9), 1),
         "curve": [list(point) for point in trained.curve], "final": final,
@@ -376,7 +367,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     began = time.perf_counter()
     record: dict[str, Any] = {
         "machine": f"{platform.machine()}, {platform.system()}, Python {platform.python_version()}",
-        "cpu": cpu(), "date": date.today().isoformat(), "commit": _commit(),
+        "cpu": cpu_model(), "date": date.today().isoformat(), "commit": _commit(),
         "budget_seconds": args.budget, "seeds": seeds, "episodes": args.episodes,
         "first_heldout_seed": HELDOUT, "arms": arm_names, "runs": [], "settings": {},
     }  # fmt: skip

@@ -36,13 +36,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import re
 import statistics
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from grid_envs.bench import cpu_model
 from grid_envs.sokoban import Level, parse_xsb, read_collection, rules
 from grid_envs.sokoban.solver import ENGINES, TECHNIQUES, solve
 from grid_games.cli.base import count
@@ -85,17 +85,6 @@ def reference_rate(states: int) -> float:
     solve(level, mode="optimal", node_limit=1000)  # the compiled code loaded, untimed
     result = solve(level, mode="optimal", max_seconds=600, node_limit=states)
     return result.nodes / result.seconds
-
-
-def cpu_name() -> str:
-    """The processor's model as Linux names it (``/proc/cpuinfo``), else as Python can: a
-    sitting's speed may be its host's, so the reference's line names it."""
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        text = ""
-    found = re.search(r"^model name\s*:\s*(.+)$", text, flags=re.M)
-    return found.group(1).strip() if found else platform.processor() or "an unnamed processor"
 
 
 def _reference(states: int, copies: int) -> str:
@@ -220,7 +209,7 @@ def main() -> None:
         reference_line = (
             f"reference: {before} states a second before the levels, {after} after (the "
             f"optimal search's first {args.reference:,} states of the reference room, "
-            f"{copies} at once, on {cpu_name()})"
+            f"{copies} at once, on {cpu_model()})"
         )
     _summary(args, rows, reference_line)
 

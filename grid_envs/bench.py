@@ -38,12 +38,25 @@ import time
 import tracemalloc
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
 import grid_envs
+
+
+def cpu_model() -> str:
+    """The processor's model name as Linux gives it (``/proc/cpuinfo``), else as Python
+    can: the machine a run's rates belong to, which benchmarks' records name."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
 
 
 def bench_envs() -> tuple[str, ...]:
